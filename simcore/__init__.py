@@ -1,0 +1,23 @@
+"""simcore: the exact EASY-family simulator behind the schedsweep campaigns.
+
+    >>> import simcore
+    >>> workload = simcore.read_swf("KTH-SP2-1996-2.1-cln.swf.gz", filter="truncate")
+    >>> result = simcore.simulate(workload, order="FCFS", backfill="SPF", estimate="clairvoyant")
+    >>> result.summary()["avg_bsld"]
+
+See docs/semantics.md for the exact semantics.
+"""
+
+from simcore.simulation import (BACKFILLS, CORRECTIONS, ORDER_MEANINGS, ORDERS, Simulation,
+                                SimulationResult, simulate)
+from simcore.swf import FILTER_MODES, SwfFormatError, read_swf
+from simcore.workload import Workload, WorkloadError
+from simcore.predictors import PREDICTORS
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BACKFILLS", "CORRECTIONS", "FILTER_MODES", "ORDERS", "ORDER_MEANINGS", "PREDICTORS",
+    "Simulation", "SimulationResult", "SwfFormatError", "Workload", "WorkloadError",
+    "read_swf", "simulate",
+]

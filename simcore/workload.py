@@ -1,0 +1,96 @@
+"""A workload: the jobs a simulation runs, as aligned numpy arrays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+
+class WorkloadError(ValueError):
+    """Inconsistent job arrays; the message names the field and the job."""
+
+
+@dataclass(frozen=True, eq=False)
+class Workload:
+    """Jobs sorted by (submit, job_id); position i is the tie-breaker.
+
+    `run` is the time a job actually runs, min(p_j, p~_j); `requested` is the
+    walltime p~_j; `user` is the SWF user number (-1: unknown).
+    """
+
+    job_id: np.ndarray
+    submit: np.ndarray
+    run: np.ndarray
+    requested: np.ndarray
+    procs: np.ndarray
+    user: np.ndarray
+    machine_size: int
+    source: str = "<arrays>"
+    source_sha256: str | None = None
+    filter_mode: str | None = None
+    filter_counts: dict = field(default_factory=dict)
+    header: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.submit)
+
+    @classmethod
+    def from_arrays(cls, submit, run, requested, procs, machine_size, user=None,
+                    job_id=None, source="<arrays>") -> "Workload":
+        """Validate caller-made arrays and sort them by (submit, job_id)."""
+        submit = np.asarray(submit, dtype=np.float64)
+        n = len(submit)
+        job_id = np.arange(1, n + 1, dtype=np.int64) if job_id is None else np.asarray(job_id, dtype=np.int64)
+        user = np.zeros(n, dtype=np.int64) if user is None else np.asarray(user, dtype=np.int64)
+        run = np.asarray(run, dtype=np.float64)
+        requested = np.asarray(requested, dtype=np.float64)
+        procs = np.asarray(procs, dtype=np.int64)
+        for name, values in (("run", run), ("requested", requested), ("procs", procs),
+                             ("user", user), ("job_id", job_id)):
+            if values.shape != (n,):
+                raise WorkloadError(f"{source}: '{name}' has shape {values.shape}, expected ({n},)")
+        order = np.lexsort((job_id, submit))
+        workload = cls(job_id=job_id[order], submit=submit[order],
+                       run=np.minimum(run, requested)[order], requested=requested[order],
+                       procs=procs[order], user=user[order], machine_size=int(machine_size),
+                       source=source)
+        workload.validate()
+        return workload
+
+    def validate(self) -> None:
+        """Raise WorkloadError naming the first job that breaks a rule."""
+        m = self.machine_size
+        if m <= 0:
+            raise WorkloadError(f"{self.source}: machine size must be positive, got {m}")
+        checks = (
+            (~np.isfinite(self.submit), "submit time is not finite"),
+            (~(self.run >= 0) | ~np.isfinite(self.run), "run time must be finite and >= 0"),
+            (~(self.requested >= 1) | ~np.isfinite(self.requested), "requested time must be finite and >= 1"),
+            ((self.procs < 1) | (self.procs > m), f"processor request must be in [1, {m}]"),
+        )
+        for bad, message in checks:
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise WorkloadError(f"{self.source}: job {self.job_id[i]}: {message}")
+        if len(self) > 1 and np.any(np.diff(self.submit) < 0):
+            raise WorkloadError(f"{self.source}: jobs are not sorted by submit time")
+
+    def take(self, indices) -> "Workload":
+        """The jobs at `indices` (in workload order), e.g. one period's jobs."""
+        indices = np.sort(np.asarray(indices, dtype=np.int64))
+        return replace(self, job_id=self.job_id[indices], submit=self.submit[indices],
+                       run=self.run[indices], requested=self.requested[indices],
+                       procs=self.procs[indices], user=self.user[indices])
+
+    def dense_users(self) -> tuple[np.ndarray, int]:
+        """User numbers mapped to 0..U-1 (for per-user predictor state)."""
+        _, dense = np.unique(self.user, return_inverse=True)
+        return dense.astype(np.intc), int(dense.max()) + 1 if len(dense) else 1
+
+    def to_frame(self):
+        import pandas as pd
+        return pd.DataFrame({
+            "job_id": self.job_id, "submit": self.submit, "run": self.run,
+            "requested": self.requested, "procs": self.procs, "user": self.user,
+        })

@@ -1,0 +1,351 @@
+"""Independent, deliberately simple pure-Python reference simulator.
+
+It implements the contract ``shared/docs/SEMANTICS.md`` (sections 2-6) with the
+decisions of ``docs/semantics.md``, as plainly as possible and without any
+regard for speed, so that randomized tests can check the fast core against it
+job for job.  Standard library only; it does not import anything from the
+project's core.
+
+Structure (one loop over instants):
+
+    t = min(pending submissions, completions of running jobs,
+            expiries s_j + e_j of running jobs with end_j > s_j + e_j)
+    apply completions at t (position order; reported to the predictor),
+    apply expiries at t (position order; estimate corrected),
+    apply submissions at t (position order; predicted, enqueued),
+    run exactly one scheduling pass.
+
+A zero-length job started by the pass at t completes at t, so the loop picks
+the instant t again (completions, then a pass), exactly as docs/semantics.md
+describes.
+"""
+
+import math
+
+ORDERS = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
+          "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF")
+
+ESTIMATES = ("request", "clairvoyant", "ave2")
+CORRECTIONS = ("request", "incremental", "doubling")
+BACKFILLS = ("none", "queue") + ORDERS
+
+# Tsafrir et al. incremental corrections C_1..C_11, in seconds:
+# 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h, 50 h, 100 h.
+INCREMENTS = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0,
+              18000.0, 36000.0, 72000.0, 180000.0, 360000.0)
+
+
+def order_key(order, t, r, e, q):
+    """The key of `order` at instant t for a job with submit r, estimate e,
+    processors q.  Exactly the floating-point expressions of the docs."""
+    if order == "FCFS":
+        return r
+    if order == "LCFS":
+        return -r
+    if order == "SPF":
+        return e
+    if order == "LPF":
+        return -e
+    if order == "SQF":
+        return q
+    if order == "LQF":
+        return -q
+    if order == "SEXP":
+        return ((t - r) + e) / e
+    if order == "LEXP":
+        return -(((t - r) + e) / e)
+    if order == "SRF":
+        return e / q
+    if order == "LRF":
+        return -(e / q)
+    if order == "SAF":
+        return e * q
+    if order == "LAF":
+        return -(e * q)
+    raise ValueError("unknown order %r" % (order,))
+
+
+def clip_estimate(prediction, requested):
+    """e = max(1, prediction clipped to [1, requested])."""
+    return max(1.0, min(max(float(prediction), 1.0), requested))
+
+
+def _check_inputs(submit, run, requested, procs, user, machine_size, order,
+                  threshold, backfill, estimate, correction, switches):
+    n = len(submit)
+    for name, seq in (("run", run), ("requested", requested),
+                      ("procs", procs), ("user", user)):
+        if len(seq) != n:
+            raise ValueError("length mismatch: submit has %d jobs, %s has %d"
+                             % (n, name, len(seq)))
+    if int(machine_size) != machine_size or machine_size < 1:
+        raise ValueError("machine_size must be a positive integer, got %r"
+                         % (machine_size,))
+    for i, q in enumerate(procs):
+        if int(q) != q or not (1 <= q <= machine_size):
+            raise ValueError("procs[%d] = %r is outside [1, machine_size=%d]"
+                             % (i, q, machine_size))
+    for i in range(1, n):
+        if float(submit[i]) < float(submit[i - 1]):
+            raise ValueError("jobs must be sorted by submit time "
+                             "(submit[%d] < submit[%d])" % (i, i - 1))
+    if order not in ORDERS:
+        raise ValueError("unknown order %r (expected one of %s)"
+                         % (order, ", ".join(ORDERS)))
+    if threshold is not None:
+        if not (float(threshold) >= 0.0):
+            raise ValueError("threshold must be None or >= 0, got %r"
+                             % (threshold,))
+    if backfill not in BACKFILLS:
+        raise ValueError("unknown backfill %r (expected 'none', 'queue' or "
+                         "an order name)" % (backfill,))
+    if isinstance(estimate, str):
+        if estimate not in ESTIMATES:
+            raise ValueError("unknown estimate %r (expected one of %s, or a "
+                             "sequence of predictions)"
+                             % (estimate, ", ".join(ESTIMATES)))
+    else:
+        if len(estimate) != n:
+            raise ValueError("length mismatch: submit has %d jobs, estimate "
+                             "has %d predictions" % (n, len(estimate)))
+    if correction not in CORRECTIONS:
+        raise ValueError("unknown correction %r (expected one of %s)"
+                         % (correction, ", ".join(CORRECTIONS)))
+    previous = None
+    for pair in switches:
+        if len(pair) != 2:
+            raise ValueError("switches must be (time, order_name) pairs")
+        when, name = pair
+        if name not in ORDERS:
+            raise ValueError("unknown order %r in switches" % (name,))
+        if previous is not None and float(when) < previous:
+            raise ValueError("switches must be sorted by time")
+        previous = float(when)
+
+
+def reference_simulate(submit, run, requested, procs, user, machine_size,
+                       order="FCFS", threshold=None, backfill="queue",
+                       estimate="request", correction="request", switches=()):
+    _check_inputs(submit, run, requested, procs, user, machine_size, order,
+                  threshold, backfill, estimate, correction, switches)
+    n = len(submit)
+    m = int(machine_size)
+    r = [float(x) for x in submit]
+    req = [float(x) for x in requested]
+    length = [min(float(run[i]), req[i]) for i in range(n)]  # time actually run
+    q = [int(x) for x in procs]
+    theta = None if threshold is None else float(threshold)
+    switches = [(float(when), name) for when, name in switches]
+
+    # per-job state
+    e = [None] * n            # current estimate (set at submission)
+    e_initial = [None] * n    # estimate at submission
+    start = [None] * n
+    end = [None] * n
+    backfilled = [False] * n
+    corrections = [0] * n
+    order_at_start = [None] * n
+    reservation = [math.nan] * n
+    reserved = [False] * n
+
+    queued = []               # submitted, not started (positions)
+    running = []              # started, completion not yet applied
+    completed = 0
+    next_submit = 0           # position of the next job to submit
+    history = {}              # ave2: user -> finished run times, completion order
+
+    def predict(j):
+        if estimate == "request":
+            return max(1.0, req[j])
+        if estimate == "clairvoyant":
+            return max(1.0, length[j])
+        if estimate == "ave2":
+            past = history.get(user[j], [])
+            if len(past) >= 2:
+                prediction = (past[-2] + past[-1]) / 2
+            else:
+                prediction = req[j]
+            return clip_estimate(prediction, req[j])
+        return clip_estimate(estimate[j], req[j])
+
+    def order_in_force(t):
+        current = order
+        for when, name in switches:
+            if t >= when:
+                current = name
+        return current
+
+    def expiry_time(j):
+        """s_j + e_j if the job is still running then, else None."""
+        due = start[j] + e[j]
+        if end[j] > due:
+            return due
+        return None
+
+    def start_job(j, t, current_order, is_backfill):
+        start[j] = t
+        end[j] = t + length[j]
+        backfilled[j] = is_backfill
+        order_at_start[j] = current_order
+        queued.remove(j)
+        running.append(j)
+
+    def shadow(h, free):
+        """SEMANTICS section 4 step 2: the earliest estimated end T of a running
+        job such that free + procs of all running jobs with estimated end <= T
+        reaches q_h; extra = that sum - q_h."""
+        estimated_ends = sorted(set(start[j] + e[j] for j in running))
+        for T in estimated_ends:
+            available = free
+            for j in running:
+                if start[j] + e[j] <= T:
+                    available += q[j]
+            if available >= q[h]:
+                return T, available - q[h]
+        raise AssertionError("no shadow time: the head cannot fit even on an "
+                             "empty machine")
+
+    def scheduling_pass(t):
+        current_order = order_in_force(t)
+        free = m - sum(q[j] for j in running)
+        if free == 0:
+            # docs/semantics.md: with free == 0 a pass cannot start anything
+            # and skipping it changes nothing; so no reservation is recorded.
+            return
+        ordered = sorted(queued, key=lambda j: (
+            order_key(current_order, t, r[j], e[j], q[j]), j))
+        if theta is not None:
+            old = sorted(j for j in ordered if t - r[j] > theta)
+            young = [j for j in ordered if not (t - r[j] > theta)]
+            ordered = old + young
+
+        # step 1: start jobs in queue order while they fit
+        i = 0
+        while i < len(ordered) and q[ordered[i]] <= free:
+            start_job(ordered[i], t, current_order, False)
+            free -= q[ordered[i]]
+            i += 1
+        if i == len(ordered):
+            return
+        h = ordered[i]
+        if backfill == "none":
+            return  # step 4: pure list scheduling, stop at h
+
+        # step 2: the single reservation
+        T, extra = shadow(h, free)
+        if not reserved[h]:
+            reserved[h] = True
+            reservation[h] = T
+
+        # step 3: backfill the jobs after h
+        candidates = ordered[i + 1:]
+        if backfill != "queue":
+            candidates = sorted(candidates, key=lambda j: (
+                order_key(backfill, t, r[j], e[j], q[j]), j))
+        for j in candidates:
+            if q[j] <= free and (t + e[j] <= T or q[j] <= extra):
+                start_job(j, t, current_order, True)
+                free -= q[j]
+                if t + e[j] > T:
+                    extra -= q[j]
+
+    while completed < n:
+        instants = []
+        if next_submit < n:
+            instants.append(r[next_submit])
+        for j in running:
+            instants.append(end[j])
+            due = expiry_time(j)
+            if due is not None:
+                instants.append(due)
+        t = min(instants)
+
+        # 1. completions at t, in position order (learned by the predictor)
+        for j in sorted(running):
+            if end[j] <= t:
+                running.remove(j)
+                completed += 1
+                history.setdefault(user[j], []).append(length[j])
+
+        # 2. expiries at t, in position order
+        for j in sorted(running):
+            due = expiry_time(j)
+            if due is not None and due <= t:
+                corrections[j] += 1
+                k = corrections[j]
+                if correction == "request":
+                    e[j] = req[j]
+                elif correction == "incremental":
+                    if k <= len(INCREMENTS):
+                        e[j] = min(req[j], e_initial[j] + INCREMENTS[k - 1])
+                    else:
+                        e[j] = req[j]
+                else:  # doubling
+                    elapsed = t - start[j]
+                    e[j] = min(req[j], 2 * elapsed)
+
+        # 3. submissions at t, in position order (predicted as applied)
+        while next_submit < n and r[next_submit] <= t:
+            j = next_submit
+            e[j] = predict(j)
+            e_initial[j] = e[j]
+            queued.append(j)
+            next_submit += 1
+
+        # 4. exactly one scheduling pass
+        scheduling_pass(t)
+
+    return {
+        "start": start,
+        "end": end,
+        "backfilled": backfilled,
+        "corrections": corrections,
+        "order_at_start": order_at_start,
+        "reservation": reservation,
+    }
+
+
+def reference_metrics(submit, run, requested, procs, start, machine_size,
+                      tau=10.0):
+    """docs/semantics.md "Metrics", summed in position order."""
+    n = len(submit)
+    for name, seq in (("run", run), ("requested", requested),
+                      ("procs", procs), ("start", start)):
+        if len(seq) != n:
+            raise ValueError("length mismatch: submit has %d jobs, %s has %d"
+                             % (n, name, len(seq)))
+    if n == 0:
+        raise ValueError("metrics of an empty workload are undefined")
+    tau = float(tau)
+    total_wait = 0.0
+    max_wait = -math.inf
+    total_bsld = 0.0
+    total_ppbsld = 0.0
+    total_flow = 0.0
+    area = 0.0
+    last_end = -math.inf
+    first_submit = math.inf
+    for i in range(n):
+        r = float(submit[i])
+        p = min(float(run[i]), float(requested[i]))
+        qq = procs[i]
+        s = float(start[i])
+        wait = s - r
+        total_wait += wait
+        max_wait = max(max_wait, wait)
+        total_bsld += max((wait + p) / max(p, tau), 1.0)
+        total_ppbsld += max((wait + p) / (qq * max(p, tau)), 1.0)
+        total_flow += wait + p
+        area += qq * p
+        last_end = max(last_end, s + p)
+        first_submit = min(first_submit, r)
+    span = last_end - first_submit
+    utilization = 0.0 if span == 0 else area / (machine_size * span)
+    return {
+        "mean_wait": total_wait / n,
+        "max_wait": max_wait,
+        "avg_bsld": total_bsld / n,
+        "avg_ppbsld": total_ppbsld / n,
+        "mean_flow": total_flow / n,
+        "utilization": utilization,
+    }
