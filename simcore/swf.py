@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -64,52 +65,70 @@ def read_bytes(path) -> tuple[bytes, str]:
     return raw, hashlib.sha256(raw).hexdigest()
 
 
-def read_swf(path, machine_size: int | None = None, filter: str = "strict") -> Workload:
-    """Read an SWF log (plain or gzip), filter it and sort it by (submit, id).
+@dataclass(frozen=True, eq=False)
+class SwfLog:
+    """A parsed, not yet filtered SWF log."""
 
-    `machine_size` overrides the header. Raises SwfFormatError naming the
-    file (and line) for malformed input.
-    """
-    if filter not in FILTER_MODES:
-        raise ValueError(f"unknown filter mode {filter!r}; choose one of {', '.join(FILTER_MODES)}")
+    source: str
+    sha256: str
+    fields: np.ndarray          # (jobs, 18) float64
+    line_numbers: np.ndarray    # line of each job in the file
+    header: dict
+
+    def workload(self, machine_size: int | None = None, filter: str = "strict") -> Workload:
+        """Filter (SEMANTICS §1) and sort by (submit, id); `machine_size`
+        overrides the header."""
+        if filter not in FILTER_MODES:
+            raise ValueError(f"unknown filter mode {filter!r}; choose one of {', '.join(FILTER_MODES)}")
+        if machine_size is None:
+            machine_size = header_machine_size(self.header)
+            if machine_size is None:
+                raise SwfFormatError(
+                    f"{self.source}: the header has no positive MaxProcs or MaxNodes; "
+                    "give the machine size explicitly (machine_size= / --machine-size)")
+        elif machine_size <= 0:
+            raise ValueError(f"machine size must be positive, got {machine_size}")
+        fields = self.fields
+        keep, run, counts = apply_filter(fields, machine_size, filter)
+        kept = fields[keep]
+        procs = np.where(kept[:, REQ_PROCS] > 0, kept[:, REQ_PROCS], kept[:, ALLOC_PROCS])
+        order = np.lexsort((kept[:, JOB_ID], kept[:, SUBMIT]))
+        workload = Workload(
+            job_id=kept[order, JOB_ID].astype(np.int64),
+            submit=kept[order, SUBMIT].copy(),
+            run=run[keep][order],
+            requested=kept[order, REQ_TIME].copy(),
+            procs=procs[order].astype(np.int64),
+            user=kept[order, USER].astype(np.int64),
+            machine_size=int(machine_size),
+            source=self.source,
+            source_sha256=self.sha256,
+            filter_mode=filter,
+            filter_counts=counts,
+            header=self.header,
+        )
+        workload.validate()
+        return workload
+
+
+def parse_swf(path) -> SwfLog:
+    """Parse an SWF log (plain or gzip). Raises SwfFormatError naming the
+    file and line for malformed input."""
     source = str(path)
     text, sha256 = read_bytes(path)
     fields, line_numbers, header_lines = tokenize(np.frombuffer(text, dtype=np.uint8), source)
-    header = parse_header(header_lines)
     if len(fields) == 0:
         raise SwfFormatError(f"{source}: no job lines (empty or comment-only file)")
-    if machine_size is None:
-        machine_size = header_machine_size(header)
-        if machine_size is None:
-            raise SwfFormatError(
-                f"{source}: the header has no positive MaxProcs or MaxNodes; "
-                "give the machine size explicitly (machine_size= / --machine-size)")
-    elif machine_size <= 0:
-        raise ValueError(f"machine size must be positive, got {machine_size}")
     duplicate = _first_duplicate(fields[:, JOB_ID])
     if duplicate is not None:
         raise SwfFormatError(
             f"{source}, line {line_numbers[duplicate]}: job id {int(fields[duplicate, JOB_ID])} appears twice")
-    keep, run, counts = apply_filter(fields, machine_size, filter)
-    kept = fields[keep]
-    procs = np.where(kept[:, REQ_PROCS] > 0, kept[:, REQ_PROCS], kept[:, ALLOC_PROCS])
-    order = np.lexsort((kept[:, JOB_ID], kept[:, SUBMIT]))
-    workload = Workload(
-        job_id=kept[order, JOB_ID].astype(np.int64),
-        submit=kept[order, SUBMIT].copy(),
-        run=run[keep][order],
-        requested=kept[order, REQ_TIME].copy(),
-        procs=procs[order].astype(np.int64),
-        user=kept[order, USER].astype(np.int64),
-        machine_size=int(machine_size),
-        source=source,
-        source_sha256=sha256,
-        filter_mode=filter,
-        filter_counts=counts,
-        header=header,
-    )
-    workload.validate()
-    return workload
+    return SwfLog(source, sha256, fields, line_numbers, parse_header(header_lines))
+
+
+def read_swf(path, machine_size: int | None = None, filter: str = "strict") -> Workload:
+    """Read an SWF log (plain or gzip), filter it and sort it by (submit, id)."""
+    return parse_swf(path).workload(machine_size, filter)
 
 
 def apply_filter(fields: np.ndarray, machine_size: int, mode: str):

@@ -1,0 +1,47 @@
+"""Shared fixtures: the local PWA mirror (../shared/pwa) and small SWF files."""
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+PWA = REPO.parent / "shared" / "pwa"
+
+TRACE_FILES = {
+    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
+    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
+    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
+    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
+    "HPC2N": "HPC2N-2002-2.2-cln.swf.gz",
+    "ANL-Intrepid": "ANL-Intrepid-2009-1.swf.gz",
+    "CEA-Curie": "CEA-Curie-2011-2.1-cln.swf.gz",
+    "UniLu-Gaia": "UniLu-Gaia-2014-2.swf.gz",
+}
+
+
+@pytest.fixture(scope="session")
+def pwa_trace():
+    """Path of a real trace in the local mirror; the mirror is required."""
+    def path(name: str) -> Path:
+        trace = PWA / TRACE_FILES[name]
+        assert trace.exists(), f"missing {trace}: the tests need ../shared/pwa beside the repository"
+        return trace
+    return path
+
+
+HEADER = "; Version: 2.2\n; MaxNodes: 4\n; MaxProcs: 8\n"
+
+
+def job_line(job_id, submit, run, procs, requested, user=1, alloc=None):
+    alloc = procs if alloc is None else alloc
+    return f"{job_id} {submit} -1 {run} {alloc} -1 -1 {procs} {requested} -1 1 {user} 1 -1 1 -1 -1 -1\n"
+
+
+@pytest.fixture
+def write_swf(tmp_path):
+    """Write SWF text (str) to a file and return its path."""
+    def write(text: str, name: str = "trace.swf") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+    return write

@@ -1,0 +1,374 @@
+"""Randomized agreement tests: the Cython core against the reference simulator.
+
+The reference (`tests/reference_sim.py`) is an independent, deliberately plain
+implementation of SEMANTICS.md sections 2-6 with the decisions of
+docs/semantics.md.  Both apply the same floating-point operations in the same
+order, so they must agree bit for bit: every comparison here is exact
+(`np.array_equal`), never approximate.
+
+Compared per job: start, end, backfilled, corrections, order_at_start (core
+codes mapped to names through simcore.ORDERS) and reservation (NaN at the same
+positions, equal values elsewhere).
+
+Tests:
+- test_core_matches_reference: whole simulations, every option combination
+  (order, threshold, backfill, estimate incl. explicit prediction lists,
+  correction), 2,200 generated workloads per run;
+- test_segments_match_reference_switches: Simulation.run_until/set_order
+  against the reference's `switches` (400 examples);
+- test_subset_matches_reference: Workload.take(subset) on an empty machine
+  against the reference on the same subset (400 examples);
+- targeted, explicitly constructed cases (ties at submit 0, zero-length jobs,
+  jobs as large as the machine, SEXP/LEXP whose order flips over time,
+  switches at exact event instants, corrections).
+
+Hypothesis runs derandomized and without a database, so a run is reproducible
+and every run exercises the same examples.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import simcore
+from reference_sim import ORDERS, reference_simulate
+
+ESTIMATE_NAMES = ("request", "clairvoyant", "ave2")
+CORRECTIONS = ("request", "incremental", "doubling")
+BACKFILLS = ("none", "queue") + ORDERS
+
+# Requested times: a small set including 1, and values large enough for
+# several incremental corrections (C_1 = 60 s ... C_5 = 1 h).
+REQUESTED = (1, 1, 2, 3, 5, 10, 10, 30, 61, 100, 400, 1000, 4000)
+# Gaps between consecutive submit times: mostly 0 so that ties are common.
+SUBMIT_GAPS = (0, 0, 0, 0, 1, 1, 2, 3, 5, 10, 0.5, 100, 1000)
+MACHINE_SIZES = (1, 1, 2, 2, 3, 4, 5, 8, 16, 32, 64)
+THRESHOLDS = (None, None, None, 0, 0.0, 0.5, 1, 3, 10, 100, 1e6)
+USER_IDS = (0, 7, -1, 42)
+
+COMMON = dict(deadline=None, database=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow,
+                                     HealthCheck.data_too_large])
+
+
+# ------------------------------------------------------------ strategies ---
+
+@st.composite
+def run_time(draw, req):
+    kind = draw(st.sampled_from(("zero", "equal", "less", "greater", "frac")))
+    if kind == "zero":
+        return 0.0
+    if kind == "equal":
+        return float(req)
+    if kind == "less":
+        return float(draw(st.integers(0, req)))
+    if kind == "greater":
+        return float(req + draw(st.sampled_from((0.5, 1, 7, 1000, 10 ** 6))))
+    return draw(st.sampled_from((0.25, 0.5, 1.5, 2.5))) * req
+
+
+@st.composite
+def workloads(draw, min_jobs=1, max_jobs=40):
+    """(submit, run, requested, procs, user, m), submit sorted."""
+    n = draw(st.integers(min_jobs, max_jobs))
+    m = draw(st.one_of(st.sampled_from(MACHINE_SIZES), st.integers(1, 64)))
+    n_users = draw(st.integers(1, 4))
+    users = USER_IDS[:n_users]
+    submit, run, requested, procs, user = [], [], [], [], []
+    t = float(draw(st.sampled_from((0, 0, 3, 1000))))
+    for _ in range(n):
+        t += draw(st.sampled_from(SUBMIT_GAPS))
+        req = draw(st.sampled_from(REQUESTED))
+        submit.append(t)
+        requested.append(float(req))
+        run.append(draw(run_time(req)))
+        procs.append(draw(st.one_of(st.just(m), st.just(1), st.integers(1, m))))
+        user.append(draw(st.sampled_from(users)))
+    return submit, run, requested, procs, user, m
+
+
+@st.composite
+def prediction(draw, req):
+    return draw(st.one_of(
+        st.sampled_from((0.0, 0.25, 0.999, 1.0, 1.5, 2.5, 7.25, 1e9)),
+        st.sampled_from((req - 0.5, req, req + 0.5, 1.5 * req, req / 3.0)),
+        st.floats(min_value=0.0, max_value=5000.0, allow_nan=False,
+                  allow_infinity=False),
+    ))
+
+
+@st.composite
+def options(draw, requested):
+    estimate = draw(st.one_of(st.sampled_from(ESTIMATE_NAMES), st.just("list")))
+    if estimate == "list":
+        estimate = [draw(prediction(req)) for req in requested]
+    return dict(
+        order=draw(st.sampled_from(ORDERS)),
+        threshold=draw(st.sampled_from(THRESHOLDS)),
+        backfill=draw(st.sampled_from(BACKFILLS)),
+        estimate=estimate,
+        correction=draw(st.sampled_from(CORRECTIONS)),
+    )
+
+
+@st.composite
+def cases(draw, max_jobs=40):
+    wl = draw(workloads(max_jobs=max_jobs))
+    return wl, draw(options(wl[2]))
+
+
+# --------------------------------------------------------------- helpers ---
+
+def make_workload(submit, run, requested, procs, user, m):
+    return simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
+
+
+def core_result(wl, opts, switches=()):
+    submit, run, requested, procs, user, m = wl
+    w = make_workload(submit, run, requested, procs, user, m)
+    # positions are preserved: submit is sorted and job ids default to 1..n
+    assert np.array_equal(w.job_id, np.arange(1, len(submit) + 1))
+    if not switches:
+        return simcore.simulate(w, **opts).jobs
+    sim = simcore.Simulation(w, **opts)
+    for when, name in switches:
+        sim.run_until(when)
+        sim.set_order(name)
+    return sim.finish().jobs
+
+
+def reference_result(wl, opts, switches=()):
+    submit, run, requested, procs, user, m = wl
+    return reference_simulate(submit, run, requested, procs, user, m,
+                              switches=switches, **opts)
+
+
+def assert_same(core, ref, context=""):
+    n = len(ref["start"])
+    assert all(s is not None for s in ref["start"]), "reference left a job unstarted"
+    for name in ("start", "end", "backfilled", "corrections", "order_at_start",
+                 "reservation"):
+        assert len(core[name]) == n, (name, context)
+
+    ref_start = np.array(ref["start"], dtype=np.float64)
+    ref_end = np.array(ref["end"], dtype=np.float64)
+    assert np.array_equal(core["start"], ref_start), \
+        f"start differs {context}\ncore {core['start'].tolist()}\nref  {ref_start.tolist()}"
+    assert np.array_equal(core["end"], ref_end), \
+        f"end differs {context}\ncore {core['end'].tolist()}\nref  {ref_end.tolist()}"
+    assert np.array_equal(core["backfilled"].astype(bool),
+                          np.array(ref["backfilled"], dtype=bool)), \
+        f"backfilled differs {context}\ncore {core['backfilled'].tolist()}\nref  {ref['backfilled']}"
+    assert np.array_equal(core["corrections"].astype(np.int64),
+                          np.array(ref["corrections"], dtype=np.int64)), \
+        f"corrections differ {context}\ncore {core['corrections'].tolist()}\nref  {ref['corrections']}"
+    core_orders = [simcore.ORDERS[int(c)] for c in core["order_at_start"]]
+    assert core_orders == list(ref["order_at_start"]), \
+        f"order_at_start differs {context}\ncore {core_orders}\nref  {ref['order_at_start']}"
+    core_res = np.asarray(core["reservation"], dtype=np.float64)
+    ref_res = np.array(ref["reservation"], dtype=np.float64)
+    assert np.array_equal(np.isnan(core_res), np.isnan(ref_res)), \
+        f"reservation NaN positions differ {context}\ncore {core_res.tolist()}\nref  {ref_res.tolist()}"
+    both = ~np.isnan(ref_res)
+    assert np.array_equal(core_res[both], ref_res[both]), \
+        f"reservation differs {context}\ncore {core_res.tolist()}\nref  {ref_res.tolist()}"
+
+
+def check(wl, opts, switches=()):
+    assert_same(core_result(wl, opts, switches), reference_result(wl, opts, switches),
+                context=f"opts={opts} switches={list(switches)}")
+
+
+def test_order_names_agree():
+    assert tuple(simcore.ORDERS) == tuple(ORDERS)
+
+
+# ------------------------------------------------- randomized agreement ---
+
+@settings(max_examples=2200, **COMMON)
+@given(cases())
+def test_core_matches_reference(case):
+    wl, opts = case
+    check(wl, opts)
+
+
+@st.composite
+def switch_cases(draw):
+    wl, opts = draw(cases(max_jobs=30))
+    submit, run, requested = wl[0], wl[1], wl[2]
+    horizon = max(submit) + sum(min(a, b) for a, b in zip(run, requested)) + 1
+    when = st.one_of(
+        st.sampled_from(submit),                                    # event instants
+        st.integers(0, int(horizon)).map(float),
+        st.floats(min_value=0.0, max_value=float(horizon), allow_nan=False),
+        st.sampled_from((0.0, -1.0, math.inf)),
+    )
+    times = sorted(draw(st.lists(when, min_size=1, max_size=6)))
+    names = draw(st.lists(st.sampled_from(ORDERS), min_size=len(times),
+                          max_size=len(times)))
+    return wl, opts, list(zip(times, names))
+
+
+@settings(max_examples=400, **COMMON)
+@given(switch_cases())
+def test_segments_match_reference_switches(case):
+    wl, opts, switches = case
+    check(wl, opts, switches)
+
+
+@st.composite
+def subset_cases(draw):
+    wl, opts = draw(cases())
+    n = len(wl[0])
+    keep = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    if not any(keep):
+        keep[draw(st.integers(0, n - 1))] = True
+    return wl, opts, [i for i in range(n) if keep[i]]
+
+
+@settings(max_examples=400, **COMMON)
+@given(subset_cases())
+def test_subset_matches_reference(case):
+    wl, opts, idx = case
+    submit, run, requested, procs, user, m = wl
+    w = make_workload(submit, run, requested, procs, user, m).take(idx)
+    opts = dict(opts)
+    if not isinstance(opts["estimate"], str):
+        opts["estimate"] = [opts["estimate"][i] for i in idx]
+    core = simcore.simulate(w, **opts).jobs
+    sub = tuple([seq[i] for i in idx] for seq in (submit, run, requested, procs, user))
+    ref = reference_simulate(*sub, m, **opts)
+    assert_same(core, ref, context=f"subset={idx} opts={opts}")
+
+
+# ------------------------------------------------------- targeted cases ---
+
+ALL_OPTIONS = [
+    dict(order=o, threshold=th, backfill=bf, estimate=est, correction=c)
+    for o in ORDERS
+    for th in (None, 0, 5)
+    for bf in ("none", "queue", "SPF", "LAF")
+    for est in ("request", "clairvoyant", "ave2")
+    for c in ("request", "doubling")
+]
+
+
+def jobs_to_wl(jobs, m):
+    """jobs: (r, p, p~, q[, user])."""
+    return ([float(j[0]) for j in jobs], [float(j[1]) for j in jobs],
+            [float(j[2]) for j in jobs], [int(j[3]) for j in jobs],
+            [j[4] if len(j) > 4 else 0 for j in jobs], m)
+
+
+TARGETED = {
+    # every job at submit 0 with identical keys under every order: ties are
+    # broken by position only.
+    "ties_at_zero": jobs_to_wl([(0, 5, 5, 2)] * 8, 4),
+    "ties_at_zero_m1": jobs_to_wl([(0, 3, 3, 1)] * 6, 1),
+    # identical jobs, but a mixture of sizes, still all at 0
+    "ties_mixed": jobs_to_wl([(0, 5, 5, 2), (0, 5, 5, 2), (0, 1, 1, 1),
+                              (0, 1, 1, 1), (0, 5, 5, 2), (0, 1, 1, 1)], 3),
+    # zero-length jobs: chains of second passes at the same instant
+    "zero_length": jobs_to_wl([(0, 0, 1, 4), (0, 0, 1, 4), (0, 0, 5, 2),
+                               (0, 3, 3, 4), (3, 0, 1, 4), (3, 0, 2, 1),
+                               (3, 2, 2, 3)], 4),
+    "zero_length_all": jobs_to_wl([(0, 0, 1, 1)] * 5 + [(1, 0, 10, 1)] * 3, 1),
+    # jobs as large as the machine interleaved with small ones
+    "machine_sized": jobs_to_wl([(0, 10, 10, 8), (0, 2, 4, 1), (1, 20, 20, 8),
+                                 (1, 3, 3, 7), (2, 5, 100, 8), (2, 1, 1, 1),
+                                 (50, 0, 1, 8), (50, 7, 7, 1)], 8),
+    "machine_sized_m1": jobs_to_wl([(0, 4, 4, 1), (0, 0, 1, 1), (2, 9, 3, 1),
+                                    (2, 1, 1, 1)], 1),
+    # runs longer than the request are killed at the request; corrections
+    "overrun_and_corrections": jobs_to_wl([(0, 5000, 4000, 1), (0, 3000, 4000, 2),
+                                           (1, 100, 100, 3), (1, 61, 61, 1),
+                                           (5, 2, 400, 3), (5, 390, 400, 1)], 3),
+    # a long-running job with many under-predictions (several users, ave2)
+    "ave2_users": jobs_to_wl([(0, 1, 1000, 1, 1), (0, 1, 1000, 1, 1),
+                              (2, 900, 1000, 2, 1), (2, 900, 1000, 2, 2),
+                              (3, 10, 1000, 1, 2), (3, 10, 1000, 1, 2),
+                              (4, 500, 1000, 2, 1)], 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TARGETED))
+def test_targeted_cases_all_options(name):
+    wl = TARGETED[name]
+    for opts in ALL_OPTIONS:
+        check(wl, opts)
+
+
+def test_targeted_explicit_predictions():
+    wl = TARGETED["overrun_and_corrections"]
+    for preds in ([0.0, 0.5, 1e9, 60.5, 1.0, 389.75],
+                  [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+                  [3999.5, 2999.5, 99.5, 61.0, 1.5, 0.999]):
+        for c in CORRECTIONS:
+            for bf in ("none", "queue", "SPF"):
+                for order in ORDERS:
+                    check(wl, dict(order=order, threshold=None, backfill=bf,
+                                   estimate=preds, correction=c))
+
+
+def test_ties_schedule_is_position_order():
+    # 8 identical jobs of q=2 at t=0 on m=4: two at a time, in position order
+    wl = TARGETED["ties_at_zero"]
+    for order in ORDERS:
+        core = core_result(wl, dict(order=order))
+        assert core["start"].tolist() == [0, 0, 5, 5, 10, 10, 15, 15]
+
+
+# SEXP/LEXP: the order between two waiting jobs flips as time passes.
+# m=2; job0 (0, L, L, 2) occupies the machine until L; job1 (0, 100, 100, 2);
+# job2 (10, 10, 10, 2).  At t: SEXP key of job1 = 1 + t/100, of job2 =
+# 1 + (t-10)/10.  At t=11: 1.11 > 1.1 -> job2 first; at t=50: 1.5 < 5 ->
+# job1 first.  LEXP is the opposite.
+@pytest.mark.parametrize("blocker, order, expected", [
+    (11, "SEXP", [0, 21, 11]),
+    (50, "SEXP", [0, 50, 150]),
+    (11, "LEXP", [0, 11, 111]),
+    (50, "LEXP", [0, 60, 50]),
+])
+def test_expansion_factor_order_changes_over_time(blocker, order, expected):
+    wl = jobs_to_wl([(0, blocker, blocker, 2), (0, 100, 100, 2), (10, 10, 10, 2)], 2)
+    for bf in ("none", "queue", "SEXP", "LEXP"):
+        opts = dict(order=order, backfill=bf)
+        core = core_result(wl, opts)
+        assert core["start"].tolist() == expected
+        check(wl, opts)
+
+
+def test_sexp_order_flips_between_passes_with_backfill():
+    # several jobs waiting behind a machine-sized blocker; estimates make the
+    # SEXP/LEXP keys cross at different instants
+    jobs = [(0, 30, 30, 4), (0, 100, 100, 2), (2, 10, 10, 2), (4, 1, 1, 1),
+            (6, 50, 50, 3), (8, 5, 5, 1), (31, 2, 2, 2), (40, 20, 20, 4)]
+    wl = jobs_to_wl(jobs, 4)
+    for order in ("SEXP", "LEXP"):
+        for th in (None, 0, 25):
+            for bf in BACKFILLS:
+                check(wl, dict(order=order, threshold=th, backfill=bf))
+
+
+def test_switches_at_exact_event_instants():
+    wl = jobs_to_wl([(0, 10, 10, 2), (0, 3, 5, 1), (5, 1, 20, 2), (5, 7, 7, 1),
+                     (10, 0, 1, 2), (10, 4, 4, 1), (15, 2, 2, 2)], 2)
+    ends = [0.0, 3.0, 5.0, 10.0, 15.0]
+    for first in ORDERS:
+        for t in ends:
+            for second in ("LCFS", "SEXP", "LAF"):
+                for bf in ("none", "queue", "SPF"):
+                    check(wl, dict(order=first, backfill=bf),
+                          switches=[(t, second), (t + 5, first)])
+
+
+def test_switch_order_recorded_at_start():
+    # m=1, three unit jobs at 0; switch to LCFS from t=1 on
+    wl = jobs_to_wl([(0, 1, 1, 1), (0, 1, 1, 1), (0, 1, 1, 1)], 1)
+    core = core_result(wl, dict(order="FCFS"), switches=[(1.0, "LCFS")])
+    assert core["start"].tolist() == [0, 2, 1]
+    assert [simcore.ORDERS[c] for c in core["order_at_start"]] == ["FCFS", "LCFS", "LCFS"]
+    check(wl, dict(order="FCFS"), switches=[(1.0, "LCFS")])
