@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import simcore
-from reference_sim import ORDERS, reference_simulate
+from reference_sim import ORDERS, reference_metrics, reference_simulate
 
 ESTIMATE_NAMES = ("request", "clairvoyant", "ave2")
 CORRECTIONS = ("request", "incremental", "doubling")
@@ -44,7 +44,9 @@ BACKFILLS = ("none", "queue") + ORDERS
 # several incremental corrections (C_1 = 60 s ... C_5 = 1 h).
 REQUESTED = (1, 1, 2, 3, 5, 10, 10, 30, 61, 100, 400, 1000, 4000)
 # Gaps between consecutive submit times: mostly 0 so that ties are common.
-SUBMIT_GAPS = (0, 0, 0, 0, 1, 1, 2, 3, 5, 10, 0.5, 100, 1000)
+# Fractional gaps (0.1, 0.3, 7.7 are not exact binary fractions) make event
+# instants inexact, so the order of floating-point operations matters.
+SUBMIT_GAPS = (0, 0, 0, 0, 1, 1, 2, 3, 5, 10, 0.5, 100, 1000, 0.1, 0.3, 7.7)
 MACHINE_SIZES = (1, 1, 2, 2, 3, 4, 5, 8, 16, 32, 64)
 THRESHOLDS = (None, None, None, 0, 0.0, 0.5, 1, 3, 10, 100, 1e6)
 USER_IDS = (0, 7, -1, 42)
@@ -55,19 +57,68 @@ COMMON = dict(deadline=None, database=None, derandomize=True,
 
 
 # ------------------------------------------------------------ strategies ---
+#
+# Drawing every field of every job separately makes Hypothesis spend ~25 ms
+# per 40-job example on generation alone, so each job is one integer draw
+# decoded digit by digit (mixed radix) into its fields.  Shrinking an integer
+# towards 0 shrinks every field towards the first, simplest entry of its table
+# (gap 0, requested 1, run 0, procs = m, first user), so Hypothesis still
+# minimizes failing examples well.
 
-@st.composite
-def run_time(draw, req):
-    kind = draw(st.sampled_from(("zero", "equal", "less", "greater", "frac")))
+JOB_CODES = st.integers(min_value=0, max_value=2 ** 62)
+RUN_KINDS = ("zero", "equal", "less", "greater", "frac", "arbitrary")
+OVERRUNS = (0.5, 1, 7, 1000, 10 ** 6)
+FRACTIONS = (0.25, 0.5, 1.5, 2.5)
+FIXED_PREDICTIONS = (0.0, 0.25, 0.999, 1.0, 1.5, 2.5, 7.25, 1e9, 0.1, 0.3, 1.1,
+                     2.2, 3.3)
+
+
+class Digits:
+    """Mixed-radix decoder of one drawn integer."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def take(self, base):
+        self.code, digit = divmod(self.code, base)
+        return digit
+
+    def pick(self, table):
+        return table[self.take(len(table))]
+
+
+def decode_job(code, t, m, users):
+    d = Digits(code)
+    t = t + d.pick(SUBMIT_GAPS)
+    req = d.pick(REQUESTED)
+    kind = d.pick(RUN_KINDS)
     if kind == "zero":
-        return 0.0
-    if kind == "equal":
-        return float(req)
-    if kind == "less":
-        return float(draw(st.integers(0, req)))
-    if kind == "greater":
-        return float(req + draw(st.sampled_from((0.5, 1, 7, 1000, 10 ** 6))))
-    return draw(st.sampled_from((0.25, 0.5, 1.5, 2.5))) * req
+        run = 0.0
+    elif kind == "equal":
+        run = float(req)
+    elif kind == "less":
+        run = float(d.take(req + 1))
+    elif kind == "greater":
+        run = float(req + d.pick(OVERRUNS))
+    elif kind == "frac":
+        run = d.pick(FRACTIONS) * req
+    else:  # an arbitrary double in [0, req)
+        run = d.take(2 ** 40) / 2 ** 40 * req
+    size_kind = d.take(3)
+    procs = (m, 1, 1 + d.take(m))[size_kind]
+    user = d.pick(users)
+    return t, run, float(req), procs, user
+
+
+def decode_prediction(code, req):
+    d = Digits(code)
+    kind = d.take(3)
+    if kind == 0:
+        return d.pick(FIXED_PREDICTIONS)
+    if kind == 1:
+        return d.pick((req - 0.5, req, req + 0.5, 1.5 * req, req / 3.0))
+    # an arbitrary double in [0, 5000): exercises fractional event instants
+    return d.take(2 ** 40) / 2 ** 40 * 5000.0
 
 
 @st.composite
@@ -75,36 +126,27 @@ def workloads(draw, min_jobs=1, max_jobs=40):
     """(submit, run, requested, procs, user, m), submit sorted."""
     n = draw(st.integers(min_jobs, max_jobs))
     m = draw(st.one_of(st.sampled_from(MACHINE_SIZES), st.integers(1, 64)))
-    n_users = draw(st.integers(1, 4))
-    users = USER_IDS[:n_users]
+    users = USER_IDS[:draw(st.integers(1, 4))]
+    codes = draw(st.lists(JOB_CODES, min_size=n, max_size=n))
+    t = float(draw(st.sampled_from((0, 3, 1000, 12345.678))))
     submit, run, requested, procs, user = [], [], [], [], []
-    t = float(draw(st.sampled_from((0, 0, 3, 1000))))
-    for _ in range(n):
-        t += draw(st.sampled_from(SUBMIT_GAPS))
-        req = draw(st.sampled_from(REQUESTED))
+    for code in codes:
+        t, p, req, q, u = decode_job(code, t, m, users)
         submit.append(t)
-        requested.append(float(req))
-        run.append(draw(run_time(req)))
-        procs.append(draw(st.one_of(st.just(m), st.just(1), st.integers(1, m))))
-        user.append(draw(st.sampled_from(users)))
+        run.append(p)
+        requested.append(req)
+        procs.append(q)
+        user.append(u)
     return submit, run, requested, procs, user, m
 
 
 @st.composite
-def prediction(draw, req):
-    return draw(st.one_of(
-        st.sampled_from((0.0, 0.25, 0.999, 1.0, 1.5, 2.5, 7.25, 1e9)),
-        st.sampled_from((req - 0.5, req, req + 0.5, 1.5 * req, req / 3.0)),
-        st.floats(min_value=0.0, max_value=5000.0, allow_nan=False,
-                  allow_infinity=False),
-    ))
-
-
-@st.composite
 def options(draw, requested):
-    estimate = draw(st.one_of(st.sampled_from(ESTIMATE_NAMES), st.just("list")))
+    estimate = draw(st.sampled_from(ESTIMATE_NAMES + ("list",)))
     if estimate == "list":
-        estimate = [draw(prediction(req)) for req in requested]
+        codes = draw(st.lists(JOB_CODES, min_size=len(requested),
+                              max_size=len(requested)))
+        estimate = [decode_prediction(c, req) for c, req in zip(codes, requested)]
     return dict(
         order=draw(st.sampled_from(ORDERS)),
         threshold=draw(st.sampled_from(THRESHOLDS)),
@@ -193,6 +235,23 @@ def test_order_names_agree():
 def test_core_matches_reference(case):
     wl, opts = case
     check(wl, opts)
+
+
+@settings(max_examples=300, **COMMON)
+@given(cases())
+def test_summary_metrics_match_reference(case):
+    wl, opts = case
+    submit, run, requested, procs, user, m = wl
+    result = simcore.simulate(make_workload(submit, run, requested, procs, user, m), **opts)
+    summary = result.summary()
+    expected = reference_metrics(submit, run, requested, procs, result.start.tolist(), m)
+    for ours, theirs in (("avg_wait", "mean_wait"), ("max_wait", "max_wait"), ("avg_bsld", "avg_bsld"),
+                         ("avg_ppbsld", "avg_ppbsld"), ("avg_flow", "mean_flow"),
+                         ("utilization", "utilization")):
+        # numpy sums pairwise, the reference left to right: equal up to rounding
+        assert summary[ours] == pytest.approx(expected[theirs], rel=1e-12, abs=1e-9), ours
+    assert summary["backfilled"] == int(result.jobs["backfilled"].sum())
+    assert summary["jobs"] == len(submit)
 
 
 @st.composite
@@ -366,9 +425,92 @@ def test_switches_at_exact_event_instants():
 
 
 def test_switch_order_recorded_at_start():
-    # m=1, three unit jobs at 0; switch to LCFS from t=1 on
-    wl = jobs_to_wl([(0, 1, 1, 1), (0, 1, 1, 1), (0, 1, 1, 1)], 1)
-    core = core_result(wl, dict(order="FCFS"), switches=[(1.0, "LCFS")])
-    assert core["start"].tolist() == [0, 2, 1]
-    assert [simcore.ORDERS[c] for c in core["order_at_start"]] == ["FCFS", "LCFS", "LCFS"]
-    check(wl, dict(order="FCFS"), switches=[(1.0, "LCFS")])
+    # m=1; job0 (0, 3) runs until 3, job1 (1, 1) and job2 (2, 1) wait.
+    # FCFS would start job1 at 3; with LCFS from t=3 on job2 goes first.
+    wl = jobs_to_wl([(0, 3, 3, 1), (1, 1, 1, 1), (2, 1, 1, 1)], 1)
+    for bf in ("none", "queue"):
+        opts = dict(order="FCFS", backfill=bf)
+        assert core_result(wl, opts)["start"].tolist() == [0, 3, 4]
+        core = core_result(wl, opts, switches=[(3.0, "LCFS")])
+        assert core["start"].tolist() == [0, 4, 3]
+        assert [simcore.ORDERS[c] for c in core["order_at_start"]] == ["FCFS", "LCFS", "LCFS"]
+        check(wl, opts, switches=[(3.0, "LCFS")])
+        # a switch after the instant 3 changes nothing any more
+        core = core_result(wl, opts, switches=[(3.5, "LCFS")])
+        assert core["start"].tolist() == [0, 3, 4]
+        check(wl, opts, switches=[(3.5, "LCFS")])
+
+
+# Cases found by searching for inputs on which deliberately broken copies of
+# the reference differ from the real one (floating-point order of operations,
+# tie rules); each pins down one detail of the contract.
+
+def test_doubling_uses_elapsed_time_bit_for_bit():
+    # doubling: e' = min(p~, 2 * elapsed) with elapsed = t - s computed at the
+    # expiry instant; with fractional instants (t - s) != e in the last bit,
+    # which shows in the reservation of job 2 (34.10000000000001).
+    wl = ([7.7, 15.4, 23.1, 30.8], [27.363318955870596, 6.061603719535075, 1715.0, 6.0],
+          [100.0, 10.0, 4000.0, 100.0], [1, 1, 2, 1], [0, 0, 0, 0], 2)
+    opts = dict(estimate=[3.3, 2.2, 0.1, 0.1], correction="doubling")
+    check(wl, opts)
+    assert core_result(wl, opts)["reservation"][2] == 34.10000000000001
+
+
+def test_sexp_key_operation_order():
+    # SEXP = ((t - r) + e) / e exactly; (t - r) / e + 1 rounds differently
+    # here and would start job 1 before job 2.
+    wl = ([0.3, 0.4, 0.7], [1.0, 227.0, 956.4010367546769], [1.0, 1000.0, 1000.0],
+          [1, 1, 1], [0, 0, 0], 1)
+    for bf in ("none", "queue"):
+        opts = dict(order="SEXP", backfill=bf, estimate=[0.3, 3.3, 2.2])
+        check(wl, opts)
+        assert core_result(wl, opts)["start"].tolist() == [0.3, 957.7010367546768, 1.3]
+        check(wl, dict(opts, order="LEXP"))
+
+
+def test_backfill_ending_exactly_at_shadow_time_keeps_extra():
+    # m=4; t=0: job0 (q=2, ends 10) starts, free 2; job1 (q=3) blocked:
+    # T=10, extra=1.  job2 (e=10, q=1): 0+10 <= T -> backfilled, extra stays
+    # 1 (t + e is not > T).  job3 (e=100, q=1) uses the extra processor.
+    wl = jobs_to_wl([(0, 10, 10, 2), (0, 5, 5, 3), (0, 10, 10, 1), (0, 100, 100, 1)], 4)
+    opts = dict(order="FCFS", backfill="queue")
+    core = core_result(wl, opts)
+    assert core["start"].tolist() == [0, 10, 0, 0]
+    assert core["backfilled"].tolist() == [False, False, True, True]
+    assert core["reservation"][1] == 10
+    check(wl, opts)
+
+
+def test_threshold_does_not_apply_to_backfill_order():
+    # m=4, threshold 3, backfill SPF.  t=0: job0 (q=3, 100 s) and job1 (q=1,
+    # 5 s) start, free 0; job2 (q=4) blocked, T=100, extra 0.  job3 (r=1,
+    # 50 s) and job4 (r=3, 20 s) arrive while free == 0.  t=5: free 1; job3
+    # waited 4 > 3, job4 waited 2, but the backfill order is SPF alone: job4
+    # (20 s) first, then job3 at 25.
+    wl = jobs_to_wl([(0, 100, 100, 3), (0, 5, 5, 1), (0, 10, 10, 4),
+                     (1, 50, 50, 1), (3, 20, 20, 1)], 4)
+    opts = dict(order="FCFS", threshold=3, backfill="SPF")
+    core = core_result(wl, opts)
+    assert core["start"].tolist() == [0, 0, 100, 25, 5]
+    assert core["backfilled"].tolist() == [False, False, False, True, True]
+    check(wl, opts)
+    for order in ORDERS:
+        for bf in BACKFILLS:
+            check(wl, dict(order=order, threshold=3, backfill=bf))
+
+
+def test_ave2_same_instant_completions_learned_in_position_order():
+    # user 1: jobs of 10, 6 and 2 s all end at t=10 (m=3); learned in
+    # position order the history is [10, 6, 2], so job 3 (submitted at 10)
+    # is predicted (6 + 2) / 2 = 4 and, running 100 s under doubling, is
+    # corrected 4 -> 8 -> 16 -> 32 -> 64 -> 100: five corrections.
+    wl = jobs_to_wl([(0, 10, 10, 1, 1), (4, 6, 6, 1, 1), (8, 2, 2, 1, 1),
+                     (10, 100, 100, 1, 1)], 3)
+    opts = dict(estimate="ave2", correction="doubling")
+    core = core_result(wl, opts)
+    assert core["initial_estimate"][3] == 4.0
+    assert core["corrections"].tolist() == [0, 0, 0, 5]
+    check(wl, opts)
+    for c in CORRECTIONS:
+        for order in ORDERS:
+            check(wl, dict(order=order, estimate="ave2", correction=c))
