@@ -128,8 +128,8 @@ def run_filter(args) -> int:
 
 
 def run_info(args) -> int:
-    counts = {mode: read_swf(args.trace, machine_size=args.machine_size, filter=mode)
-              for mode in FILTER_MODES}
+    log = parse_swf(args.trace)     # parsed once, filtered both ways
+    counts = {mode: log.workload(args.machine_size, mode) for mode in FILTER_MODES}
     workload = counts[args.filter]
     info = {
         "trace": args.trace,

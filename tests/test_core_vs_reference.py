@@ -30,142 +30,14 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
 from reference_sim import ORDERS, reference_metrics, reference_simulate
-
-ESTIMATE_NAMES = ("request", "clairvoyant", "ave2")
-CORRECTIONS = ("request", "incremental", "doubling")
-BACKFILLS = ("none", "queue") + ORDERS
-
-# Requested times: a small set including 1, and values large enough for
-# several incremental corrections (C_1 = 60 s ... C_5 = 1 h).
-REQUESTED = (1, 1, 2, 3, 5, 10, 10, 30, 61, 100, 400, 1000, 4000)
-# Gaps between consecutive submit times: mostly 0 so that ties are common.
-# Fractional gaps (0.1, 0.3, 7.7 are not exact binary fractions) make event
-# instants inexact, so the order of floating-point operations matters.
-SUBMIT_GAPS = (0, 0, 0, 0, 1, 1, 2, 3, 5, 10, 0.5, 100, 1000, 0.1, 0.3, 7.7)
-MACHINE_SIZES = (1, 1, 2, 2, 3, 4, 5, 8, 16, 32, 64)
-THRESHOLDS = (None, None, None, 0, 0.0, 0.5, 1, 3, 10, 100, 1e6)
-USER_IDS = (0, 7, -1, 42)
-
-COMMON = dict(deadline=None, database=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow,
-                                     HealthCheck.data_too_large])
-
-
-# ------------------------------------------------------------ strategies ---
-#
-# Drawing every field of every job separately makes Hypothesis spend ~25 ms
-# per 40-job example on generation alone, so each job is one integer draw
-# decoded digit by digit (mixed radix) into its fields.  Shrinking an integer
-# towards 0 shrinks every field towards the first, simplest entry of its table
-# (gap 0, requested 1, run 0, procs = m, first user), so Hypothesis still
-# minimizes failing examples well.
-
-JOB_CODES = st.integers(min_value=0, max_value=2 ** 62)
-RUN_KINDS = ("zero", "equal", "less", "greater", "frac", "arbitrary")
-OVERRUNS = (0.5, 1, 7, 1000, 10 ** 6)
-FRACTIONS = (0.25, 0.5, 1.5, 2.5)
-FIXED_PREDICTIONS = (0.0, 0.25, 0.999, 1.0, 1.5, 2.5, 7.25, 1e9, 0.1, 0.3, 1.1,
-                     2.2, 3.3)
-
-
-class Digits:
-    """Mixed-radix decoder of one drawn integer."""
-
-    def __init__(self, code):
-        self.code = code
-
-    def take(self, base):
-        self.code, digit = divmod(self.code, base)
-        return digit
-
-    def pick(self, table):
-        return table[self.take(len(table))]
-
-
-def decode_job(code, t, m, users):
-    d = Digits(code)
-    t = t + d.pick(SUBMIT_GAPS)
-    req = d.pick(REQUESTED)
-    kind = d.pick(RUN_KINDS)
-    if kind == "zero":
-        run = 0.0
-    elif kind == "equal":
-        run = float(req)
-    elif kind == "less":
-        run = float(d.take(req + 1))
-    elif kind == "greater":
-        run = float(req + d.pick(OVERRUNS))
-    elif kind == "frac":
-        run = d.pick(FRACTIONS) * req
-    else:  # an arbitrary double in [0, req)
-        run = d.take(2 ** 40) / 2 ** 40 * req
-    size_kind = d.take(3)
-    procs = (m, 1, 1 + d.take(m))[size_kind]
-    user = d.pick(users)
-    return t, run, float(req), procs, user
-
-
-def decode_prediction(code, req):
-    d = Digits(code)
-    kind = d.take(3)
-    if kind == 0:
-        return d.pick(FIXED_PREDICTIONS)
-    if kind == 1:
-        return d.pick((req - 0.5, req, req + 0.5, 1.5 * req, req / 3.0))
-    # an arbitrary double in [0, 5000): exercises fractional event instants
-    return d.take(2 ** 40) / 2 ** 40 * 5000.0
-
-
-@st.composite
-def workloads(draw, min_jobs=1, max_jobs=40):
-    """(submit, run, requested, procs, user, m), submit sorted."""
-    n = draw(st.integers(min_jobs, max_jobs))
-    m = draw(st.one_of(st.sampled_from(MACHINE_SIZES), st.integers(1, 64)))
-    users = USER_IDS[:draw(st.integers(1, 4))]
-    codes = draw(st.lists(JOB_CODES, min_size=n, max_size=n))
-    t = float(draw(st.sampled_from((0, 3, 1000, 12345.678))))
-    submit, run, requested, procs, user = [], [], [], [], []
-    for code in codes:
-        t, p, req, q, u = decode_job(code, t, m, users)
-        submit.append(t)
-        run.append(p)
-        requested.append(req)
-        procs.append(q)
-        user.append(u)
-    return submit, run, requested, procs, user, m
-
-
-@st.composite
-def options(draw, requested):
-    estimate = draw(st.sampled_from(ESTIMATE_NAMES + ("list",)))
-    if estimate == "list":
-        codes = draw(st.lists(JOB_CODES, min_size=len(requested),
-                              max_size=len(requested)))
-        estimate = [decode_prediction(c, req) for c, req in zip(codes, requested)]
-    return dict(
-        order=draw(st.sampled_from(ORDERS)),
-        threshold=draw(st.sampled_from(THRESHOLDS)),
-        backfill=draw(st.sampled_from(BACKFILLS)),
-        estimate=estimate,
-        correction=draw(st.sampled_from(CORRECTIONS)),
-    )
-
-
-@st.composite
-def cases(draw, max_jobs=40):
-    wl = draw(workloads(max_jobs=max_jobs))
-    return wl, draw(options(wl[2]))
-
+from strategies import BACKFILLS, COMMON, CORRECTIONS, cases, make_workload
 
 # --------------------------------------------------------------- helpers ---
-
-def make_workload(submit, run, requested, procs, user, m):
-    return simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
 
 
 def core_result(wl, opts, switches=()):

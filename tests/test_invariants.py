@@ -23,113 +23,23 @@ Hypothesis runs derandomized and without a database (reproducible runs).
 """
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
+from strategies import (COMMON, CORRECTIONS, ESTIMATE_NAMES, THRESHOLDS, make_workload)
+from strategies import cases as raw_cases
+from strategies import workloads as raw_workloads
 
 ORDERS = tuple(simcore.ORDERS)
-BACKFILLS = ("none", "queue") + ORDERS
-ESTIMATE_NAMES = ("request", "clairvoyant", "ave2")
-CORRECTIONS = ("request", "incremental", "doubling")
-
-REQUESTED = (1, 1, 2, 3, 5, 10, 30, 61, 100, 400, 1000, 4000, 20000)
-SUBMIT_GAPS = (0, 0, 0, 1, 1, 2, 3, 5, 10, 30, 0.5, 0.1, 7.7, 100, 1000)
-MACHINE_SIZES = (1, 2, 3, 4, 8, 16, 32, 64, 128)
-THRESHOLDS = (None, None, None, 0, 1, 10, 100, 3600, 1e6)
-RUN_KINDS = ("zero", "equal", "less", "greater", "frac", "arbitrary")
-FIXED_PREDICTIONS = (0.0, 0.25, 0.999, 1.0, 1.5, 2.5, 7.25, 1e9, 0.1, 1.1)
-
-COMMON = dict(deadline=None, database=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow,
-                                     HealthCheck.data_too_large])
-
-JOB_CODES = st.integers(min_value=0, max_value=2 ** 62)
 
 
-class Digits:
-    """Mixed-radix decoder of one drawn integer (one draw per job keeps
-    generation of 300-job workloads cheap; shrinking towards 0 shrinks every
-    field towards the first entry of its table)."""
-
-    def __init__(self, code):
-        self.code = code
-
-    def take(self, base):
-        self.code, digit = divmod(self.code, base)
-        return digit
-
-    def pick(self, table):
-        return table[self.take(len(table))]
+def workloads():
+    return raw_workloads(max_jobs=300, max_machine=128).map(lambda wl: make_workload(*wl))
 
 
-def decode_job(code, t, m):
-    d = Digits(code)
-    t = t + d.pick(SUBMIT_GAPS)
-    req = d.pick(REQUESTED)
-    kind = d.pick(RUN_KINDS)
-    if kind == "zero":
-        run = 0.0
-    elif kind == "equal":
-        run = float(req)
-    elif kind == "less":
-        run = float(d.take(req + 1))
-    elif kind == "greater":
-        run = float(req + d.pick((0.5, 1, 1000)))
-    elif kind == "frac":
-        run = d.pick((0.25, 0.5, 1.5)) * req
-    else:
-        run = d.take(2 ** 40) / 2 ** 40 * req
-    procs = (m, 1, 1 + d.take(m), 1 + d.take(max(1, m // 4)))[d.take(4)]
-    return t, run, float(req), procs, d.take(4)
-
-
-def decode_prediction(code, req):
-    d = Digits(code)
-    kind = d.take(3)
-    if kind == 0:
-        return d.pick(FIXED_PREDICTIONS)
-    if kind == 1:
-        return d.pick((req - 0.5, req, 1.5 * req, req / 3.0))
-    return d.take(2 ** 40) / 2 ** 40 * 5000.0
-
-
-@st.composite
-def workloads(draw, min_jobs=1, max_jobs=300):
-    n = draw(st.integers(min_jobs, max_jobs))
-    m = draw(st.one_of(st.sampled_from(MACHINE_SIZES), st.integers(1, 128)))
-    codes = draw(st.lists(JOB_CODES, min_size=n, max_size=n))
-    t = 0.0
-    jobs = []
-    for code in codes:
-        job = decode_job(code, t, m)
-        t = job[0]
-        jobs.append(job)
-    submit, run, requested, procs, user = (list(x) for x in zip(*jobs))
-    w = simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
-    return w
-
-
-@st.composite
-def estimates(draw, w):
-    name = draw(st.sampled_from(ESTIMATE_NAMES + ("list",)))
-    if name != "list":
-        return name
-    codes = draw(st.lists(JOB_CODES, min_size=len(w), max_size=len(w)))
-    return [decode_prediction(c, req) for c, req in zip(codes, w.requested)]
-
-
-@st.composite
-def cases(draw):
-    w = draw(workloads())
-    opts = dict(
-        order=draw(st.sampled_from(ORDERS)),
-        threshold=draw(st.sampled_from(THRESHOLDS)),
-        backfill=draw(st.sampled_from(BACKFILLS)),
-        estimate=draw(estimates(w)),
-        correction=draw(st.sampled_from(CORRECTIONS)),
-    )
-    return w, opts
+def cases():
+    return raw_cases(max_jobs=300, max_machine=128).map(lambda case: (make_workload(*case[0]), case[1]))
 
 
 # --------------------------------------------------------------- checks ---
