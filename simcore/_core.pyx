@@ -190,8 +190,8 @@ cdef class Simulation:
         for k in range(3):
             free(self.lists[k].items)
 
-    def __init__(self, double[::1] submit, double[::1] run, double[::1] requested,
-                 long long[::1] procs, int[::1] user, int n_users, long long machine_size,
+    def __init__(self, const double[::1] submit, const double[::1] run, const double[::1] requested,
+                 const long long[::1] procs, const int[::1] user, int n_users, long long machine_size,
                  int order, threshold, int backfill, Predictor predictor, int correction):
         cdef Py_ssize_t n = submit.shape[0]
         self._keep_alive = (submit, run, requested, procs, user)

@@ -46,7 +46,7 @@ cdef class ClairvoyantPredictor(Predictor):
 cdef class ArrayPredictor(Predictor):
     """A caller-supplied prediction per job (clipped by the core)."""
 
-    cdef double[::1] values
+    cdef const double[::1] values
 
     def __init__(self, values):
         self.values = np.ascontiguousarray(values, dtype=np.float64)

@@ -8,9 +8,14 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 
+from simcore.campaign import fixed_policy_table, sweep_variant, weekly_change_curves
 from simcore.example import write_example
-from simcore.output import workload_provenance, write_parquet
+from simcore.fetch import FetchError, fetch_trace, load_catalogue
+from simcore.output import (atomic_write, read_provenance, read_variants, read_workload, workload_provenance,
+                            write_parquet, write_variants, write_workload)
+from simcore.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
 from simcore.predictors import PREDICTORS
 from simcore.simulation import BACKFILLS, CORRECTIONS, ORDERS, simulate
 from simcore.swf import FILTER_MODES, parse_swf, read_swf
@@ -59,6 +64,65 @@ def build_parser() -> argparse.ArgumentParser:
     _add_trace_arguments(info)
     info.add_argument("--json", action="store_true", help="print JSON")
 
+    fetch = commands.add_parser("fetch", help="fetch a catalogued PWA trace, verified by sha256")
+    fetch.add_argument("name", help="trace name in the catalogue")
+    fetch.add_argument("--catalogue", required=True, metavar="FILE.yaml")
+    fetch.add_argument("--mirror", metavar="DIR_OR_URL", help="tried before the archive")
+    fetch.add_argument("--output", "-o", required=True, metavar="FILE.swf.gz")
+
+    model = commands.add_parser("model", help="generate a Lublin-Feitelson workload (Parquet)")
+    model.add_argument("--jobs", type=int, required=True)
+    model.add_argument("--machine-size", type=int, required=True)
+    model.add_argument("--seed", type=int, required=True)
+    model.add_argument("--output", "-o", required=True, metavar="FILE.parquet")
+
+    resample = commands.add_parser("resample", help="resampled variants of a workload (SEMANTICS §8)")
+    resample.add_argument("workload", metavar="WORKLOAD.parquet", help="from `simcore filter` or `model`")
+    resample.add_argument("--variants", type=int, default=100)
+    resample.add_argument("--base-seed", type=int, default=0, help="variant i uses seed base + i")
+    resample.add_argument("--method", choices=RESAMPLE_METHODS, default="user-weeks")
+    resample.add_argument("--weeks", type=int, help="length of a variant (default: the log's interior)")
+    resample.add_argument("--output", "-o", required=True, metavar="VARIANTS.parquet")
+
+    sweep = commands.add_parser("sweep", help="fixed policies on a range of variants")
+    sweep.add_argument("variants", metavar="VARIANTS.parquet")
+    sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
+    sweep.add_argument("--orders", nargs="+", choices=ORDERS, default=list(ORDERS))
+    sweep.add_argument("--thresholds", nargs="+", type=_optional_threshold, default=[None],
+                       metavar="SECONDS|none")
+    sweep.add_argument("--backfills", nargs="+", choices=BACKFILLS, default=["queue"], metavar="BACKFILL")
+    sweep.add_argument("--trace", required=True, help="trace name written into the rows")
+    sweep.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per run")
+    sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet",
+                       help="cumulative wait per week per run")
+
+    aggregate = commands.add_parser("aggregate", help="combine sweep outputs into summaries and tables")
+    aggregate.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet")
+    aggregate.add_argument("--weekly", nargs="+", required=True, metavar="WEEKLY.parquet")
+    aggregate.add_argument("--summary", required=True, metavar="SUMMARY.parquet",
+                           help="all runs, one row per (trace, variant, configuration)")
+    aggregate.add_argument("--curves", required=True, metavar="CURVES.parquet",
+                           help="weekly change against FCFS: mean and 10/90th percentiles")
+    aggregate.add_argument("--table", required=True, metavar="TABLE.csv",
+                           help="change of cumulative wait against FCFS (the bandit paper's Table 2)")
+
+    plot = commands.add_parser("plot", help="figures of one trace's fixed-policy study (PNG + PDF)")
+    plot.add_argument("--trace", required=True)
+    plot.add_argument("--summary", required=True, metavar="SUMMARY.parquet")
+    plot.add_argument("--curves", required=True, metavar="CURVES.parquet")
+    plot.add_argument("--cumulative-wait", nargs="+", required=True, metavar="FILE.png|pdf")
+    plot.add_argument("--bsld", nargs="+", required=True, metavar="FILE.png|pdf")
+
+    report = commands.add_parser("report", help="fixed-policy tables and the reproduction report")
+    report.add_argument("tables", nargs="+", metavar="TRACE.fixed_policy.csv")
+    report.add_argument("--threshold", type=_optional_threshold, default=None, metavar="SECONDS|none",
+                        help="the runs compared with published numbers")
+    report.add_argument("--backfill", choices=BACKFILLS, default="queue")
+    report.add_argument("--table-csv", required=True)
+    report.add_argument("--table-md", required=True)
+    report.add_argument("--reproduction-csv", required=True)
+    report.add_argument("--reproduction-md", required=True)
+
     example = commands.add_parser("example", help="write the generated example workload (SWF)")
     example.add_argument("--output", "-o", default="example.swf", metavar="FILE.swf")
     example.add_argument("--jobs", type=int, default=2000)
@@ -66,12 +130,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _optional_threshold(text: str):
+    return None if text.lower() == "none" else _threshold(text)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return COMMANDS[args.command](args)
-    except (ValueError, WorkloadError, OSError) as error:
+    except (ValueError, WorkloadError, OSError, FetchError) as error:
         # SwfFormatError is a ValueError; its message names file and line.
         print(f"simcore {args.command}: error: {error}", file=sys.stderr)
         return 2
@@ -121,7 +189,7 @@ def run_simulate(args) -> int:
 
 def run_filter(args) -> int:
     workload, _ = _read(args)
-    write_parquet(workload.to_frame(), args.output, {**workload_provenance(workload), "command": "filter"})
+    write_workload(workload, args.output, {"command": "filter"})
     print(f"{args.output}: {len(workload):,} jobs kept of {workload.filter_counts['lines']:,} "
           f"({args.filter} filter)")
     return 0
@@ -170,7 +238,96 @@ def run_example(args) -> int:
     return 0
 
 
-COMMANDS = {"simulate": run_simulate, "filter": run_filter, "info": run_info, "example": run_example}
+def run_fetch(args) -> int:
+    catalogue = load_catalogue(args.catalogue)
+    if args.name not in catalogue:
+        raise ValueError(f"{args.catalogue}: no trace named {args.name!r} "
+                         f"(known: {', '.join(sorted(catalogue))})")
+    source = fetch_trace(args.name, catalogue[args.name], args.output, mirror=args.mirror)
+    print(f"{args.output}: {args.name} from {source}, checksum verified")
+    return 0
+
+
+def run_model(args) -> int:
+    from simcore.models import lublin_workload
+    workload = lublin_workload(args.jobs, args.machine_size, args.seed)
+    write_workload(workload, args.output, {"command": "model", "model": "lublin", "seed": args.seed})
+    print(f"{args.output}: {len(workload):,} jobs on {args.machine_size} processors (seed {args.seed})")
+    return 0
+
+
+def run_resample(args) -> int:
+    workload = read_workload(args.workload)
+    variants = {i: resample(workload, variant_seed(args.base_seed, i), args.method, args.weeks)[0]
+                for i in range(args.variants)}
+    write_variants(variants, args.output, {
+        **workload_provenance(workload), "command": "resample", "method": args.method, "weeks": args.weeks,
+        "base_seed": args.base_seed, "variants": args.variants})
+    print(f"{args.output}: {args.variants} variants of {workload.source}")
+    return 0
+
+
+def run_sweep(args) -> int:
+    first, _, stop = args.select.partition(":")
+    variants = read_variants(args.variants, range(int(first), int(stop)))
+    weeks = read_provenance(args.variants).get("weeks")
+    runs, weekly = [], []
+    for number, workload in variants.items():
+        span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
+        variant_runs, variant_weekly = sweep_variant(workload, args.orders, args.thresholds, args.backfills, span)
+        runs.append(variant_runs.assign(trace=args.trace, variant=number))
+        weekly.append(variant_weekly.assign(trace=args.trace, variant=number))
+    provenance = {"command": "sweep", "variants_file": args.variants, "select": args.select,
+                  "orders": args.orders, "thresholds": args.thresholds, "backfills": args.backfills}
+    write_parquet(pd.concat(runs, ignore_index=True), args.runs, provenance)
+    write_parquet(pd.concat(weekly, ignore_index=True), args.weekly, provenance)
+    print(f"{args.runs}: {sum(len(r) for r in runs)} runs on {len(variants)} variants of {args.trace}")
+    return 0
+
+
+def run_aggregate(args) -> int:
+    runs = pd.concat([pd.read_parquet(path) for path in args.runs], ignore_index=True)
+    weekly = pd.concat([pd.read_parquet(path) for path in args.weekly], ignore_index=True)
+    provenance = {"command": "aggregate", "inputs": args.runs + args.weekly}
+    write_parquet(runs, args.summary, provenance)
+    write_parquet(weekly_change_curves(weekly), args.curves, provenance)
+    table = fixed_policy_table(weekly)
+    with atomic_write(args.table) as tmp:
+        table.to_csv(tmp, index=False)
+    print(f"{args.table}: {len(table)} configurations over {runs['variant'].nunique()} variants")
+    return 0
+
+
+def run_plot(args) -> int:
+    from simcore.plots import bsld_figure, cumulative_wait_figure, save
+    save(cumulative_wait_figure(pd.read_parquet(args.curves), args.trace), args.cumulative_wait)
+    save(bsld_figure(pd.read_parquet(args.summary), args.trace), args.bsld)
+    print(f"figures of {args.trace}: {' '.join(args.cumulative_wait + args.bsld)}")
+    return 0
+
+
+def _write_text(path, text: str) -> None:
+    with atomic_write(path) as tmp:
+        tmp.write_text(text)
+
+
+def run_report(args) -> int:
+    from simcore.report import bandit_table2_rows, fixed_policy_markdown, reproduction_markdown
+    table = pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
+    with atomic_write(args.table_csv) as tmp:
+        table.to_csv(tmp, index=False)
+    _write_text(args.table_md, fixed_policy_markdown(table))
+    rows = bandit_table2_rows(table, args.threshold, args.backfill)
+    with atomic_write(args.reproduction_csv) as tmp:
+        rows.to_csv(tmp, index=False)
+    _write_text(args.reproduction_md, reproduction_markdown(rows, args.threshold, args.backfill))
+    print(f"{args.reproduction_md}: {len(rows)} published values compared")
+    return 0
+
+
+COMMANDS = {"simulate": run_simulate, "filter": run_filter, "info": run_info, "example": run_example,
+            "fetch": run_fetch, "model": run_model, "resample": run_resample, "sweep": run_sweep,
+            "aggregate": run_aggregate, "plot": run_plot, "report": run_report}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -73,3 +75,45 @@ def workload_provenance(workload) -> dict:
         "filter_counts": workload.filter_counts,
         "jobs": len(workload),
     }
+
+
+def write_workload(workload, path, extra: dict | None = None) -> None:
+    """A filtered or generated workload as Parquet, readable by read_workload."""
+    write_parquet(workload.to_frame(), path, {**workload_provenance(workload), **(extra or {})})
+
+
+def _workload_from_frame(frame, provenance: dict, source: str):
+    from simcore.workload import Workload
+    workload = Workload(
+        job_id=frame["job_id"].to_numpy(np.int64), submit=frame["submit"].to_numpy(np.float64),
+        run=frame["run"].to_numpy(np.float64), requested=frame["requested"].to_numpy(np.float64),
+        procs=frame["procs"].to_numpy(np.int64), user=frame["user"].to_numpy(np.int64),
+        machine_size=int(provenance["machine_size"]), source=source,
+        source_sha256=provenance.get("input_sha256"), filter_mode=provenance.get("filter"),
+        filter_counts=provenance.get("filter_counts") or {})
+    workload.validate()
+    return workload
+
+
+def read_workload(path):
+    """The Workload stored by write_workload (or `simcore filter`)."""
+    provenance = read_provenance(path)
+    if "machine_size" not in provenance:
+        raise ValueError(f"{path}: not a workload file (no machine size in its provenance)")
+    return _workload_from_frame(pq.read_table(path).to_pandas(), provenance, provenance.get("input", str(path)))
+
+
+def write_variants(variants: dict, path, provenance: dict) -> None:
+    """Resampled variants {number: Workload} in one Parquet file (column `variant`)."""
+    frames = [workload.to_frame().assign(variant=number) for number, workload in variants.items()]
+    write_parquet(pd.concat(frames, ignore_index=True), path, provenance)
+
+
+def read_variants(path, numbers=None) -> dict:
+    """{variant number: Workload} from write_variants, optionally only `numbers`."""
+    provenance = read_provenance(path)
+    filters = [("variant", "in", list(numbers))] if numbers is not None else None
+    frame = pq.read_table(path, filters=filters).to_pandas()
+    return {int(number): _workload_from_frame(part.reset_index(drop=True), provenance,
+                                              f"{provenance.get('input', path)} variant {number}")
+            for number, part in frame.groupby("variant", sort=True)}

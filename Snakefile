@@ -1,0 +1,27 @@
+# schedsweep: the campaign workflow. `snakemake --cores N` runs the full
+# campaign of config/config.yaml; `snakemake --cores N demo` the offline demo.
+from snakemake.utils import min_version, validate
+
+min_version("8.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/traces.smk"
+include: "workflow/rules/fixed_policy.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    input:
+        study_outputs("campaign"),
+
+
+rule demo:
+    input:
+        study_outputs("demo"),

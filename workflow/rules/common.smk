@@ -1,0 +1,60 @@
+# Study settings and the file layout shared by all rules.
+import re
+
+from simcore.fetch import load_catalogue
+
+CATALOGUE = load_catalogue(config["catalogue"])
+MODELS = config.get("models", {})
+
+# Each study writes below its own root: the campaign in results/, the demo in results/demo/.
+STUDY_ROOTS = {"campaign": "results", "demo": "results/demo"}
+
+
+def _alternatives(names):
+    return "|".join(re.escape(name) for name in sorted(names))
+
+
+wildcard_constraints:
+    root=_alternatives(STUDY_ROOTS.values()),
+    trace=_alternatives(list(CATALOGUE) + list(MODELS)),
+    chunk=r"\d+",
+
+
+def study_of(root):
+    return next(study for study, path in STUDY_ROOTS.items() if path == root)
+
+
+def settings(root):
+    """The campaign's settings, with the demo's overrides for results/demo."""
+    chosen = {key: config[key] for key in ("traces", "variants", "resample", "fixed_policy")}
+    if study_of(root) == "demo":
+        chosen.update(config["demo"])
+    unknown = [trace for trace in chosen["traces"] if trace not in CATALOGUE and trace not in MODELS]
+    if unknown:
+        raise ValueError(f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}")
+    return chosen
+
+
+def chunks(root):
+    """Variant ranges (first, stop), one sweep job each."""
+    chosen = settings(root)
+    size = chosen["fixed_policy"]["variants_per_job"]
+    return [(first, min(first + size, chosen["variants"])) for first in range(0, chosen["variants"], size)]
+
+
+def trace_plots(root, trace):
+    return expand("{root}/plots/{trace}.{plot}.{ext}", root=root, trace=trace,
+                  plot=["cumulative_wait", "bsld"], ext=["png", "pdf"])
+
+
+def study_outputs(study):
+    root = STUDY_ROOTS[study]
+    traces = settings(root)["traces"]
+    return [
+        *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
+        *[plot for trace in traces for plot in trace_plots(root, trace)],
+        f"{root}/tables/fixed_policy.csv",
+        f"{root}/tables/fixed_policy.md",
+        f"{root}/reproduction.csv",
+        f"{root}/reproduction.md",
+    ]

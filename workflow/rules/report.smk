@@ -1,0 +1,44 @@
+# Figures per trace, tables per study, and the reproduction report.
+
+
+rule plot_fixed_policies:
+    input:
+        summary="{root}/summary/{trace}.runs.parquet",
+        curves="{root}/summary/{trace}.curves.parquet",
+    output:
+        cumulative_wait=multiext("{root}/plots/{trace}.cumulative_wait", ".png", ".pdf"),
+        bsld=multiext("{root}/plots/{trace}.bsld", ".png", ".pdf"),
+    log:
+        "{root}/logs/plot/{trace}.log",
+    resources:
+        mem_mb=2000,
+    conda:
+        "../envs/simcore.yaml"
+    shell:
+        "simcore plot --trace {wildcards.trace} --summary {input.summary} --curves {input.curves} "
+        "--cumulative-wait {output.cumulative_wait} --bsld {output.bsld} > {log} 2>&1"
+
+
+rule report:
+    input:
+        tables=lambda wildcards: expand("{root}/summary/{trace}.fixed_policy.csv", root=wildcards.root,
+                                        trace=settings(wildcards.root)["traces"]),
+    output:
+        table_csv=report("{root}/tables/fixed_policy.csv", category="Tables"),
+        table_md="{root}/tables/fixed_policy.md",
+        reproduction_csv="{root}/reproduction.csv",
+        reproduction_md=report("{root}/reproduction.md", category="Reproduction"),
+    params:
+        threshold=("none" if config["reproduction"]["threshold"] is None
+                   else config["reproduction"]["threshold"]),
+        backfill=config["reproduction"]["backfill"],
+    log:
+        "{root}/logs/report.log",
+    resources:
+        mem_mb=1000,
+    conda:
+        "../envs/simcore.yaml"
+    shell:
+        "simcore report {input.tables} --threshold {params.threshold} --backfill {params.backfill} "
+        "--table-csv {output.table_csv} --table-md {output.table_md} "
+        "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"
