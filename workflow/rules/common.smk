@@ -26,12 +26,20 @@ def study_of(root):
 
 def settings(root):
     """The campaign's settings, with the demo's overrides for results/demo."""
-    chosen = {key: config[key] for key in ("traces", "variants", "resample", "fixed_policy")}
+    chosen = {
+        key: config[key] for key in ("traces", "variants", "resample", "fixed_policy")
+    }
     if study_of(root) == "demo":
         chosen.update(config["demo"])
-    unknown = [trace for trace in chosen["traces"] if trace not in CATALOGUE and trace not in MODELS]
+    unknown = [
+        trace
+        for trace in chosen["traces"]
+        if trace not in CATALOGUE and trace not in MODELS
+    ]
     if unknown:
-        raise ValueError(f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}")
+        raise ValueError(
+            f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}"
+        )
     return chosen
 
 
@@ -39,12 +47,33 @@ def chunks(root):
     """Variant ranges (first, stop), one sweep job each."""
     chosen = settings(root)
     size = chosen["fixed_policy"]["variants_per_job"]
-    return [(first, min(first + size, chosen["variants"])) for first in range(0, chosen["variants"], size)]
+    return [
+        (first, min(first + size, chosen["variants"]))
+        for first in range(0, chosen["variants"], size)
+    ]
+
+
+def sweep_outputs(kind):
+    def outputs(wildcards):
+        return expand(
+            "{root}/sweep/{trace}/{chunk}.{kind}.parquet",
+            root=wildcards.root,
+            trace=wildcards.trace,
+            chunk=range(len(chunks(wildcards.root))),
+            kind=kind,
+        )
+
+    return outputs
 
 
 def trace_plots(root, trace):
-    return expand("{root}/plots/{trace}.{plot}.{ext}", root=root, trace=trace,
-                  plot=["cumulative_wait", "bsld"], ext=["png", "pdf"])
+    return expand(
+        "{root}/plots/{trace}.{plot}.{ext}",
+        root=root,
+        trace=trace,
+        plot=["cumulative_wait", "bsld"],
+        ext=["png", "pdf"],
+    )
 
 
 def study_outputs(study):

@@ -10,10 +10,10 @@ rule plot_fixed_policies:
         bsld=multiext("{root}/plots/{trace}.bsld", ".png", ".pdf"),
     log:
         "{root}/logs/plot/{trace}.log",
-    resources:
-        mem_mb=2000,
     conda:
         "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
     shell:
         "simcore plot --trace {wildcards.trace} --summary {input.summary} --curves {input.curves} "
         "--cumulative-wait {output.cumulative_wait} --bsld {output.bsld} > {log} 2>&1"
@@ -21,23 +21,29 @@ rule plot_fixed_policies:
 
 rule report:
     input:
-        tables=lambda wildcards: expand("{root}/summary/{trace}.fixed_policy.csv", root=wildcards.root,
-                                        trace=settings(wildcards.root)["traces"]),
+        tables=lambda wildcards: expand(
+            "{root}/summary/{trace}.fixed_policy.csv",
+            root=wildcards.root,
+            trace=settings(wildcards.root)["traces"],
+        ),
     output:
         table_csv=report("{root}/tables/fixed_policy.csv", category="Tables"),
         table_md="{root}/tables/fixed_policy.md",
         reproduction_csv="{root}/reproduction.csv",
         reproduction_md=report("{root}/reproduction.md", category="Reproduction"),
-    params:
-        threshold=("none" if config["reproduction"]["threshold"] is None
-                   else config["reproduction"]["threshold"]),
-        backfill=config["reproduction"]["backfill"],
     log:
         "{root}/logs/report.log",
-    resources:
-        mem_mb=1000,
     conda:
         "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        threshold=(
+            "none"
+            if config["reproduction"]["threshold"] is None
+            else config["reproduction"]["threshold"]
+        ),
+        backfill=config["reproduction"]["backfill"],
     shell:
         "simcore report {input.tables} --threshold {params.threshold} --backfill {params.backfill} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "

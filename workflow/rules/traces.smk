@@ -4,15 +4,17 @@
 rule fetch_trace:
     output:
         "resources/traces/{trace}.swf.gz",
-    params:
-        catalogue=config["catalogue"],
-        mirror=lambda wildcards: f"--mirror {config['pwa_mirror']}" if config.get("pwa_mirror") else "",
     log:
         "logs/fetch_trace/{trace}.log",
-    resources:
-        mem_mb=500,
     conda:
         "../envs/simcore.yaml"
+    resources:
+        mem_mb=500,
+    params:
+        catalogue=config["catalogue"],
+        mirror=lambda wildcards: (
+            f"--mirror {config['pwa_mirror']}" if config.get("pwa_mirror") else ""
+        ),
     shell:
         "simcore fetch {wildcards.trace} --catalogue {params.catalogue} {params.mirror} "
         "--output {output} > {log} 2>&1"
@@ -23,19 +25,21 @@ rule filter_trace:
         "resources/traces/{trace}.swf.gz",
     output:
         "results/traces/{trace}.parquet",
+    log:
+        "logs/filter_trace/{trace}.log",
     wildcard_constraints:
         trace=_alternatives(CATALOGUE),
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
     params:
         filter=config["filter"],
         machine=lambda wildcards: (
             f"--machine-size {config['machine_size'][wildcards.trace]}"
-            if wildcards.trace in config.get("machine_size", {}) else ""),
-    log:
-        "logs/filter_trace/{trace}.log",
-    resources:
-        mem_mb=2000,
-    conda:
-        "../envs/simcore.yaml"
+            if wildcards.trace in config.get("machine_size", {})
+            else ""
+        ),
     shell:
         "simcore filter {input} --filter {params.filter} {params.machine} --output {output} > {log} 2>&1"
 
@@ -43,16 +47,16 @@ rule filter_trace:
 rule model_trace:
     output:
         "results/traces/{trace}.parquet",
-    wildcard_constraints:
-        trace=_alternatives(MODELS) if MODELS else "$^",
-    params:
-        model=lambda wildcards: MODELS[wildcards.trace],
     log:
         "logs/model_trace/{trace}.log",
-    resources:
-        mem_mb=1000,
+    wildcard_constraints:
+        trace=_alternatives(MODELS) if MODELS else "$^",
     conda:
         "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        model=lambda wildcards: MODELS[wildcards.trace],
     shell:
         "simcore model --jobs {params.model[jobs]} --machine-size {params.model[machine_size]} "
         "--seed {params.model[seed]} --output {output} > {log} 2>&1"
