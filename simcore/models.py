@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
+from itertools import pairwise
 
 import numpy as np
 
@@ -183,7 +184,7 @@ def lublin_parameters(machine_size: int, typed: bool = True) -> tuple[LublinPara
     return typeless, typeless
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cached_weights(anum: float, bnum: float) -> tuple[float, ...]:
     raw = [0.0] * BUCKETS_PER_DAY
     for i in range(CYCLIC_DAY_START, CYCLIC_DAY_START + BUCKETS_PER_DAY):
@@ -297,9 +298,10 @@ def _run_times(rng: np.random.Generator, param_sets, types: np.ndarray, sizes: n
     return np.floor(np.exp(h)).astype(np.int64)
 
 
-def _check_positive_int(name: str, value, minimum: int = 1) -> int:
+def _check_int(name: str, value, minimum: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        # ValueError like every other bad argument here: callers catch one type
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")  # noqa: TRY004
     if value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
     return int(value)
@@ -308,7 +310,7 @@ def _check_positive_int(name: str, value, minimum: int = 1) -> int:
 def _generator(seed) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    seed = _check_positive_int("seed", seed, minimum=0)
+    seed = _check_int("seed", seed, minimum=0)
     return np.random.Generator(np.random.PCG64(seed))
 
 
@@ -336,11 +338,13 @@ def lublin_jobs(n_jobs: int, machine_size: int, seed: int, typed: bool = True,
     start, floored from the real-valued clock), ``procs`` (int64, 1..m),
     ``run`` (int64 s, 1..162 754) and ``type`` (int8, 0 interactive, 1 batch;
     always 0 when ``typed`` is False). ``start_hour`` (0..23) is the clock
-    hour at which the trace starts. The same arguments give identical arrays.
+    hour at which the trace starts. ``seed`` (int ≥ 0, or a
+    ``numpy.random.Generator`` to continue) seeds one ``Generator(PCG64(seed))``;
+    the same arguments give identical arrays.
     """
-    n_jobs = _check_positive_int("n_jobs", n_jobs)
-    machine_size = _check_positive_int("machine_size", machine_size)
-    start_hour = _check_positive_int("start_hour", start_hour, minimum=0)
+    n_jobs = _check_int("n_jobs", n_jobs)
+    machine_size = _check_int("machine_size", machine_size)
+    start_hour = _check_int("start_hour", start_hour, minimum=0)
     if start_hour > 23:
         raise ValueError(f"start_hour must be in 0..23, got {start_hour}")
     return _generate_lublin(_generator(seed), n_jobs, machine_size, bool(typed), start_hour)
@@ -382,7 +386,7 @@ def _round_half_away(x: float) -> int:
 
 def tsafrir_k(n_jobs: int) -> int:
     """Number of distinct estimate values K for N jobs (§2.4 step 1, linear model)."""
-    for (n0, k0), (n1, k1) in zip(_K_POINTS, _K_POINTS[1:]):
+    for (n0, k0), (n1, k1) in pairwise(_K_POINTS):
         if n_jobs <= n1:
             return k0 + _round_half_away((n_jobs - n0) * (k1 - k0) / (n1 - n0))
     return _K_POINTS[-1][1]
@@ -516,10 +520,10 @@ def tsafrir_histogram(n_jobs: int, tmax: int, seed, k: int | None = None,
     ``a`` the time-shape parameter. User bins (§2.5) are not implemented.
     ``seed`` is an int or a ``numpy.random.Generator``.
     """
-    n_jobs = _check_positive_int("n_jobs", n_jobs, minimum=MIN_JOBS)
+    n_jobs = _check_int("n_jobs", n_jobs, minimum=MIN_JOBS)
     tmax = _check_tmax(tmax)
     if k is not None:
-        k = _check_positive_int("k", k, minimum=HEAD_LENGTH + 1)
+        k = _check_int("k", k, minimum=HEAD_LENGTH + 1)
     if a is not None and not a > 1:
         raise ValueError(f"a must be > 1, got {a}")
     return _build_histogram(_generator(seed), n_jobs, tmax, k, a)
@@ -557,7 +561,7 @@ def tsafrir_estimates(run, seed, tmax: int | None = None, k: int | None = None,
     histogram's counts are used exactly. Runs longer than tmax are taken as
     tmax (the model truncates them; the caller should too). ``tmax``
     defaults to the largest run time rounded up (the Python wrapper's
-    choice) and must exceed 5700 s.
+    choice) and must exceed 5700 s. ``seed``: int ≥ 0 or a Generator.
     """
     run = np.asarray(run, dtype=np.float64)
     if run.ndim != 1:
@@ -566,7 +570,7 @@ def tsafrir_estimates(run, seed, tmax: int | None = None, k: int | None = None,
         raise ValueError(f"the estimate model needs at least {MIN_JOBS} jobs (K > 20), got {len(run)}")
     if not np.all(np.isfinite(run) & (run >= 0)):
         raise ValueError("run times must be finite and >= 0")
-    tmax = _check_tmax(int(math.ceil(run.max())) if tmax is None else tmax)
+    tmax = _check_tmax(math.ceil(run.max()) if tmax is None else tmax)
     rng = _generator(seed)
     values, counts = tsafrir_histogram(len(run), tmax, rng, k, a)
     return _assign(rng, np.repeat(values, counts), run)
@@ -589,8 +593,8 @@ def lublin_workload(n_jobs: int, machine_size: int, seed: int, typed: bool = Tru
     users, so every job belongs to user 1 (per-user predictors then see one
     user). Job ids are 1..n in submit order; times are whole seconds.
     """
-    n_jobs = _check_positive_int("n_jobs", n_jobs)
-    machine_size = _check_positive_int("machine_size", machine_size)
+    n_jobs = _check_int("n_jobs", n_jobs)
+    machine_size = _check_int("machine_size", machine_size)
     if estimates not in ("tsafrir", "exact"):
         raise ValueError(f"estimates must be 'tsafrir' or 'exact', got {estimates!r}")
     if estimates == "tsafrir" and n_jobs < MIN_JOBS:
@@ -598,16 +602,16 @@ def lublin_workload(n_jobs: int, machine_size: int, seed: int, typed: bool = Tru
                          f"use estimates='exact' for smaller workloads")
     if estimates == "tsafrir":
         tmax = _check_tmax(tmax)
-    rng = _generator(seed)
+    rng = _generator(seed)             # one generator for both models: no shared random stream
     jobs = lublin_jobs(n_jobs, machine_size, rng, typed, start_hour)
     if estimates == "tsafrir":
         run = np.minimum(jobs["run"], tmax)
-        requested = _assign(rng, np.repeat(*_build_histogram(rng, n_jobs, tmax, None, None)), run)
-        described = f"tsafrir tmax={tmax}"
+        requested = tsafrir_estimates(run, rng, tmax=tmax)
+        described, limit = f"tsafrir tmax={tmax}", tmax
     else:
         run = jobs["run"]
         requested = run
-        described = "exact estimates"
+        described, limit = "exact estimates", LUBLIN_MAX_RUNTIME
     source = (f"lublin(m={machine_size}, jobs={n_jobs}, seed={seed}, "
               f"{'typed' if typed else 'typeless'}, start_hour={start_hour}, {described})")
     workload = Workload(
@@ -620,7 +624,7 @@ def lublin_workload(n_jobs: int, machine_size: int, seed: int, typed: bool = Tru
         machine_size=machine_size,
         source=source,
         header={"MaxJobs": str(n_jobs), "MaxRecords": str(n_jobs), "MaxNodes": str(machine_size),
-                "MaxProcs": str(machine_size), "MaxRuntime": str(LUBLIN_MAX_RUNTIME),
+                "MaxProcs": str(machine_size), "MaxRuntime": str(limit),
                 "Note": source},
     )
     workload.validate()

@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.published import BANDIT_TABLE2, BANDIT_TABLE2_LABELS, bandit_order
+from simcore.simulation import ORDERS
 
 REPRODUCTION_COLUMNS = ["paper", "table", "row", "column", "published", "ours", "difference"]
 
@@ -20,8 +21,9 @@ def fixed_policy_markdown(table: pd.DataFrame) -> str:
     lines = ["# Fixed policies: change of cumulative waiting time against EASY-FCFS", "",
              "Mean over resampled variants, with the 10th and 90th percentiles in brackets, in %. "
              "Order names mean what they say (SEMANTICS §3).", ""]
-    for (threshold, backfill), block in table.groupby(["threshold", "backfill"], dropna=False, sort=True):
-        orders = [order for order in dict.fromkeys(block["order"]) if order != "FCFS"]
+    groups = table.groupby(["threshold", "backfill"], dropna=False, sort=True)
+    for (threshold, backfill), block in sorted(groups, key=lambda item: (not pd.isna(item[0][0]), item[0])):
+        orders = [order for order in ORDERS if order != "FCFS" and order in set(block["order"])]
         lines += [f"## Threshold {_threshold_label(threshold)}, backfill {backfill}", "",
                   "| trace | variants | " + " | ".join(orders) + " |",
                   "|---|--:|" + "--:|" * len(orders)]

@@ -1,9 +1,19 @@
 # Study settings and the file layout shared by all rules.
 import re
+from pathlib import Path
 
 from simcore.fetch import load_catalogue
 
-CATALOGUE = load_catalogue(config["catalogue"])
+# A relative catalogue path is looked up in the working directory, then beside the Snakefile.
+CATALOGUE_PATH = next(
+    (
+        str(path)
+        for path in (Path(config["catalogue"]), Path(workflow.basedir) / config["catalogue"])
+        if path.exists()
+    ),
+    config["catalogue"],
+)
+CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
 
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/.

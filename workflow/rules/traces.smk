@@ -11,7 +11,7 @@ rule fetch_trace:
     resources:
         mem_mb=500,
     params:
-        catalogue=config["catalogue"],
+        catalogue=CATALOGUE_PATH,
         mirror=lambda wildcards: (
             f"--mirror {config['pwa_mirror']}" if config.get("pwa_mirror") else ""
         ),

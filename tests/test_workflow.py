@@ -1,0 +1,197 @@
+"""The Snakemake workflow, run for real on small configurations.
+
+Each run works in its own temporary directory (`--directory`), reads traces
+through the local mirror ../shared/pwa and never touches the network.
+"""
+
+import gzip
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import PWA, REPO, TRACE_FILES
+from simcore.fetch import FetchError, fetch_trace, load_catalogue
+from simcore.output import read_provenance
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+             "--workflow-profile", str(REPO / "workflow" / "profiles" / "default")]
+
+TINY = {
+    "catalogue": str(REPO / "config" / "pwa_catalogue.yaml"),
+    "pwa_mirror": str(PWA),
+    "traces": ["KTH-SP2", "UniLu-Gaia"],
+    "variants": 3,
+    "resample": {"method": "user-weeks", "weeks": 8},
+    "fixed_policy": {"orders": ["FCFS", "SPF", "LQF", "SAF"], "thresholds": [None, 144000],
+                     "backfills": ["queue"], "variants_per_job": 2},
+}
+
+
+def run_snakemake(workdir: Path, config: dict, *args, check=True, **popen):
+    workdir.mkdir(parents=True, exist_ok=True)
+    configfile = workdir / "test-config.yaml"
+    full = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    full.update(config)
+    configfile.write_text(yaml.safe_dump(full))
+    command = SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(configfile), "--cores", "2",
+                           *args]
+    if popen:
+        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if check:
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done
+
+
+def digests(root: Path) -> dict:
+    files = [path for path in sorted(root.rglob("*")) if path.is_file() and "logs" not in path.parts
+             and path.suffix in (".parquet", ".csv", ".md")]
+    return {str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("tiny")
+    run_snakemake(workdir, TINY)
+    return workdir
+
+
+def test_end_to_end_outputs_and_schemas(tiny_run):
+    results = tiny_run / "results"
+    for trace in TINY["traces"]:
+        summary = pd.read_parquet(results / "summary" / f"{trace}.runs.parquet")
+        assert set(summary["variant"]) == {0, 1, 2}
+        assert set(summary["order"]) == {"FCFS", "SPF", "LQF", "SAF"}
+        assert len(summary) == 3 * 4 * 2
+        assert {"trace", "variant", "order", "threshold", "backfill", "jobs", "avg_wait", "max_wait",
+                "avg_bsld", "avg_ppbsld", "backfilled"} <= set(summary.columns)
+        assert (summary["jobs"] > 0).all()
+        curves = pd.read_parquet(results / "summary" / f"{trace}.curves.parquet")
+        assert set(curves["week"]) == set(range(1, 9))
+        assert (curves.loc[curves["order"] == "FCFS", "mean"] == 0).all()
+        for plot in ("cumulative_wait", "bsld"):
+            for ext in ("png", "pdf"):
+                assert (results / "plots" / f"{trace}.{plot}.{ext}").stat().st_size > 10_000
+        provenance = read_provenance(results / "traces" / f"{trace}.parquet")
+        assert provenance["filter"] == "strict" and provenance["filter_counts"]["kept"] > 0
+        variants = read_provenance(results / "variants" / f"{trace}.parquet")
+        assert variants["base_seed"] == 0 and variants["weeks"] == 8 and variants["variants"] == 3
+    table = pd.read_csv(results / "tables" / "fixed_policy.csv")
+    assert {"trace", "order", "threshold", "backfill", "mean", "p10", "p90", "variants"} <= set(table.columns)
+    reproduction = pd.read_csv(results / "reproduction.csv")
+    assert list(reproduction.columns) == ["paper", "table", "row", "column", "published", "ours", "difference"]
+    assert set(reproduction["row"]) == {"KTH-SP2", "UniLu-Gaia"}
+    assert set(reproduction["paper"]) == {"bandit-2017"} and set(reproduction["table"]) == {"Table 2"}
+    compared = reproduction.dropna(subset=["ours"])
+    assert set(compared["column"]) == {"LPF (ours: SPF)", "SQF (ours: LQF)", "LAF (ours: SAF)"}
+    assert "label" in (results / "reproduction.md").read_text().lower()
+
+
+def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
+    done = run_snakemake(tiny_run, TINY)
+    assert "Nothing to be done" in done.stdout + done.stderr
+    again = tmp_path / "again"
+    run_snakemake(again, {**TINY, "traces": ["KTH-SP2"]})
+    for name in ("variants/KTH-SP2.parquet", "summary/KTH-SP2.runs.parquet", "summary/KTH-SP2.curves.parquet"):
+        assert (again / "results" / name).read_bytes() == (tiny_run / "results" / name).read_bytes(), name
+
+
+def test_interrupted_run_resumes_to_identical_outputs(tiny_run, tmp_path):
+    config = {**TINY, "traces": ["KTH-SP2"]}
+    workdir = tmp_path / "interrupted"
+    process = run_snakemake(workdir, config, start_new_session=True)
+    deadline = time.time() + 300
+    first_chunk = workdir / "results" / "sweep" / "KTH-SP2" / "0.runs.parquet"
+    while not first_chunk.exists() and process.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)       # Snakemake and its running jobs, mid-campaign
+    process.wait()
+    assert not (workdir / "results" / "reproduction.md").exists()
+    run_snakemake(workdir, config, "--unlock")       # a hard kill leaves Snakemake's lock behind
+    run_snakemake(workdir, config)
+    expected = {name: digest for name, digest in digests(tiny_run / "results").items()
+                if "KTH-SP2" in name or name.startswith("sweep/KTH")}
+    resumed = {name: digest for name, digest in digests(workdir / "results").items() if name in expected}
+    assert resumed == expected
+
+
+def test_full_campaign_dry_run_is_small_and_fast(tmp_path):
+    began = time.perf_counter()
+    done = run_snakemake(tmp_path, {}, "--dry-run")
+    elapsed = time.perf_counter() - began
+    assert elapsed < 10, f"dry run took {elapsed:.1f} s"
+    total = [line for line in done.stdout.splitlines() if line.startswith("total")]
+    assert total and int(total[0].split()[-1]) <= 10_000, total
+
+
+def test_lint_is_clean():
+    done = subprocess.run(SNAKEMAKE + ["--lint"], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 0 and "good condition" in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
+    done = run_snakemake(tmp_path, {"filter": "loose"}, "--dry-run", check=False)
+    assert done.returncode != 0
+    assert "filter" in done.stdout + done.stderr
+    done = run_snakemake(tmp_path, {"traces": ["NOPE-1999"]}, "--dry-run", check=False)
+    assert done.returncode != 0 and "unknown traces ['NOPE-1999']" in done.stdout + done.stderr
+
+
+# ---- fetch -----------------------------------------------------------------
+
+def catalogue_entry(name="KTH-SP2"):
+    return load_catalogue(REPO / "config" / "pwa_catalogue.yaml")[name]
+
+
+def test_fetch_from_mirror_verifies_checksum(tmp_path):
+    destination = tmp_path / "resources" / "KTH-SP2.swf.gz"
+    source = fetch_trace("KTH-SP2", catalogue_entry(), destination, mirror=PWA)
+    assert source == str(PWA / TRACE_FILES["KTH-SP2"])
+    assert destination.read_bytes() == (PWA / TRACE_FILES["KTH-SP2"]).read_bytes()
+
+
+def test_checksum_mismatch_fails_and_caches_nothing(tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    original = gzip.decompress((PWA / TRACE_FILES["KTH-SP2"]).read_bytes())
+    (mirror / TRACE_FILES["KTH-SP2"]).write_bytes(gzip.compress(original + b"; tampered\n"))
+    destination = tmp_path / "resources" / "KTH-SP2.swf.gz"
+    with pytest.raises(FetchError, match="checksum mismatch for KTH-SP2"):
+        fetch_trace("KTH-SP2", catalogue_entry(), destination, mirror=mirror)
+    assert list(destination.parent.iterdir()) == []
+
+
+def test_unreachable_sources_fail_at_once_saying_how_to_provide_the_file(tmp_path):
+    entry = {**catalogue_entry(), "url": "http://127.0.0.1:9/KTH-SP2-1996-2.1-cln.swf.gz"}
+    began = time.perf_counter()
+    with pytest.raises(FetchError) as error:
+        fetch_trace("KTH-SP2", entry, tmp_path / "KTH-SP2.swf.gz", mirror=tmp_path / "empty-mirror")
+    assert time.perf_counter() - began < 10
+    message = str(error.value)
+    assert "cannot obtain trace KTH-SP2" in message and "--config pwa_mirror=DIR" in message
+    assert not (tmp_path / "KTH-SP2.swf.gz").exists()
+
+
+def test_malformed_trace_fails_with_a_clear_message(tmp_path):
+    broken = b"; MaxProcs: 8\n1 0 -1 10 2 -1 -1 2 20 -1 1 1 1 -1 1 -1 -1 -1\n2 5 -1 oops\n"
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "BROKEN.swf.gz").write_bytes(gzip.compress(broken))
+    catalogue = tmp_path / "catalogue.yaml"
+    catalogue.write_text(yaml.safe_dump({"traces": {"BROKEN": {
+        "file": "BROKEN.swf.gz", "url": "http://127.0.0.1:9/BROKEN.swf.gz",
+        "swf_sha256": hashlib.sha256(broken).hexdigest(), "machine_size": 8}}}))
+    done = run_snakemake(tmp_path, {**TINY, "catalogue": str(catalogue), "pwa_mirror": str(mirror),
+                                    "traces": ["BROKEN"]}, check=False)
+    assert done.returncode != 0
+    log = (tmp_path / "logs" / "filter_trace" / "BROKEN.log").read_text()
+    assert "line 3: field 4 is not a finite number: 'oops'" in log
+    assert not (tmp_path / "results" / "traces" / "BROKEN.parquet").exists()
