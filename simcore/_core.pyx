@@ -138,12 +138,12 @@ cdef struct WaitList:
 
 
 # Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
-# position order (a prefix of the FCFS list), then the queue order's list
-# without them.
+# position order (a prefix of the FCFS list, as t - r_j is non-increasing in
+# r_j even when rounded), then the queue order's list without them.
 cdef struct QueueCursor:
     bint in_prefix
     Py_ssize_t pos
-    double cut
+    double t
 
 
 cdef class Simulation:
@@ -311,6 +311,11 @@ cdef class Simulation:
 
     # -- the queue walk ------------------------------------------------------
 
+    cdef inline bint _over_threshold(self, Py_ssize_t j, double t) noexcept nogil:
+        # w_j = t - r_j compared with the threshold exactly as written: the
+        # rearranged r_j < t - threshold rounds differently.
+        return self.has_threshold and (t - self.jobs.submit[j]) > self.threshold
+
     cdef inline Py_ssize_t _next_in_queue(self, QueueCursor* c) noexcept nogil:
         cdef WaitList* fcfs = &self.lists[0]
         cdef WaitList* wl = &self.lists[self.queue_list]
@@ -323,7 +328,7 @@ cdef class Simulation:
             j = fcfs.items[c.pos].idx
             if self.state[j] != WAITING:
                 c.pos += 1
-            elif self.jobs.submit[j] < c.cut:
+            elif self._over_threshold(j, c.t):
                 c.pos += 1
                 return j
             else:
@@ -332,7 +337,7 @@ cdef class Simulation:
         while c.pos < wl.size:
             j = wl.items[c.pos].idx
             c.pos += 1
-            if self.state[j] == WAITING and not self.jobs.submit[j] < c.cut:
+            if self.state[j] == WAITING and not self._over_threshold(j, c.t):
                 return j
         return -1
 
@@ -410,7 +415,7 @@ cdef class Simulation:
         self._prepare(&self.lists[self.queue_list], t)
         cursor.in_prefix = self.has_threshold
         cursor.pos = 0
-        cursor.cut = t - self.threshold if self.has_threshold else -INFINITY
+        cursor.t = t
         # 1. start jobs in queue order while they fit
         while True:
             j = self._next_in_queue(&cursor)

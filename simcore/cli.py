@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -118,6 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--threshold", type=_optional_threshold, default=None, metavar="SECONDS|none",
                         help="the runs compared with published numbers")
     report.add_argument("--backfill", choices=BACKFILLS, default="queue")
+    report.add_argument("--workloads", nargs="+", required=True, metavar="TRACE.parquet",
+                        help="the filtered or generated traces (for the filter-count table)")
+    report.add_argument("--workloads-csv", required=True)
+    report.add_argument("--workloads-md", required=True)
     report.add_argument("--table-csv", required=True)
     report.add_argument("--table-md", required=True)
     report.add_argument("--reproduction-csv", required=True)
@@ -312,7 +317,12 @@ def _write_text(path, text: str) -> None:
 
 
 def run_report(args) -> int:
-    from simcore.report import bandit_table2_rows, fixed_policy_markdown, reproduction_markdown
+    from simcore.report import (bandit_table2_rows, fixed_policy_markdown, reproduction_markdown,
+                                workloads_markdown, workloads_table)
+    workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
+    with atomic_write(args.workloads_csv) as tmp:
+        workloads.to_csv(tmp, index=False)
+    _write_text(args.workloads_md, workloads_markdown(workloads))
     table = pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
     with atomic_write(args.table_csv) as tmp:
         table.to_csv(tmp, index=False)

@@ -18,6 +18,16 @@ import pyarrow.parquet as pq
 PROVENANCE_KEY = b"schedsweep"
 
 
+def _file_mode() -> int:
+    """Permissions of a newly created file under the current umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()   # mkstemp's 0600 is replaced by this before the rename
+
+
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Package version, plus the git commit when running from a checkout."""
@@ -44,6 +54,7 @@ def atomic_write(path):
     tmp = Path(name)
     try:
         yield tmp
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -386,3 +386,11 @@ def test_ave2_same_instant_completions_learned_in_position_order():
     for c in CORRECTIONS:
         for order in ORDERS:
             check(wl, dict(order=order, estimate="ave2", correction=c))
+
+
+def test_threshold_compares_the_wait_as_written():
+    # t - r rounds to exactly 1.0 at t = 0.1 + 1, so job 1 is not over the
+    # threshold there, although the rearranged r < t - threshold would say it is.
+    wl = ([0.0, 0.1, 0.1 + 1.0], [10.0, 0.0, 0.0], [10.0, 1.0, 1.0], [1, 2, 2], [0, 0, 0], 2)
+    check(wl, {"order": "LCFS", "threshold": 1, "backfill": "queue", "estimate": "request",
+               "correction": "request"})

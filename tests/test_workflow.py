@@ -95,6 +95,20 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert "label" in (results / "reproduction.md").read_text().lower()
 
 
+def test_html_report_has_figures_and_tables(tiny_run):
+    report = tiny_run / "report.html"
+    run_snakemake(tiny_run, TINY, "--report", str(report))
+    html = report.read_text(errors="replace")
+    for name in ("reproduction.md", "fixed_policy.csv", "KTH-SP2.cumulative_wait.png", "UniLu-Gaia.bsld.png"):
+        assert name in html, name
+
+
+def test_workloads_table_counts_filtered_jobs(tiny_run):
+    workloads = pd.read_csv(tiny_run / "results" / "tables" / "workloads.csv").set_index("trace")
+    assert workloads.at["KTH-SP2", "jobs"] == 27992 and workloads.at["UniLu-Gaia", "jobs"] == 50359
+    assert workloads.at["KTH-SP2", "run_over_request"] == 475 and workloads.at["KTH-SP2", "job_lines"] == 28476
+
+
 def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
     done = run_snakemake(tiny_run, TINY)
     assert "Nothing to be done" in done.stdout + done.stderr

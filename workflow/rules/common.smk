@@ -92,6 +92,7 @@ def study_outputs(study):
     return [
         *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
         *[plot for trace in traces for plot in trace_plots(root, trace)],
+        f"{root}/tables/workloads.md",
         f"{root}/tables/fixed_policy.csv",
         f"{root}/tables/fixed_policy.md",
         f"{root}/reproduction.csv",

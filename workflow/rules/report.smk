@@ -6,8 +6,14 @@ rule plot_fixed_policies:
         summary="{root}/summary/{trace}.runs.parquet",
         curves="{root}/summary/{trace}.curves.parquet",
     output:
-        cumulative_wait=multiext("{root}/plots/{trace}.cumulative_wait", ".png", ".pdf"),
-        bsld=multiext("{root}/plots/{trace}.bsld", ".png", ".pdf"),
+        cumulative_wait=[
+            report("{root}/plots/{trace}.cumulative_wait.png", category="Figures"),
+            "{root}/plots/{trace}.cumulative_wait.pdf",
+        ],
+        bsld=[
+            report("{root}/plots/{trace}.bsld.png", category="Figures"),
+            "{root}/plots/{trace}.bsld.pdf",
+        ],
     log:
         "{root}/logs/plot/{trace}.log",
     conda:
@@ -21,12 +27,17 @@ rule plot_fixed_policies:
 
 rule report:
     input:
+        workloads=lambda wildcards: expand(
+            "results/traces/{trace}.parquet", trace=settings(wildcards.root)["traces"]
+        ),
         tables=lambda wildcards: expand(
             "{root}/summary/{trace}.fixed_policy.csv",
             root=wildcards.root,
             trace=settings(wildcards.root)["traces"],
         ),
     output:
+        workloads_csv="{root}/tables/workloads.csv",
+        workloads_md="{root}/tables/workloads.md",
         table_csv=report("{root}/tables/fixed_policy.csv", category="Tables"),
         table_md="{root}/tables/fixed_policy.md",
         reproduction_csv="{root}/reproduction.csv",
@@ -45,6 +56,7 @@ rule report:
         ),
         backfill=config["reproduction"]["backfill"],
     shell:
-        "simcore report {input.tables} --threshold {params.threshold} --backfill {params.backfill} "
+        "simcore report {input.tables} --workloads {input.workloads} "
+        "--workloads-csv {output.workloads_csv} --workloads-md {output.workloads_md} --threshold {params.threshold} --backfill {params.backfill} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"
