@@ -153,7 +153,7 @@ def test_daily_cycle_weights_match_table(column):
     assert weights.mean() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("params, raw_sum", zip(PARAMETER_SETS, (0.94675, 0.97559, 0.97160)))
+@pytest.mark.parametrize("params, raw_sum", list(zip(PARAMETER_SETS, (0.94675, 0.97559, 0.97160))))
 def test_daily_cycle_raw_sums(params, raw_sum):
     raw = sum(gamma_cdf(i + 0.5, params.anum, params.bnum) - gamma_cdf(i - 0.5, params.anum, params.bnum)
               for i in range(11, 59))
