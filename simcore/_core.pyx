@@ -513,6 +513,20 @@ cdef class Simulation:
     def finished(self):
         return self.n_done == self.n
 
+    @property
+    def start_times(self):
+        """Start of every job so far (NaN: not started), a read-only view."""
+        view = np.asarray(self.start)
+        view.flags.writeable = False
+        return view
+
+    @property
+    def end_times(self):
+        """End of every started job (NaN: not started), a read-only view."""
+        view = np.asarray(self.end)
+        view.flags.writeable = False
+        return view
+
     def results(self):
         """Per-job arrays (copies)."""
         return {

@@ -94,6 +94,16 @@ class Simulation:
     def order(self) -> str:
         return ORDERS[self._core.order]
 
+    @property
+    def start_times(self) -> np.ndarray:
+        """Starts so far (NaN: not started yet); a read-only view, valid between segments."""
+        return self._core.start_times
+
+    @property
+    def end_times(self) -> np.ndarray:
+        """Ends of the jobs started so far (NaN: not started yet); a read-only view."""
+        return self._core.end_times
+
     def finish(self) -> "SimulationResult":
         self.run_until(np.inf)
         return SimulationResult(self.workload, dict(self.options), self._core.results(),
