@@ -14,6 +14,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/traces.smk"
 include: "workflow/rules/fixed_policy.smk"
+include: "workflow/rules/bandit.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore.campaign import fixed_policy_table, sweep_variant, weekly_change_curves
+from simcore.campaign import (choice_shares, fixed_policy_table, learner_variant, regret_curves, regret_table,
+                              sweep_variant, weekly_change_curves)
 from simcore.example import write_example
 from simcore.fetch import FetchError, fetch_trace, load_catalogue
 from simcore.output import (atomic_write, read_provenance, read_variants, read_workload, workload_provenance,
@@ -107,12 +108,48 @@ def build_parser() -> argparse.ArgumentParser:
     aggregate.add_argument("--table", required=True, metavar="TABLE.csv",
                            help="change of cumulative wait against FCFS (the bandit paper's Table 2)")
 
+    learn = commands.add_parser("learn", help="online policy-selection strategies on a range of variants")
+    learn.add_argument("variants", metavar="VARIANTS.parquet")
+    learn.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
+    learn.add_argument("--trace", required=True, help="trace name written into the rows")
+    learn.add_argument("--strategies", required=True, type=json.loads, metavar="JSON",
+                       help='{"Full-W": {"learner": "full", "period": "week"}, ...}')
+    learn.add_argument("--base", type=json.loads, default={}, metavar="JSON",
+                       help="options every strategy starts from (threshold, backfill, candidates, ...)")
+    learn.add_argument("--seed", type=int, default=0, help="learner seed of variant i: seed + i")
+    learn.add_argument("--runs", required=True, metavar="RUNS.parquet")
+    learn.add_argument("--weekly", required=True, metavar="WEEKLY.parquet")
+    learn.add_argument("--choices", required=True, metavar="CHOICES.parquet", help="the order chosen per period")
+
+    aggregate_learn = commands.add_parser("aggregate-learners", help="combine learner outputs of one trace")
+    aggregate_learn.add_argument("--runs", nargs="+", required=True)
+    aggregate_learn.add_argument("--weekly", nargs="+", required=True)
+    aggregate_learn.add_argument("--choices", nargs="+", required=True)
+    aggregate_learn.add_argument("--strategies", nargs="+", required=True, help="strategy names")
+    aggregate_learn.add_argument("--summary", required=True, metavar="SUMMARY.parquet")
+    aggregate_learn.add_argument("--curves", required=True, metavar="CURVES.parquet")
+    aggregate_learn.add_argument("--table", required=True, metavar="TABLE.csv")
+    aggregate_learn.add_argument("--regret", required=True, metavar="REGRET.parquet")
+    aggregate_learn.add_argument("--regret-curves", required=True, metavar="CURVES.parquet")
+    aggregate_learn.add_argument("--shares", required=True, metavar="SHARES.parquet",
+                                 help="share of each order chosen per period across variants")
+
     plot = commands.add_parser("plot", help="figures of one trace's fixed-policy study (PNG + PDF)")
     plot.add_argument("--trace", required=True)
     plot.add_argument("--summary", required=True, metavar="SUMMARY.parquet")
     plot.add_argument("--curves", required=True, metavar="CURVES.parquet")
     plot.add_argument("--cumulative-wait", nargs="+", required=True, metavar="FILE.png|pdf")
     plot.add_argument("--bsld", nargs="+", required=True, metavar="FILE.png|pdf")
+
+    plot_learn = commands.add_parser("plot-learners", help="figures of one trace's learner study")
+    plot_learn.add_argument("--trace", required=True)
+    plot_learn.add_argument("--curves", required=True, metavar="CURVES.parquet")
+    plot_learn.add_argument("--regret-curves", required=True, metavar="CURVES.parquet")
+    plot_learn.add_argument("--shares", required=True, metavar="SHARES.parquet")
+    plot_learn.add_argument("--strategies", nargs="+", required=True)
+    plot_learn.add_argument("--cumulative-wait", nargs="+", required=True, metavar="FILE.png|pdf")
+    plot_learn.add_argument("--regret", nargs="+", required=True, metavar="FILE.png|pdf")
+    plot_learn.add_argument("--choices", nargs="+", required=True, metavar="FILE.png|pdf")
 
     report = commands.add_parser("report", help="fixed-policy tables and the reproduction report")
     report.add_argument("tables", nargs="+", metavar="TRACE.fixed_policy.csv")
@@ -123,6 +160,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the filtered or generated traces (for the filter-count table)")
     report.add_argument("--workloads-csv", required=True)
     report.add_argument("--workloads-md", required=True)
+    report.add_argument("--bandit-tables", nargs="*", default=[], metavar="TRACE.bandit.csv")
+    report.add_argument("--bandit-csv", required=True)
+    report.add_argument("--bandit-md", required=True)
     report.add_argument("--table-csv", required=True)
     report.add_argument("--table-md", required=True)
     report.add_argument("--reproduction-csv", required=True)
@@ -303,11 +343,60 @@ def run_aggregate(args) -> int:
     return 0
 
 
+def run_learn(args) -> int:
+    first, _, stop = args.select.partition(":")
+    variants = read_variants(args.variants, range(int(first), int(stop)))
+    weeks = read_provenance(args.variants).get("weeks")
+    runs, weekly, choices = [], [], []
+    for number, workload in variants.items():
+        span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
+        frames = learner_variant(workload, args.strategies, args.base, span, args.seed + number)
+        for collected, frame in zip((runs, weekly, choices), frames):
+            collected.append(frame.assign(trace=args.trace, variant=number))
+    provenance = {"command": "learn", "variants_file": args.variants, "select": args.select,
+                  "strategies": args.strategies, "base": args.base, "seed": args.seed}
+    for frames, path in ((runs, args.runs), (weekly, args.weekly), (choices, args.choices)):
+        write_parquet(pd.concat(frames, ignore_index=True), path, provenance)
+    print(f"{args.runs}: {len(args.strategies)} strategies on {len(variants)} variants of {args.trace}")
+    return 0
+
+
+def run_aggregate_learners(args) -> int:
+    runs = pd.concat([pd.read_parquet(path) for path in args.runs], ignore_index=True)
+    weekly = pd.concat([pd.read_parquet(path) for path in args.weekly], ignore_index=True)
+    choices = pd.concat([pd.read_parquet(path) for path in args.choices], ignore_index=True)
+    provenance = {"command": "aggregate-learners", "inputs": args.runs + args.weekly + args.choices}
+    regret = regret_table(runs, args.strategies)
+    write_parquet(runs, args.summary, provenance)
+    write_parquet(weekly_change_curves(weekly), args.curves, provenance)
+    write_parquet(regret, args.regret, provenance)
+    write_parquet(regret_curves(weekly, regret), args.regret_curves, provenance)
+    write_parquet(choice_shares(choices), args.shares, provenance)
+    table = fixed_policy_table(weekly)
+    table = table[table["order"].isin(args.strategies)]
+    table = table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")]
+    with atomic_write(args.table) as tmp:
+        table.to_csv(tmp, index=False)
+    print(f"{args.table}: {len(args.strategies)} strategies over {runs['variant'].nunique()} variants")
+    return 0
+
+
 def run_plot(args) -> int:
     from simcore.plots import bsld_figure, cumulative_wait_figure, save
     save(cumulative_wait_figure(pd.read_parquet(args.curves), args.trace), args.cumulative_wait)
     save(bsld_figure(pd.read_parquet(args.summary), args.trace), args.bsld)
     print(f"figures of {args.trace}: {' '.join(args.cumulative_wait + args.bsld)}")
+    return 0
+
+
+def run_plot_learners(args) -> int:
+    from simcore.plots import choices_figure, cumulative_wait_figure, save
+    curves = pd.read_parquet(args.curves)
+    save(cumulative_wait_figure(curves[curves["order"].isin(args.strategies)], args.trace), args.cumulative_wait)
+    save(cumulative_wait_figure(pd.read_parquet(args.regret_curves), args.trace, "the best fixed order"),
+         args.regret)
+    save(choices_figure(pd.read_parquet(args.shares), args.trace), args.choices)
+    print(f"learner figures of {args.trace}")
     return 0
 
 
@@ -317,8 +406,8 @@ def _write_text(path, text: str) -> None:
 
 
 def run_report(args) -> int:
-    from simcore.report import (bandit_table2_rows, fixed_policy_markdown, reproduction_markdown,
-                                workloads_markdown, workloads_table)
+    from simcore.report import (bandit_table2_rows, bandit_table3_rows, fixed_policy_markdown,
+                                reproduction_markdown, strategies_markdown, workloads_markdown, workloads_table)
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
     with atomic_write(args.workloads_csv) as tmp:
         workloads.to_csv(tmp, index=False)
@@ -327,7 +416,13 @@ def run_report(args) -> int:
     with atomic_write(args.table_csv) as tmp:
         table.to_csv(tmp, index=False)
     _write_text(args.table_md, fixed_policy_markdown(table))
-    rows = bandit_table2_rows(table, args.threshold, args.backfill)
+    strategies = (pd.concat([pd.read_csv(path) for path in args.bandit_tables], ignore_index=True)
+                  if args.bandit_tables else pd.DataFrame(columns=table.columns))
+    with atomic_write(args.bandit_csv) as tmp:
+        strategies.to_csv(tmp, index=False)
+    _write_text(args.bandit_md, strategies_markdown(strategies))
+    rows = pd.concat([bandit_table2_rows(table, args.threshold, args.backfill), bandit_table3_rows(strategies)],
+                     ignore_index=True)
     with atomic_write(args.reproduction_csv) as tmp:
         rows.to_csv(tmp, index=False)
     _write_text(args.reproduction_md, reproduction_markdown(rows, args.threshold, args.backfill))
@@ -337,7 +432,8 @@ def run_report(args) -> int:
 
 COMMANDS = {"simulate": run_simulate, "filter": run_filter, "info": run_info, "example": run_example,
             "fetch": run_fetch, "model": run_model, "resample": run_resample, "sweep": run_sweep,
-            "aggregate": run_aggregate, "plot": run_plot, "report": run_report}
+            "aggregate": run_aggregate, "plot": run_plot, "report": run_report, "learn": run_learn,
+            "aggregate-learners": run_aggregate_learners, "plot-learners": run_plot_learners}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -20,3 +20,19 @@ BANDIT_LABEL_TO_ORDER = {"LPF": "SPF", "SPF": "LPF", "LQF": "SQF", "SQF": "LQF",
 
 def bandit_order(label: str) -> str:
     return BANDIT_LABEL_TO_ORDER.get(label, label)
+
+
+# The bandit paper's Table 3: selection strategies against EASY-FCFS, in %,
+# (week, day) periods.
+BANDIT_TABLE3_COLUMNS = ("Random", "Full", "Noisy", "eps-greedy")
+BANDIT_TABLE3 = {
+    "KTH-SP2": ((-6, -8), (-12, -11), (-12, -12), (-7, -10)),
+    "CTC-SP2": ((-20, -23), (-44, -44), (-44, -44), (-26, -31)),
+    "SDSC-SP2": ((-4, -7), (-13, -13), (-13, -13), (-5, -8)),
+    "SDSC-BLUE": ((-12, -14), (-31, -31), (-30, -29), (-12, -17)),
+    "ANL-Intrepid": ((-13, -20), (-22, -26), (-19, -24), (-13, -20)),
+    "CEA-Curie": ((-35, -42), (-53, -47), (-53, -48), (-36, -46)),
+    "UniLu-Gaia": ((-29, -31), (-59, -60), (-58, -58), (-33, -34)),
+}
+# Our strategy names for each published column and period.
+BANDIT_TABLE3_STRATEGIES = {"Random": "Random", "Full": "Full", "Noisy": "Noisy", "eps-greedy": "eps"}

@@ -1,4 +1,5 @@
 # Study settings and the file layout shared by all rules.
+import json
 import re
 from pathlib import Path
 
@@ -8,7 +9,10 @@ from simcore.fetch import load_catalogue
 CATALOGUE_PATH = next(
     (
         str(path)
-        for path in (Path(config["catalogue"]), Path(workflow.basedir) / config["catalogue"])
+        for path in (
+            Path(config["catalogue"]),
+            Path(workflow.basedir) / config["catalogue"],
+        )
         if path.exists()
     ),
     config["catalogue"],
@@ -53,27 +57,43 @@ def settings(root):
     return chosen
 
 
-def chunks(root):
-    """Variant ranges (first, stop), one sweep job each."""
+def chunks(root, study="fixed_policy"):
+    """Variant ranges (first, stop), one sweep (or learner) job each."""
     chosen = settings(root)
-    size = chosen["fixed_policy"]["variants_per_job"]
+    if study == "bandit":
+        size = chosen.get(
+            "bandit_variants_per_job", config["bandit"]["variants_per_job"]
+        )
+    else:
+        size = chosen["fixed_policy"]["variants_per_job"]
     return [
         (first, min(first + size, chosen["variants"]))
         for first in range(0, chosen["variants"], size)
     ]
 
 
-def sweep_outputs(kind):
+def sweep_outputs(kind, study="fixed_policy"):
+    folder = "sweep" if study == "fixed_policy" else "bandit"
+
     def outputs(wildcards):
         return expand(
-            "{root}/sweep/{trace}/{chunk}.{kind}.parquet",
+            "{root}/{folder}/{trace}/{chunk}.{kind}.parquet",
             root=wildcards.root,
+            folder=folder,
             trace=wildcards.trace,
-            chunk=range(len(chunks(wildcards.root))),
+            chunk=range(len(chunks(wildcards.root, study))),
             kind=kind,
         )
 
     return outputs
+
+
+def strategies_json():
+    return json.dumps(config["bandit"]["strategies"], sort_keys=True)
+
+
+def bandit_base_json():
+    return json.dumps(config["bandit"]["base"], sort_keys=True)
 
 
 def trace_plots(root, trace):
@@ -81,7 +101,7 @@ def trace_plots(root, trace):
         "{root}/plots/{trace}.{plot}.{ext}",
         root=root,
         trace=trace,
-        plot=["cumulative_wait", "bsld"],
+        plot=["cumulative_wait", "bsld", "strategies", "regret", "choices"],
         ext=["png", "pdf"],
     )
 
@@ -93,6 +113,7 @@ def study_outputs(study):
         *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
         *[plot for trace in traces for plot in trace_plots(root, trace)],
         f"{root}/tables/workloads.md",
+        f"{root}/tables/bandit.md",
         f"{root}/tables/fixed_policy.csv",
         f"{root}/tables/fixed_policy.md",
         f"{root}/reproduction.csv",

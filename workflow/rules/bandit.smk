@@ -1,0 +1,88 @@
+# The bandit paper's online policy selection: every strategy on every variant
+# (a chunk of variants per job), then per trace tables, regret and figures.
+
+
+rule learn_strategies:
+    input:
+        "{root}/variants/{trace}.parquet",
+    output:
+        runs="{root}/bandit/{trace}/{chunk}.runs.parquet",
+        weekly="{root}/bandit/{trace}/{chunk}.weekly.parquet",
+        choices="{root}/bandit/{trace}/{chunk}.choices.parquet",
+    log:
+        "{root}/logs/learn/{trace}/{chunk}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+    params:
+        select=lambda wildcards: "{}:{}".format(
+            *chunks(wildcards.root, "bandit")[int(wildcards.chunk)]
+        ),
+        strategies=strategies_json(),
+        base=bandit_base_json(),
+        seed=config["bandit"].get("seed", 0),
+    shell:
+        "simcore learn {input} --trace {wildcards.trace} --select {params.select} "
+        "--strategies '{params.strategies}' --base '{params.base}' --seed {params.seed} "
+        "--runs {output.runs} --weekly {output.weekly} --choices {output.choices} > {log} 2>&1"
+
+
+rule aggregate_learners:
+    input:
+        runs=sweep_outputs("runs", "bandit"),
+        weekly=sweep_outputs("weekly", "bandit"),
+        choices=sweep_outputs("choices", "bandit"),
+    output:
+        summary="{root}/summary/{trace}.bandit.runs.parquet",
+        curves="{root}/summary/{trace}.bandit.curves.parquet",
+        table="{root}/summary/{trace}.bandit.csv",
+        regret="{root}/summary/{trace}.bandit.regret.parquet",
+        regret_curves="{root}/summary/{trace}.bandit.regret_curves.parquet",
+        shares="{root}/summary/{trace}.bandit.shares.parquet",
+    log:
+        "{root}/logs/aggregate_learners/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=4000,
+    params:
+        strategies=" ".join(config["bandit"]["strategies"]),
+    shell:
+        "simcore aggregate-learners --runs {input.runs} --weekly {input.weekly} --choices {input.choices} "
+        "--strategies {params.strategies} --summary {output.summary} --curves {output.curves} "
+        "--table {output.table} --regret {output.regret} --regret-curves {output.regret_curves} "
+        "--shares {output.shares} > {log} 2>&1"
+
+
+rule plot_learners:
+    input:
+        curves="{root}/summary/{trace}.bandit.curves.parquet",
+        regret_curves="{root}/summary/{trace}.bandit.regret_curves.parquet",
+        shares="{root}/summary/{trace}.bandit.shares.parquet",
+    output:
+        strategies=[
+            report("{root}/plots/{trace}.strategies.png", category="Figures"),
+            "{root}/plots/{trace}.strategies.pdf",
+        ],
+        regret=[
+            report("{root}/plots/{trace}.regret.png", category="Figures"),
+            "{root}/plots/{trace}.regret.pdf",
+        ],
+        choices=[
+            report("{root}/plots/{trace}.choices.png", category="Figures"),
+            "{root}/plots/{trace}.choices.pdf",
+        ],
+    log:
+        "{root}/logs/plot_learners/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        strategies=" ".join(config["bandit"]["strategies"]),
+    shell:
+        "simcore plot-learners --trace {wildcards.trace} --curves {input.curves} "
+        "--regret-curves {input.regret_curves} --shares {input.shares} --strategies {params.strategies} "
+        "--cumulative-wait {output.strategies} --regret {output.regret} --choices {output.choices} > {log} 2>&1"
