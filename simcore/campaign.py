@@ -145,7 +145,7 @@ def learner_variant(workload, strategies: dict, base: dict, weeks: int, seed: in
         learner = options.pop("learner")
         run = run_learner(workload, learner, period=float(period), seed=seed, **options)
         record(name, options.get("threshold"), options.get("backfill", "queue"), run.result)
-        choices.append(run.periods[["period", "start", "order", "jobs", "wait"]].assign(strategy=name))
+        choices.append(run.periods.assign(strategy=name))     # period, order, feedback, cost_<ORDER>
     return pd.DataFrame(runs), pd.concat(weekly, ignore_index=True), pd.concat(choices, ignore_index=True)
 
 

@@ -184,8 +184,9 @@ class SlidingWindowUCB(_NormalizedRewards):
 
     def __init__(self, candidates, rng, decay=1.0, window=8, **options):
         super().__init__(candidates, rng, decay, **options)
-        if window < 1:
-            raise ValueError(f"window must be >= 1, got {window}")
+        if not (isinstance(window, (int, np.integer)) or (isinstance(window, float) and window.is_integer())) \
+                or window < 1:
+            raise ValueError(f"window must be >= 1, a whole number of periods; got {window}")
         self.window = int(window)
         self.history: list[tuple[int, float]] = []
 
@@ -291,9 +292,15 @@ def run_learner(workload, learner: str, period: float = WEEK, candidates=None, t
         raise ValueError(f"unknown feedback job set {feedback_jobs!r}; choose {' or '.join(FEEDBACK_SETS)}")
     if credit not in CREDITS:
         raise ValueError(f"unknown credit {credit!r}; choose {' or '.join(CREDITS)}")
-    if not period > 0:
-        raise ValueError(f"period must be positive, got {period}")
+    if not (period > 0 and math.isfinite(period)):
+        raise ValueError(f"period must be positive and finite (seconds), got {period}")
     candidates = list(ORDERS if candidates is None else candidates)
+    unknown = [order for order in candidates if order not in ORDERS]
+    if not candidates or unknown:
+        raise ValueError(f"candidates must be a non-empty list of queue orders ({', '.join(ORDERS)}); "
+                         f"got {candidates}")
+    if noise is not None and not 0 <= noise < 1:
+        raise ValueError(f"noise must be in [0, 1), got {noise}")
     rng = np.random.default_rng(seed)
     chooser = LEARNERS[learner](candidates, rng, decay, **options)
     if noise is None:

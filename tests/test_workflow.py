@@ -32,7 +32,16 @@ TINY = {
     "resample": {"method": "user-weeks", "weeks": 8},
     "fixed_policy": {"orders": ["FCFS", "SPF", "LQF", "SAF"], "thresholds": [None, 144000],
                      "backfills": ["queue"], "variants_per_job": 2},
+    "bandit": {"base": {"threshold": 144000, "backfill": "queue", "decay": 1.0,
+                        "candidates": ["FCFS", "SPF", "LQF", "SAF"]},
+               "seed": 0, "variants_per_job": 2,
+               "strategies": {"Full-W": {"learner": "full", "period": "week"},
+                              "eps-D": {"learner": "epsilon-greedy", "period": "day", "epsilon": 0.5},
+                              "UCB1-D": {"learner": "ucb1", "period": "day"},
+                              "Full-W-artifact": {"learner": "full", "period": "week", "threshold": 200000,
+                                                  "backfill": "LQF", "feedback_jobs": "started"}}},
 }
+STRATEGIES = ["Full-W", "eps-D", "UCB1-D", "Full-W-artifact"]
 
 
 def run_snakemake(workdir: Path, config: dict, *args, check=True, **popen):
@@ -93,6 +102,31 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     compared = reproduction.dropna(subset=["ours"])
     assert set(compared["column"]) == {"LPF (ours: SPF)", "SQF (ours: LQF)", "LAF (ours: SAF)"}
     assert "label" in (results / "reproduction.md").read_text().lower()
+
+
+def test_bandit_study_outputs(tiny_run):
+    results = tiny_run / "results"
+    for trace in TINY["traces"]:
+        table = pd.read_csv(results / "summary" / f"{trace}.bandit.csv")
+        assert table["order"].tolist() == STRATEGIES and (table["variants"] == 3).all()
+        regret = pd.read_parquet(results / "summary" / f"{trace}.bandit.regret.parquet")
+        assert len(regret) == 3 * len(STRATEGIES)
+        runs = pd.read_parquet(results / "summary" / f"{trace}.bandit.runs.parquet")
+        fixed = runs[runs["order"].isin(["FCFS", "SPF", "LQF", "SAF"])]
+        for _, row in regret.iterrows():
+            same = fixed[(fixed["variant"] == row["variant"]) & (fixed["backfill"] == row["backfill"])
+                         & (fixed["threshold"] == row["threshold"])]
+            assert row["best_fixed_wait"] == same["total_wait"].min()
+            assert row["regret"] == row["total_wait"] - row["best_fixed_wait"]
+        shares = pd.read_parquet(results / "summary" / f"{trace}.bandit.shares.parquet")
+        sums = shares.groupby(["strategy", "start"])["share"].sum()
+        assert ((sums - 1).abs() < 1e-12).all()
+        for plot in ("strategies", "regret", "choices"):
+            assert (results / "plots" / f"{trace}.{plot}.png").stat().st_size > 10_000
+    reproduction = pd.read_csv(results / "reproduction.csv")
+    table3 = reproduction[reproduction["table"] == "Table 3"]
+    assert set(table3["column"]) == {"Full week", "eps-greedy day", "Full week (artifact variant)"}
+    assert "Table 3" in (results / "reproduction.md").read_text()
 
 
 def test_html_report_has_figures_and_tables(tiny_run):
