@@ -312,59 +312,66 @@ def run_resample(args) -> int:
     return 0
 
 
-def run_sweep(args) -> int:
+def _per_variant(args, study) -> tuple[list[pd.DataFrame], int]:
+    """Run `study(workload, weeks, number)` -> frames on the selected variants;
+    each returned frame concatenated over variants, tagged with trace and variant."""
     first, _, stop = args.select.partition(":")
     variants = read_variants(args.variants, range(int(first), int(stop)))
     weeks = read_provenance(args.variants).get("weeks")
-    runs, weekly = [], []
+    collected = None
     for number, workload in variants.items():
         span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
-        variant_runs, variant_weekly = sweep_variant(workload, args.orders, args.thresholds, args.backfills, span)
-        runs.append(variant_runs.assign(trace=args.trace, variant=number))
-        weekly.append(variant_weekly.assign(trace=args.trace, variant=number))
+        frames = study(workload, span, number)
+        collected = collected or [[] for _ in frames]
+        for parts, frame in zip(collected, frames):
+            parts.append(frame.assign(trace=args.trace, variant=number))
+    return [pd.concat(parts, ignore_index=True) for parts in collected], len(variants)
+
+
+def _read_all(paths) -> pd.DataFrame:
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+
+
+def _write_csv(frame: pd.DataFrame, path) -> None:
+    with atomic_write(path) as tmp:
+        frame.to_csv(tmp, index=False)
+
+
+def run_sweep(args) -> int:
+    (runs, weekly), count = _per_variant(args, lambda workload, weeks, number: sweep_variant(
+        workload, args.orders, args.thresholds, args.backfills, weeks))
     provenance = {"command": "sweep", "variants_file": args.variants, "select": args.select,
                   "orders": args.orders, "thresholds": args.thresholds, "backfills": args.backfills}
-    write_parquet(pd.concat(runs, ignore_index=True), args.runs, provenance)
-    write_parquet(pd.concat(weekly, ignore_index=True), args.weekly, provenance)
-    print(f"{args.runs}: {sum(len(r) for r in runs)} runs on {len(variants)} variants of {args.trace}")
+    write_parquet(runs, args.runs, provenance)
+    write_parquet(weekly, args.weekly, provenance)
+    print(f"{args.runs}: {len(runs)} runs on {count} variants of {args.trace}")
     return 0
 
 
 def run_aggregate(args) -> int:
-    runs = pd.concat([pd.read_parquet(path) for path in args.runs], ignore_index=True)
-    weekly = pd.concat([pd.read_parquet(path) for path in args.weekly], ignore_index=True)
+    runs, weekly = _read_all(args.runs), _read_all(args.weekly)
     provenance = {"command": "aggregate", "inputs": args.runs + args.weekly}
     write_parquet(runs, args.summary, provenance)
     write_parquet(weekly_change_curves(weekly), args.curves, provenance)
     table = fixed_policy_table(weekly)
-    with atomic_write(args.table) as tmp:
-        table.to_csv(tmp, index=False)
+    _write_csv(table, args.table)
     print(f"{args.table}: {len(table)} configurations over {runs['variant'].nunique()} variants")
     return 0
 
 
 def run_learn(args) -> int:
-    first, _, stop = args.select.partition(":")
-    variants = read_variants(args.variants, range(int(first), int(stop)))
-    weeks = read_provenance(args.variants).get("weeks")
-    runs, weekly, choices = [], [], []
-    for number, workload in variants.items():
-        span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
-        frames = learner_variant(workload, args.strategies, args.base, span, args.seed + number)
-        for collected, frame in zip((runs, weekly, choices), frames):
-            collected.append(frame.assign(trace=args.trace, variant=number))
+    frames, count = _per_variant(args, lambda workload, weeks, number: learner_variant(
+        workload, args.strategies, args.base, weeks, args.seed + number))
     provenance = {"command": "learn", "variants_file": args.variants, "select": args.select,
                   "strategies": args.strategies, "base": args.base, "seed": args.seed}
-    for frames, path in ((runs, args.runs), (weekly, args.weekly), (choices, args.choices)):
-        write_parquet(pd.concat(frames, ignore_index=True), path, provenance)
-    print(f"{args.runs}: {len(args.strategies)} strategies on {len(variants)} variants of {args.trace}")
+    for frame, path in zip(frames, (args.runs, args.weekly, args.choices)):
+        write_parquet(frame, path, provenance)
+    print(f"{args.runs}: {len(args.strategies)} strategies on {count} variants of {args.trace}")
     return 0
 
 
 def run_aggregate_learners(args) -> int:
-    runs = pd.concat([pd.read_parquet(path) for path in args.runs], ignore_index=True)
-    weekly = pd.concat([pd.read_parquet(path) for path in args.weekly], ignore_index=True)
-    choices = pd.concat([pd.read_parquet(path) for path in args.choices], ignore_index=True)
+    runs, weekly, choices = _read_all(args.runs), _read_all(args.weekly), _read_all(args.choices)
     provenance = {"command": "aggregate-learners", "inputs": args.runs + args.weekly + args.choices}
     regret = regret_table(runs, args.strategies)
     write_parquet(runs, args.summary, provenance)
@@ -374,9 +381,8 @@ def run_aggregate_learners(args) -> int:
     write_parquet(choice_shares(choices), args.shares, provenance)
     table = fixed_policy_table(weekly)
     table = table[table["order"].isin(args.strategies)]
-    table = table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")]
-    with atomic_write(args.table) as tmp:
-        table.to_csv(tmp, index=False)
+    _write_csv(table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")],
+               args.table)
     print(f"{args.table}: {len(args.strategies)} strategies over {runs['variant'].nunique()} variants")
     return 0
 
@@ -409,22 +415,18 @@ def run_report(args) -> int:
     from simcore.report import (bandit_table2_rows, bandit_table3_rows, fixed_policy_markdown,
                                 reproduction_markdown, strategies_markdown, workloads_markdown, workloads_table)
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
-    with atomic_write(args.workloads_csv) as tmp:
-        workloads.to_csv(tmp, index=False)
+    _write_csv(workloads, args.workloads_csv)
     _write_text(args.workloads_md, workloads_markdown(workloads))
     table = pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
-    with atomic_write(args.table_csv) as tmp:
-        table.to_csv(tmp, index=False)
+    _write_csv(table, args.table_csv)
     _write_text(args.table_md, fixed_policy_markdown(table))
     strategies = (pd.concat([pd.read_csv(path) for path in args.bandit_tables], ignore_index=True)
                   if args.bandit_tables else pd.DataFrame(columns=table.columns))
-    with atomic_write(args.bandit_csv) as tmp:
-        strategies.to_csv(tmp, index=False)
+    _write_csv(strategies, args.bandit_csv)
     _write_text(args.bandit_md, strategies_markdown(strategies))
     rows = pd.concat([bandit_table2_rows(table, args.threshold, args.backfill), bandit_table3_rows(strategies)],
                      ignore_index=True)
-    with atomic_write(args.reproduction_csv) as tmp:
-        rows.to_csv(tmp, index=False)
+    _write_csv(rows, args.reproduction_csv)
     _write_text(args.reproduction_md, reproduction_markdown(rows, args.threshold, args.backfill))
     print(f"{args.reproduction_md}: {len(rows)} published values compared")
     return 0
