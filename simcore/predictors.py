@@ -9,17 +9,28 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore._core import ArrayPredictor, Ave2Predictor, ClairvoyantPredictor, RequestPredictor
+from simcore._core import (ArrayPredictor, Ave2Predictor, ClairvoyantPredictor, Predictor,
+                           RegressionPredictor, RequestPredictor)
 
 PREDICTORS = {
     "request": RequestPredictor,
     "clairvoyant": ClairvoyantPredictor,
     "ave2": Ave2Predictor,
+    "regression": RegressionPredictor,      # default loss: the paper's E-Loss
 }
 
 
 def make_predictor(estimate, n_jobs: int):
-    """A fresh predictor for a registry name or a per-job array of predictions."""
+    """A fresh predictor for a registry name or a per-job array of predictions,
+    or the caller's own Predictor instance (e.g. RegressionPredictor(...)).
+
+    A Predictor instance is bound to the simulation, which resets what it
+    learned; it must not be shared between simulations that run at the same
+    time (interleaved run_until calls), since both would drive one state.
+    Running simulations one after the other with one instance is fine.
+    """
+    if isinstance(estimate, Predictor):
+        return estimate
     if isinstance(estimate, str):
         try:
             return PREDICTORS[estimate]()

@@ -45,6 +45,15 @@ def check_threshold(threshold) -> float | None:
     return threshold
 
 
+def _estimate_label(estimate) -> str:
+    """How a run's estimate is named in results and provenance."""
+    if isinstance(estimate, str):
+        return estimate
+    if isinstance(estimate, _core.Predictor):
+        return type(estimate).__name__
+    return "array"
+
+
 class Simulation:
     """An EASY(order, threshold) simulation that can run in segments.
 
@@ -61,7 +70,7 @@ class Simulation:
         self.workload = workload
         self.options = {
             "order": order, "threshold": check_threshold(threshold), "backfill": backfill,
-            "estimate": estimate if isinstance(estimate, str) else "array",
+            "estimate": _estimate_label(estimate),
             "correction": correction,
         }
         users, n_users = workload.dense_users()

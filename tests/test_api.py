@@ -128,4 +128,4 @@ def test_registries_list_the_twelve_orders_and_predictors():
     assert simcore.ORDERS == ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SEXP", "LEXP", "SRF", "LRF",
                               "SAF", "LAF")
     assert set(simcore.ORDER_MEANINGS) == set(simcore.ORDERS)
-    assert set(simcore.PREDICTORS) == {"request", "clairvoyant", "ave2"}
+    assert set(simcore.PREDICTORS) == {"request", "clairvoyant", "ave2", "regression"}
