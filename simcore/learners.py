@@ -27,8 +27,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from simcore.simulation import Simulation, simulate
+from simcore.simulation import ORDERS, Simulation, simulate
 
 DAY = 86400.0
 WEEK = 7 * DAY
@@ -262,7 +263,7 @@ CREDITS = ("finished", "started")
 @dataclass
 class LearnerRun:
     result: object              # SimulationResult of the whole run
-    periods: "object"           # DataFrame: one row per period
+    periods: pd.DataFrame       # one row per period: order chosen, feedback, cost estimates
 
 
 def _exact_waits(workload, jobs: np.ndarray, candidates, threshold, backfill, rng, noise) -> np.ndarray:
@@ -283,9 +284,6 @@ def run_learner(workload, learner: str, period: float = WEEK, candidates=None, t
                 backfill: str = "queue", seed: int = 0, decay: float = 1.0, feedback_jobs: str = "submitted",
                 noise: float | None = None, credit: str = "finished", **options) -> LearnerRun:
     """Simulate `workload` with the order chosen per period by `learner`."""
-    import pandas as pd
-
-    from simcore.simulation import ORDERS
     if learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r}; choose one of {', '.join(LEARNERS)}")
     if feedback_jobs not in FEEDBACK_SETS:
