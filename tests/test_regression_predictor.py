@@ -67,8 +67,8 @@ def test_regression_predictor_is_invariant_to_raw_feature_scaling():
         b.fit_step(fs, target, procs=4)
 
 
-@pytest.mark.parametrize("under, over, weighting", itertools.product(
-    REGRESSION_BASES, REGRESSION_BASES, REGRESSION_WEIGHTINGS))
+@pytest.mark.parametrize("under, over, weighting", list(itertools.product(
+    REGRESSION_BASES, REGRESSION_BASES, REGRESSION_WEIGHTINGS)))
 def test_loss_gradient_matches_finite_differences(under, over, weighting):
     rng = np.random.default_rng(7)
     h = 1e-4
