@@ -3,6 +3,8 @@
 Shared by the agreement tests (core vs reference) and the invariant tests.
 """
 
+import math
+
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
 
@@ -138,3 +140,26 @@ def cases(draw, max_jobs=40, max_machine=64):
 
 def make_workload(submit, run, requested, procs, user, m):
     return simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
+
+
+@st.composite
+def order_switches(draw, horizon: float, instants=(), max_size=6):
+    """Sorted (time, order) switches within [0, horizon], with event instants,
+    whole seconds, and the edge values -1, 0 and infinity among the times."""
+    kinds = [st.integers(0, int(horizon)).map(float),
+             st.floats(min_value=0.0, max_value=float(horizon), allow_nan=False),
+             st.sampled_from((0.0, -1.0, math.inf))]
+    if len(instants):
+        kinds.insert(0, st.sampled_from(list(instants)))
+    times = sorted(draw(st.lists(st.one_of(*kinds), min_size=1, max_size=max_size)))
+    names = draw(st.lists(st.sampled_from(ORDERS), min_size=len(times), max_size=len(times)))
+    return list(zip(times, names))
+
+
+def run_with_switches(workload, opts, switches):
+    """The core's per-job results with the queue order switched at each (time, order)."""
+    sim = simcore.Simulation(workload, **opts)
+    for when, name in switches:
+        sim.run_until(when)
+        sim.set_order(name)
+    return sim.finish().jobs

@@ -26,7 +26,6 @@ Hypothesis runs derandomized and without a database, so a run is reproducible
 and every run exercises the same examples.
 """
 
-import math
 
 import numpy as np
 import pytest
@@ -35,7 +34,8 @@ from hypothesis import strategies as st
 
 import simcore
 from reference_sim import ORDERS, reference_metrics, reference_simulate
-from strategies import BACKFILLS, COMMON, CORRECTIONS, cases, make_workload
+from strategies import (BACKFILLS, COMMON, CORRECTIONS, cases, make_workload, order_switches,
+                        run_with_switches)
 
 # --------------------------------------------------------------- helpers ---
 
@@ -47,11 +47,7 @@ def core_result(wl, opts, switches=()):
     assert np.array_equal(w.job_id, np.arange(1, len(submit) + 1))
     if not switches:
         return simcore.simulate(w, **opts).jobs
-    sim = simcore.Simulation(w, **opts)
-    for when, name in switches:
-        sim.run_until(when)
-        sim.set_order(name)
-    return sim.finish().jobs
+    return run_with_switches(w, opts, switches)
 
 
 def reference_result(wl, opts, switches=()):
@@ -131,16 +127,7 @@ def switch_cases(draw):
     wl, opts = draw(cases(max_jobs=30))
     submit, run, requested = wl[0], wl[1], wl[2]
     horizon = max(submit) + sum(min(a, b) for a, b in zip(run, requested)) + 1
-    when = st.one_of(
-        st.sampled_from(submit),                                    # event instants
-        st.integers(0, int(horizon)).map(float),
-        st.floats(min_value=0.0, max_value=float(horizon), allow_nan=False),
-        st.sampled_from((0.0, -1.0, math.inf)),
-    )
-    times = sorted(draw(st.lists(when, min_size=1, max_size=6)))
-    names = draw(st.lists(st.sampled_from(ORDERS), min_size=len(times),
-                          max_size=len(times)))
-    return wl, opts, list(zip(times, names))
+    return wl, opts, draw(order_switches(horizon, instants=submit))
 
 
 @settings(max_examples=400, **COMMON)

@@ -27,7 +27,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
-from strategies import (COMMON, CORRECTIONS, ESTIMATE_NAMES, THRESHOLDS, make_workload)
+from strategies import (COMMON, CORRECTIONS, ESTIMATE_NAMES, THRESHOLDS, make_workload, order_switches,
+                        run_with_switches)
 from strategies import cases as raw_cases
 from strategies import workloads as raw_workloads
 
@@ -158,22 +159,14 @@ def test_no_backfill_variant(w, order, threshold, estimate, correction):
 def switch_cases(draw):
     w, opts = draw(cases())
     horizon = float(w.submit.max()) + float(np.minimum(w.run, w.requested).sum()) + 1
-    times = sorted(draw(st.lists(st.floats(0.0, horizon, allow_nan=False),
-                                 min_size=1, max_size=5)))
-    names = draw(st.lists(st.sampled_from(ORDERS), min_size=len(times),
-                          max_size=len(times)))
-    return w, opts, list(zip(times, names))
+    return w, opts, draw(order_switches(horizon, max_size=5))
 
 
 @settings(max_examples=300, **COMMON)
 @given(switch_cases())
 def test_invariants_with_order_switches(case):
     w, opts, switches = case
-    sim = simcore.Simulation(w, **opts)
-    for when, name in switches:
-        sim.run_until(when)
-        sim.set_order(name)
-    jobs = sim.finish().jobs
+    jobs = run_with_switches(w, opts, switches)
     # the order in force at each start: the last switch at or before it
     expected = np.full(len(w), ORDERS.index(opts["order"]))
     for when, name in switches:
