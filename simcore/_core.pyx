@@ -184,6 +184,7 @@ cdef class Simulation:
             self.lists[k].items = NULL
 
     def __dealloc__(self):
+        self._release_predictor()
         free(self.running)
         free(self.completions.items)
         free(self.expiries.items)
@@ -211,8 +212,13 @@ cdef class Simulation:
         self.correction = correction
         self.has_threshold = threshold is not None
         self.threshold = threshold if threshold is not None else INFINITY
-        self.predictor = predictor
+        if predictor.owner != 0:
+            raise ValueError(
+                f"{predictor!r} is driving another simulation that has not finished; "
+                "give each simulation run at the same time its own predictor instance")
         predictor.bind(self.jobs)
+        self.predictor = predictor
+        predictor.owner = <size_t> <void*> self
         self.now = -INFINITY
         self.estimate = np.zeros(n)
         self.initial_estimate = np.zeros(n)
@@ -354,6 +360,7 @@ cdef class Simulation:
         self.free_procs -= self.jobs.procs[j]
         sorted_insert(self.running, &self.n_running, self.estimated_end[j], j)
         heap_push(&self.completions, self.end[j], j)
+        self.predictor.started(j, t)
         if self.end[j] > self.estimated_end[j]:
             heap_push(&self.expiries, self.estimated_end[j], j)
         for k in range(self.n_lists):
@@ -502,7 +509,13 @@ cdef class Simulation:
         """Process every instant t < stop; return True when all jobs are done."""
         with nogil:
             self._advance(stop)
+        if self.n_done == self.n:
+            self._release_predictor()
         return self.n_done == self.n
+
+    cdef void _release_predictor(self):
+        if self.predictor is not None and self.predictor.owner == <size_t> <void*> self:
+            self.predictor.owner = 0
 
     def set_order(self, int order):
         """Queue order for every pass from now on (a period switch)."""

@@ -1,5 +1,6 @@
 # Online running-time predictors (SEMANTICS §5), called by the event loop at
-# C level: learn() when a job completes, predict() when a job is submitted.
+# C level: predict() when a job is submitted, started() when it starts,
+# learn() when it completes.
 # The core clips every prediction to [1, requested]. To add a predictor:
 # subclass Predictor, override bind/predict/learn, and register it in
 # simcore/predictors.py.
@@ -18,6 +19,9 @@ cdef class Predictor:
     """Base class: predicts the requested time (the `request` estimate)."""
 
     cdef JobArrays jobs
+    # The simulation driving this instance (its address), 0 when free: one
+    # instance must not serve two simulations at the same time.
+    cdef size_t owner
 
     cdef int bind(self, JobArrays jobs) except -1:
         """Attach to a workload and forget everything learned before."""
@@ -26,6 +30,9 @@ cdef class Predictor:
 
     cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
         return self.jobs.requested[j]
+
+    cdef void started(self, Py_ssize_t j, double t) noexcept nogil:
+        pass
 
     cdef void learn(self, Py_ssize_t j, double t) noexcept nogil:
         pass
@@ -97,7 +104,7 @@ cdef class Ave2Predictor(Predictor):
 from libc.math cimport cos as _cos, sin as _sin, log as _log, sqrt as _sqrt, fabs as _fabs
 
 cdef enum:
-    REG_NFEAT = 15                                  # raw features (Table 2 subset)
+    REG_NFEAT = 20                                  # raw features (Table 2)
     REG_DIM = 1 + REG_NFEAT + REG_NFEAT * (REG_NFEAT + 1) // 2   # degree-2 basis
 
 REGRESSION_BASES = ("squared", "linear")
@@ -290,6 +297,11 @@ cdef class RegressionPredictor(Predictor):
     cdef double[::1] feat                 # REG_NFEAT features per job, set at submission
     cdef double[::1] last1, last2, last3, sum_run, sum_procs, last_completion
     cdef long long[::1] n_finished, n_submitted
+    # Each user's running jobs, a doubly linked list in start order (starts
+    # come in time order, so appending keeps it sorted: the head started first).
+    cdef Py_ssize_t[::1] run_head, run_tail, run_next, run_prev
+    cdef long long[::1] n_running
+    cdef double[::1] run_start, running_procs, running_starts
     cdef double phi[REG_DIM]
 
     def __init__(self, under="linear", over="squared", weighting="large_area",
@@ -317,11 +329,20 @@ cdef class RegressionPredictor(Predictor):
         self.last_completion = np.full(nu, NAN)
         self.n_finished = np.zeros(nu, dtype=np.int64)
         self.n_submitted = np.zeros(nu, dtype=np.int64)
+        self.run_head = np.full(nu, -1, dtype=np.intp)
+        self.run_tail = np.full(nu, -1, dtype=np.intp)
+        self.run_next = np.full(jobs.n, -1, dtype=np.intp)
+        self.run_prev = np.full(jobs.n, -1, dtype=np.intp)
+        self.run_start = np.zeros(jobs.n)
+        self.n_running = np.zeros(nu, dtype=np.int64)
+        self.running_procs = np.zeros(nu)
+        self.running_starts = np.zeros(nu)
         return 0
 
     cdef void _features(self, Py_ssize_t j, double t, double* x) noexcept nogil:
         cdef int u = self.jobs.user[j]
         cdef long long nf = self.n_finished[u]
+        cdef long long nr = self.n_running[u]
         cdef double q = <double> self.jobs.procs[j]
         cdef double r = self.jobs.submit[j]
         cdef double hist_q, ph
@@ -342,13 +363,19 @@ cdef class RegressionPredictor(Predictor):
         hist_q = self.sum_procs[u] / self.n_submitted[u] if self.n_submitted[u] > 0 else q
         x[8] = hist_q
         x[9] = q / hist_q if hist_q > 0 else 1.0
-        x[10] = t - self.last_completion[u] if not isnan(self.last_completion[u]) else 0.0
+        # the user's jobs running at t (started before this submission)
+        x[10] = self.running_procs[u] / nr if nr > 0 else 0.0
+        x[11] = <double> nr
+        x[12] = t - self.run_start[self.run_head[u]] if nr > 0 else 0.0
+        x[13] = nr * t - self.running_starts[u] if nr > 0 else 0.0
+        x[14] = self.running_procs[u]
+        x[15] = t - self.last_completion[u] if not isnan(self.last_completion[u]) else 0.0
         ph = 2.0 * 3.141592653589793 * ((r % 86400.0) / 86400.0)
-        x[11] = _cos(ph)
-        x[12] = _sin(ph)
+        x[16] = _cos(ph)
+        x[17] = _sin(ph)
         ph = 2.0 * 3.141592653589793 * ((r % 604800.0) / 604800.0)
-        x[13] = _cos(ph)
-        x[14] = _sin(ph)
+        x[18] = _cos(ph)
+        x[19] = _sin(ph)
 
     cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
         cdef double* x = &self.feat[j * REG_NFEAT]
@@ -358,6 +385,20 @@ cdef class RegressionPredictor(Predictor):
         self.sum_procs[u] += <double> self.jobs.procs[j]
         _reg_basis(x, self.phi)
         return self.model._predict(self.phi)
+
+    cdef void started(self, Py_ssize_t j, double t) noexcept nogil:
+        cdef int u = self.jobs.user[j]
+        self.run_start[j] = t
+        self.run_prev[j] = self.run_tail[u]
+        self.run_next[j] = -1
+        if self.run_tail[u] >= 0:
+            self.run_next[self.run_tail[u]] = j
+        else:
+            self.run_head[u] = j
+        self.run_tail[u] = j
+        self.n_running[u] += 1
+        self.running_procs[u] += <double> self.jobs.procs[j]
+        self.running_starts[u] += t
 
     cdef void learn(self, Py_ssize_t j, double t) noexcept nogil:
         cdef int u = self.jobs.user[j]
@@ -371,6 +412,18 @@ cdef class RegressionPredictor(Predictor):
         self.sum_run[u] += p
         self.n_finished[u] += 1
         self.last_completion[u] = t
+        # leave the running list
+        if self.run_prev[j] >= 0:
+            self.run_next[self.run_prev[j]] = self.run_next[j]
+        else:
+            self.run_head[u] = self.run_next[j]
+        if self.run_next[j] >= 0:
+            self.run_prev[self.run_next[j]] = self.run_prev[j]
+        else:
+            self.run_tail[u] = self.run_prev[j]
+        self.n_running[u] -= 1
+        self.running_procs[u] -= <double> self.jobs.procs[j]
+        self.running_starts[u] -= self.run_start[j]
 
     # -- Python-visible helpers for tests -----------------------------------
 

@@ -55,7 +55,7 @@ def test_nag_is_invariant_to_feature_scaling(l2):
 
 def test_regression_predictor_is_invariant_to_raw_feature_scaling():
     rng = np.random.default_rng(3)
-    F = rng.uniform(0, 1, (500, 15)) * rng.uniform(1, 1e4, 15)
+    F = rng.uniform(0, 1, (500, 20)) * rng.uniform(1, 1e4, 20)
     y = F[:, 0] * 0.5 + F[:, 4] + 10.0
     Fs = F.copy()
     Fs[:, 0] *= 1000.0          # requested time in other units: linear, square and products
@@ -140,6 +140,68 @@ def test_features_never_use_the_future(seed):
         seen = arrays["submit"] <= t
         np.testing.assert_array_equal(new_estimates[seen], base_estimates[seen])
         assert not np.array_equal(new_estimates, base_estimates) or not np.any(run != arrays["run"])
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_features_ignore_shuffled_future_jobs(seed):
+    """Permuting the attributes of the jobs submitted after r_j leaves the
+    features (hence predictions) of j and of every earlier job unchanged."""
+    arrays = random_workload(seed)
+    rng = np.random.default_rng(seed)
+
+    def features(columns):
+        predictor = RegressionPredictor()
+        simcore.simulate(simcore.Workload.from_arrays(**columns), estimate=predictor,
+                         correction="incremental", backfill="SPF")
+        return predictor.features
+
+    base = features(arrays)
+    for cut in rng.choice(len(arrays["submit"]) - 20, 5, replace=False):
+        t = arrays["submit"][cut]
+        future = np.flatnonzero(arrays["submit"] > t)
+        shuffled = {key: (value.copy() if key != "machine_size" else value)
+                    for key, value in arrays.items()}
+        perm = rng.permutation(future)
+        for key in ("run", "requested", "procs", "user"):
+            shuffled[key][future] = arrays[key][perm]
+        seen = arrays["submit"] <= t
+        np.testing.assert_array_equal(features(shuffled)[seen], base[seen])
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_running_state_features_match_the_schedule(seed):
+    """Features 10-14 (Table 2's current-state features) recomputed by brute
+    force from the simulated schedule: the user's jobs running at r_j are those
+    started before r_j and not yet ended (completions at r_j come first)."""
+    arrays = random_workload(seed)
+    predictor = RegressionPredictor()
+    result = simcore.simulate(simcore.Workload.from_arrays(**arrays), estimate=predictor,
+                              correction="doubling", backfill="SPF")
+    start, end = result.jobs["start"], result.jobs["end"]
+    got = predictor.features
+    busy = 0
+    for j, t in enumerate(arrays["submit"]):
+        mine = (arrays["user"] == arrays["user"][j]) & (start < t) & (end > t)
+        q = arrays["procs"][mine].astype(float)
+        elapsed = t - start[mine]
+        expected = [q.mean() if mine.any() else 0.0, mine.sum(),
+                    elapsed.max() if mine.any() else 0.0, elapsed.sum(), q.sum()]
+        np.testing.assert_allclose(got[j, 10:15], expected, rtol=1e-12, atol=1e-9)
+        busy += mine.any()
+    assert busy > 50          # the case is exercised
+
+
+def test_one_instance_cannot_drive_two_simulations_at_once():
+    w = simcore.Workload.from_arrays(**random_workload(8))
+    shared = RegressionPredictor()
+    first = simcore.Simulation(w, estimate=shared)
+    first.run_until(5000.0)
+    with pytest.raises(ValueError, match="driving another simulation"):
+        simcore.Simulation(w, estimate=shared)
+    first.run_until(np.inf)                   # a finished simulation frees it
+    second = simcore.Simulation(w, estimate=shared)
+    del second                                # so does an abandoned one
+    simcore.simulate(w, estimate=shared)
 
 
 def test_kth_sp2_runs_fast_and_deterministically():
