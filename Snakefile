@@ -1,5 +1,6 @@
 # schedsweep: the campaign workflow. `snakemake --cores N` runs the full
-# campaign of config/config.yaml; `snakemake --cores N demo` the offline demo.
+# campaign of config/config.yaml; `snakemake --cores N demo` the offline demo;
+# `snakemake --cores N prediction` the running-time prediction study alone.
 from snakemake.utils import min_version, validate
 
 min_version("8.0")
@@ -15,6 +16,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/traces.smk"
 include: "workflow/rules/fixed_policy.smk"
 include: "workflow/rules/bandit.smk"
+include: "workflow/rules/prediction.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -26,3 +28,8 @@ rule all:
 rule demo:
     input:
         study_outputs("demo"),
+
+
+rule prediction:
+    input:
+        prediction_outputs("campaign"),

@@ -112,7 +112,8 @@ REGRESSION_WEIGHTINGS = ("constant", "short_wide", "long_narrow", "small_area", 
 REGRESSION_FEATURES = (
     "requested", "last_run_1", "last_run_2", "last_run_3", "ave2_run", "ave3_run",
     "ave_all_run", "procs", "ave_hist_procs", "procs_over_ave_hist_procs",
-    "break_time", "day_cos", "day_sin", "week_cos", "week_sin")
+    "ave_running_procs", "running_jobs", "longest_running_time", "sum_running_times",
+    "occupied_procs", "break_time", "day_cos", "day_sin", "week_cos", "week_sin")
 # Smallest weight gamma_j: Table 3's weights can be <= 0 for some (q, p).
 cdef double _GAMMA_FLOOR = 1e-3
 REGRESSION_GAMMA_FLOOR = _GAMMA_FLOOR
@@ -166,6 +167,25 @@ def loss_and_gradient(double prediction, double target, under="linear", over="sq
     cdef double g = _reg_gamma(w, procs, target)
     cdef double l = _reg_loss(u, o, g, prediction, target, &d)
     return l, d
+
+
+def losses(predictions, targets, procs, under="linear", over="squared",
+           weighting="large_area"):
+    """Per-job asymmetric weighted loss of `predictions` for jobs that ran
+    `targets` seconds on `procs` processors (the E-Loss by default)."""
+    cdef const double[::1] f = np.ascontiguousarray(predictions, dtype=np.float64)
+    cdef const double[::1] y = np.ascontiguousarray(targets, dtype=np.float64)
+    cdef const double[::1] q = np.ascontiguousarray(procs, dtype=np.float64)
+    if not (f.shape[0] == y.shape[0] == q.shape[0]):
+        raise ValueError("predictions, targets and procs differ in length")
+    u, o, w = _reg_codes(under, over, weighting)
+    out = np.empty(f.shape[0])
+    cdef double[::1] loss = out
+    cdef double d
+    cdef Py_ssize_t i
+    for i in range(f.shape[0]):
+        loss[i] = _reg_loss(u, o, _reg_gamma(w, q[i], y[i]), f[i], y[i], &d)
+    return out
 
 
 def _reg_codes(under, over, weighting):

@@ -18,6 +18,7 @@ from simcore.fetch import FetchError, fetch_trace, load_catalogue
 from simcore.output import (atomic_write, read_provenance, read_variants, read_workload, workload_provenance,
                             write_parquet, write_variants, write_workload)
 from simcore.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
+from simcore import prediction_cli
 from simcore.predictors import PREDICTORS
 from simcore.simulation import BACKFILLS, CORRECTIONS, ORDERS, simulate
 from simcore.swf import FILTER_MODES, parse_swf, read_swf
@@ -151,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot_learn.add_argument("--regret", nargs="+", required=True, metavar="FILE.png|pdf")
     plot_learn.add_argument("--choices", nargs="+", required=True, metavar="FILE.png|pdf")
 
+    prediction_cli.add_commands(commands)
+
     report = commands.add_parser("report", help="fixed-policy tables and the reproduction report")
     report.add_argument("tables", nargs="+", metavar="TRACE.fixed_policy.csv")
     report.add_argument("--threshold", type=_optional_threshold, default=None, metavar="SECONDS|none",
@@ -167,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--table-md", required=True)
     report.add_argument("--reproduction-csv", required=True)
     report.add_argument("--reproduction-md", required=True)
+    report.add_argument("--sections", nargs="*", default=[], metavar="SECTION.md",
+                        help="further report sections (other studies), appended in order")
+    report.add_argument("--section-rows", nargs="*", default=[], metavar="ROWS.csv",
+                        help="their published-vs-ours rows, appended to the reproduction CSV")
 
     example = commands.add_parser("example", help="write the generated example workload (SWF)")
     example.add_argument("--output", "-o", default="example.swf", metavar="FILE.swf")
@@ -426,8 +433,11 @@ def run_report(args) -> int:
     _write_text(args.bandit_md, strategies_markdown(strategies))
     rows = pd.concat([bandit_table2_rows(table, args.threshold, args.backfill), bandit_table3_rows(strategies)],
                      ignore_index=True)
-    _write_csv(rows, args.reproduction_csv)
-    _write_text(args.reproduction_md, reproduction_markdown(rows, args.threshold, args.backfill))
+    sections = [Path(path).read_text() for path in args.sections]
+    _write_csv(pd.concat([rows, *(pd.read_csv(path) for path in args.section_rows)], ignore_index=True),
+               args.reproduction_csv)
+    _write_text(args.reproduction_md, "\n".join([reproduction_markdown(rows, args.threshold, args.backfill),
+                                                 *sections]))
     print(f"{args.reproduction_md}: {len(rows)} published values compared")
     return 0
 
@@ -435,7 +445,8 @@ def run_report(args) -> int:
 COMMANDS = {"simulate": run_simulate, "filter": run_filter, "info": run_info, "example": run_example,
             "fetch": run_fetch, "model": run_model, "resample": run_resample, "sweep": run_sweep,
             "aggregate": run_aggregate, "plot": run_plot, "report": run_report, "learn": run_learn,
-            "aggregate-learners": run_aggregate_learners, "plot-learners": run_plot_learners}
+            "aggregate-learners": run_aggregate_learners, "plot-learners": run_plot_learners,
+            **prediction_cli.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

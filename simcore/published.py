@@ -36,3 +36,31 @@ BANDIT_TABLE3 = {
 }
 # Our strategy names for each published column and period.
 BANDIT_TABLE3_STRATEGIES = {"Random": "Random", "Full": "Full", "Noisy": "Noisy", "eps-greedy": "eps"}
+
+# The running-time prediction paper (Gaussier et al., SC 2015), AVEbsld with
+# tau = 10 s on whole traces; its Metacentrum log is not in the PWA.
+PREDICTION_TRACE_NAMES = {"KTH-SP2": "KTH-SP2", "CTC-SP2": "CTC-SP2", "SDSC-SP2": "SDSC-SP2",
+                          "SDSC-BLUE": "SDSC-BLUE", "CEA-Curie": "Curie"}
+# Table 1: (EASY, EASY clairvoyant).
+PREDICTION_TABLE1 = {"KTH-SP2": (92.6, 71.7), "CTC-SP2": (49.6, 37.2), "SDSC-SP2": (87.9, 70.5),
+                     "SDSC-BLUE": (36.5, 30.6), "CEA-Curie": (202.1, 69.9)}
+# Table 6: clairvoyant EASY, clairvoyant EASY-SJBF, EASY, EASY++, then the best
+# and worst learned triples with EASY and with EASY-SJBF (chosen in hindsight).
+PREDICTION_TABLE6 = {
+    "KTH-SP2": (71.7, 49.8, 92.6, 63.5, 62.6, 93.2, 51.4, 74.5),
+    "CTC-SP2": (37.2, 17.6, 49.6, 85.8, 25.5, 163.5, 16.3, 134.7),
+    "SDSC-SP2": (70.5, 56.8, 87.9, 79.4, 70.9, 102.3, 69.7, 194.8),
+    "SDSC-BLUE": (30.6, 13.2, 36.5, 21.0, 16.5, 48.0, 12.6, 47.8),
+    "CEA-Curie": (69.9, 12.1, 202.1, 193.5, 26.3, 9348.8, 24.3, 4010.0),
+}
+PREDICTION_TABLE6_COLUMNS = ("clairvoyant_easy", "clairvoyant_sjbf", "easy", "easy_plus_plus",
+                             "learned_easy_best", "learned_easy_worst", "learned_sjbf_best",
+                             "learned_sjbf_worst")
+# Table 7: the cross-validated triple (selected with Metacentrum among the
+# training logs, which we do not have).
+PREDICTION_TABLE7_CV = {"KTH-SP2": 51.4, "CTC-SP2": 20.5, "SDSC-SP2": 75.0, "SDSC-BLUE": 34.7,
+                        "CEA-Curie": 27.9}
+# Table 8 (the paper does not say on which log): MAE and mean E-Loss, seconds.
+PREDICTION_TABLE8 = {"AVE2": (5217.0, 10.2e8), "E-Loss learning": (6762.0, 2.35e5)}
+# Section 6.3.2: Pearson correlation between logs, mean (min, max).
+PREDICTION_CORRELATION = (0.26, 0.01, 0.80)

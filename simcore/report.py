@@ -107,7 +107,7 @@ def _comparison_table(rows: pd.DataFrame) -> list[str]:
 def reproduction_markdown(rows: pd.DataFrame, threshold, backfill: str) -> str:
     lines = ["# Reproduction report", ""]
     if rows.empty:
-        lines += ["No trace of this study has published numbers to compare with "
+        lines += ["No trace of the bandit-paper studies has published numbers to compare with "
                   "(the demo runs model workloads); see tables/fixed_policy.md for its results.", ""]
         return "\n".join(lines)
     lines += [

@@ -41,13 +41,15 @@ def study_of(root):
 def settings(root):
     """The campaign's settings, with the demo's overrides for results/demo."""
     chosen = {
-        key: config[key] for key in ("traces", "variants", "resample", "fixed_policy")
+        key: config[key]
+        for key in ("traces", "variants", "resample", "fixed_policy", "prediction")
     }
     if study_of(root) == "demo":
-        chosen.update(config["demo"])
+        demo = dict(config["demo"])
+        chosen.update(demo, prediction={**chosen["prediction"], **demo.pop("prediction", {})})
     unknown = [
         trace
-        for trace in chosen["traces"]
+        for trace in chosen["traces"] + chosen["prediction"]["traces"]
         if trace not in CATALOGUE and trace not in MODELS
     ]
     if unknown:
@@ -58,18 +60,30 @@ def settings(root):
 
 
 def chunks(root, study="fixed_policy"):
-    """Variant ranges (first, stop), one sweep (or learner) job each."""
+    """Variant ranges (first, stop), one sweep (or learner, or predictor) job each."""
     chosen = settings(root)
+    variants = chosen["variants"]
     if study == "bandit":
         size = chosen.get(
             "bandit_variants_per_job", config["bandit"]["variants_per_job"]
         )
+    elif study == "prediction":
+        size = chosen["prediction"]["variants_per_job"]
+        variants = chosen["prediction"]["variants"]
     else:
         size = chosen["fixed_policy"]["variants_per_job"]
     return [
-        (first, min(first + size, chosen["variants"]))
-        for first in range(0, chosen["variants"], size)
+        (first, min(first + size, variants)) for first in range(0, variants, size)
     ]
+
+
+def resample_arguments(chosen):
+    """`simcore resample` options from a study's settings (variants, resample)."""
+    weeks = chosen["resample"].get("weeks")
+    return (
+        f"--variants {chosen['variants']} --base-seed {config['base_seed']} "
+        f"--method {chosen['resample']['method']}" + (f" --weeks {weeks}" if weeks else "")
+    )
 
 
 def sweep_outputs(kind, study="fixed_policy"):
@@ -109,7 +123,7 @@ def trace_plots(root, trace):
 def study_outputs(study):
     root = STUDY_ROOTS[study]
     traces = settings(root)["traces"]
-    return [
+    return prediction_outputs(study) + [
         *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
         *[plot for trace in traces for plot in trace_plots(root, trace)],
         f"{root}/tables/workloads.md",

@@ -14,17 +14,9 @@ rule resample:
     resources:
         mem_mb=4000,
     params:
-        variants=lambda wildcards: settings(wildcards.root)["variants"],
-        method=lambda wildcards: settings(wildcards.root)["resample"]["method"],
-        weeks=lambda wildcards: (
-            f"--weeks {settings(wildcards.root)['resample']['weeks']}"
-            if settings(wildcards.root)["resample"].get("weeks")
-            else ""
-        ),
-        base_seed=config["base_seed"],
+        arguments=lambda wildcards: resample_arguments(settings(wildcards.root)),
     shell:
-        "simcore resample {input} --variants {params.variants} --base-seed {params.base_seed} "
-        "--method {params.method} {params.weeks} --output {output} > {log} 2>&1"
+        "simcore resample {input} {params.arguments} --output {output} > {log} 2>&1"
 
 
 rule sweep_fixed_policies:

@@ -40,6 +40,8 @@ rule report:
             root=wildcards.root,
             trace=settings(wildcards.root)["traces"],
         ),
+        prediction_section="{root}/prediction/report.md",
+        prediction_rows="{root}/prediction/reproduction.csv",
     output:
         bandit_csv=report("{root}/tables/bandit.csv", category="Tables"),
         bandit_md="{root}/tables/bandit.md",
@@ -67,4 +69,5 @@ rule report:
         "--bandit-tables {input.bandit_tables} --bandit-csv {output.bandit_csv} --bandit-md {output.bandit_md} "
         "--workloads-csv {output.workloads_csv} --workloads-md {output.workloads_md} --threshold {params.threshold} --backfill {params.backfill} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
+        "--sections {input.prediction_section} --section-rows {input.prediction_rows} "
         "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"

@@ -1,0 +1,191 @@
+"""The running-time prediction study (simcore.prediction): the triple grid,
+simulations of triples, leave-one-trace-out selection, tables and report rows."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import simcore
+from reference_sim import reference_simulate
+from simcore._core import RegressionPredictor, losses
+from simcore.prediction import (E_LOSS, EASY, EASY_PLUS_PLUS, TRIPLE, chunk_of_grid, correlations,
+                                evaluate_triples, figure_triples, loto_best, make_estimate, parse_regression,
+                                prediction_quality, regression_label, selection_table, table1, table6, table8,
+                                triple_grid, variant_table, variant_triples)
+from simcore.prediction_report import prediction_markdown, reproduction_rows
+
+
+def small_workload(seed=0, n=250):
+    rng = np.random.default_rng(seed)
+    requested = rng.integers(100, 5000, n).astype(float)
+    return simcore.Workload.from_arrays(
+        submit=np.sort(rng.integers(0, 30000, n)).astype(float),
+        run=np.minimum(requested, np.floor(requested * rng.uniform(0, 1, n)) + 1),
+        requested=requested, procs=rng.integers(1, 9, n), user=rng.integers(0, 5, n), machine_size=16)
+
+
+def test_grid_is_the_papers_campaign():
+    grid = triple_grid([1.0, 10.0])
+    # request and clairvoyant x 2 variants; (AVE2 + 2 x 2 x 5 losses x 2 rates) x 3 corrections x 2 variants
+    assert len(grid) == 4 + (1 + 20 * 2) * 3 * 2
+    assert not grid.duplicated().any()
+    losses_seen = {parse_regression(p)["weighting"] for p in grid["predictor"] if p.startswith("reg:")}
+    assert len(losses_seen) == 5
+    # chunks partition the grid
+    parts = [chunk_of_grid(grid, k, 4) for k in range(4)]
+    assert sum(map(len, parts)) == len(grid)
+    assert pd.concat(parts).sort_values(TRIPLE).reset_index(drop=True).equals(
+        grid.sort_values(TRIPLE).reset_index(drop=True))
+    with pytest.raises(ValueError, match="chunk 4"):
+        chunk_of_grid(grid, 4, 4)
+
+
+def test_labels_round_trip_and_bad_labels_are_named():
+    label = regression_label(*E_LOSS, 10.0)
+    assert label == "reg:linear/squared/large_area@10"
+    assert parse_regression(label) == dict(under="linear", over="squared", weighting="large_area",
+                                           learning_rate=10.0)
+    assert parse_regression("ave2") is None
+    assert isinstance(make_estimate(label, 1e-6), RegressionPredictor)
+    for bad, message in [("reg:linear/squared", "reg:linear/squared"), ("reg:cubic/linear/constant@1", "cubic"),
+                         ("reg:linear/linear/constant@0", "learning_rate"), ("oracle", "oracle")]:
+        with pytest.raises(ValueError, match=message):
+            make_estimate(bad, 1e-6)
+
+
+def test_evaluate_triples_matches_direct_simulations():
+    w = small_workload()
+    triples = pd.DataFrame([EASY, ("clairvoyant", "request", "SJBF"), EASY_PLUS_PLUS,
+                            (regression_label(*E_LOSS, 1.0), "doubling", "EASY")], columns=TRIPLE)
+    rows, kept = evaluate_triples(w, triples, 1e-6, keep_predictions={EASY_PLUS_PLUS})
+    direct = simcore.simulate(w, backfill="SPF", estimate="ave2", correction="incremental")
+    assert rows.loc[2, "avg_bsld"] == direct.summary()["avg_bsld"]
+    assert rows.loc[2, "corrections"] == direct.jobs["corrections"].sum() > 0
+    np.testing.assert_array_equal(kept["ave2"], direct.jobs["initial_estimate"])
+    assert list(kept) == ["ave2"]
+    clairvoyant = rows.loc[1]
+    assert clairvoyant["mae"] == 0.0 and clairvoyant["under_predicted"] == 0.0 and clairvoyant["corrections"] == 0
+    regression = simcore.simulate(w, backfill="queue", estimate=RegressionPredictor(learning_rate=1.0),
+                                  correction="doubling")
+    assert rows.loc[3, "avg_bsld"] == regression.summary()["avg_bsld"]
+    # prediction quality is computed on the clipped estimates the scheduler used
+    quality = prediction_quality(regression.jobs["initial_estimate"], w)
+    assert rows.loc[3, "mae"] == quality["mae"]
+    assert quality["mean_eloss"] == pytest.approx(
+        np.mean(losses(regression.jobs["initial_estimate"], w.run, w.procs)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), correction=st.sampled_from(["request", "incremental", "doubling"]),
+       backfill=st.sampled_from(["queue", "SPF"]))
+def test_regression_schedules_match_the_reference(seed, correction, backfill):
+    """The core schedules a regression's (schedule-dependent) predictions as
+    SEMANTICS §5 says: replaying them as fixed predictions in the independent
+    reference simulator gives the same schedule, corrections included."""
+    w = small_workload(seed, n=120)
+    core = simcore.simulate(w, backfill=backfill, correction=correction,
+                            estimate=RegressionPredictor(weighting="constant", learning_rate=1.0))
+    ref = reference_simulate(w.submit, w.run, w.requested, w.procs, w.user, w.machine_size,
+                             backfill=backfill, correction=correction,
+                             estimate=list(core.jobs["initial_estimate"]))
+    np.testing.assert_array_equal(core.jobs["start"], np.array(ref["start"], dtype=float))
+    np.testing.assert_array_equal(core.jobs["corrections"], ref["corrections"])
+
+
+def synthetic_grid():
+    """Three traces x, y, z and four triples: B (EASY) is best on x alone, A
+    (EASY++) best summed over y and z, C (E-Loss) best on y; D is clairvoyant."""
+    values = {"A": (50, 10, 10), "B": (5, 30, 30), "C": (60, 5, 40), "D": (1, 1, 1)}
+    triples = {"A": EASY_PLUS_PLUS, "B": EASY, "C": (regression_label(*E_LOSS, 1.0), "incremental", "SJBF"),
+               "D": ("clairvoyant", "request", "SJBF")}
+    rows = [{"trace": trace, **dict(zip(TRIPLE, triples[name])), "avg_bsld": float(v[i]),
+             "mae": 100.0 * (i + 1), "mean_eloss": 1e5 * (i + 1)}
+            for name, v in values.items() for i, trace in enumerate("xyz")]
+    return pd.DataFrame(rows), triples
+
+
+def test_leave_one_trace_out_never_looks_at_the_evaluated_trace():
+    grid, triples = synthetic_grid()
+    # sums over the other traces (clairvoyant D excluded): x -> A 20, B 60, C 45; z -> A 60, B 35, C 65
+    assert loto_best(grid, "x") == triples["A"]
+    assert loto_best(grid, "z") == triples["B"]
+    assert loto_best(grid, "y") == triples["B"]
+    # the evaluated trace's own values never change its choice
+    shaken = grid.copy()
+    shaken.loc[shaken["trace"] == "x", "avg_bsld"] = np.random.default_rng(0).uniform(1, 100, 4)
+    assert loto_best(shaken, "x") == triples["A"]
+    assert loto_best(grid[grid["trace"] == "x"], "x") is None
+    # candidates restrict the choice; a triple missing on one training trace is not eligible
+    only_c = pd.DataFrame([triples["C"]], columns=TRIPLE)
+    assert loto_best(grid, "x", only_c) == triples["C"]
+    partial = grid.drop(grid[(grid["trace"] == "y") & (grid["predictor"] == "ave2")].index)
+    assert loto_best(partial, "x") == triples["C"]
+
+
+def test_selection_table_and_single_trace_defaults():
+    grid, triples = synthetic_grid()
+    selection = selection_table(grid, default_learning_rate=1.0).set_index("trace")
+    assert tuple(selection.loc["x", ["cv_predictor", "cv_correction", "cv_backfill"]]) == triples["A"]
+    assert selection.loc["x", "cv_avg_bsld"] == 50.0
+    assert selection.loc["x", "hindsight_avg_bsld"] == 5.0         # B, in hindsight, clairvoyant excluded
+    assert selection.loc["x", "easy_avg_bsld"] == 5.0 and selection.loc["x", "easy_plus_plus_avg_bsld"] == 50.0
+    assert selection.loc["x", "eloss_predictor"] == triples["C"][0]
+    alone = selection_table(grid[grid["trace"] == "y"], default_learning_rate=3.0).iloc[0]
+    assert pd.isna(alone["cv_predictor"]) and np.isnan(alone["cv_avg_bsld"])
+    assert alone["eloss_predictor"] == regression_label(*E_LOSS, 3.0)
+    on_variants = variant_triples(None, 3.0)
+    assert list(on_variants.iloc[-1]) == [regression_label(*E_LOSS, 3.0), "incremental", "SJBF"]
+    with_cv = variant_triples(selection.reset_index().iloc[0].to_dict(), 3.0)
+    assert not with_cv.duplicated().any()        # x's C-V triple is EASY++, already a baseline
+    assert list(map(tuple, with_cv.to_numpy())) == [
+        EASY, ("request", "request", "SJBF"), ("clairvoyant", "request", "EASY"),
+        ("clairvoyant", "request", "SJBF"), EASY_PLUS_PLUS, triples["C"]]
+
+
+def test_tables_correlations_and_report_rows():
+    grid, triples = synthetic_grid()
+    grid.loc[grid["trace"] == "x", "trace"] = "KTH-SP2"
+    grid = pd.concat([grid, grid[grid["trace"] == "KTH-SP2"].assign(
+        predictor="clairvoyant", correction="request", backfill="EASY", avg_bsld=2.0)], ignore_index=True)
+    t1 = table1(grid).set_index("trace")
+    assert t1.loc["KTH-SP2", "easy"] == 5.0 and t1.loc["KTH-SP2", "clairvoyant"] == 2.0
+    assert t1.loc["KTH-SP2", "decrease_pct"] == pytest.approx(60.0)
+    t6 = table6(grid).set_index("trace")
+    assert t6.loc["y", "learned_sjbf_best"] == 5.0 and t6.loc["y", "learned_sjbf_worst"] == 10.0
+    assert np.isnan(t6.loc["y", "learned_easy_best"])    # only baselines ran with EASY
+    selection = selection_table(grid, 1.0)
+    t8 = table8(grid, selection)
+    assert t8[(t8["trace"] == "y") & (t8["technique"] == "AVE2")]["mae"].iloc[0] == 200.0
+    assert set(t8["technique"]) == {"AVE2", "E-Loss learning"}
+    pearson = correlations(grid).set_index(["trace_a", "trace_b"])
+    assert list(pearson["triples"]) == [4, 4, 4]       # the extra clairvoyant EASY row ran on KTH-SP2 only
+    assert pearson.loc[("y", "z"), "pearson"] == pytest.approx(np.corrcoef([10, 30, 5, 1], [10, 30, 40, 1])[0, 1])
+    tables = {"table1": table1(grid), "table6": table6(grid), "table7": selection, "table8": t8,
+              "correlations": correlations(grid)}
+    rows = reproduction_rows(tables)
+    kth = rows[rows["row"] == "KTH-SP2"].set_index(["table", "column"])
+    assert kth.loc[("Table 1", "easy"), "published"] == 92.6
+    assert kth.loc[("Table 1", "easy"), "ours"] == 5.0
+    assert kth.loc[("Table 7", "cross-validated triple"), "published"] == 51.4
+    assert set(rows[rows["table"] == "Table 1"]["row"]) == {"KTH-SP2"}    # y, z have no published values
+    markdown = prediction_markdown(tables)
+    assert "| KTH-SP2 | 92.6 | 5.0 |" in markdown and "leave-one-trace-out" in markdown
+
+
+def test_variant_table_reduction_is_per_variant():
+    rows = []
+    for variant, (easy, other) in enumerate([(10.0, 5.0), (20.0, 5.0)]):
+        rows.append({"trace": "t", "variant": variant, **dict(zip(TRIPLE, EASY)), "avg_bsld": easy})
+        rows.append({"trace": "t", "variant": variant, **dict(zip(TRIPLE, EASY_PLUS_PLUS)), "avg_bsld": other})
+    table = variant_table(pd.DataFrame(rows)).set_index("predictor")
+    assert table.loc["ave2", "reduction_mean"] == pytest.approx((50.0 + 75.0) / 2)
+    assert table.loc["request", "reduction_mean"] == 0.0
+    assert table.loc["ave2", "variants"] == 2
+
+
+def test_figure_triples_are_in_the_grid():
+    grid = triple_grid([0.5, 2.0])
+    keys = set(map(tuple, grid[TRIPLE].to_numpy()))
+    assert figure_triples([0.5, 2.0]) <= keys

@@ -1,0 +1,237 @@
+# The running-time prediction study: every heuristic triple (predictor x
+# correction x backfill variant) on whole traces (split over a few jobs per
+# trace), leave-one-trace-out selection, then the selected triples and the
+# baselines on resampled variants; tables, figures and a report section.
+
+
+def prediction(root):
+    return settings(root)["prediction"]
+
+
+def prediction_workload(wildcards):
+    """Models are used as generated; PWA traces with the study's filter and machine size."""
+    if wildcards.trace in MODELS:
+        return f"results/traces/{wildcards.trace}.parquet"
+    return f"results/prediction/traces/{wildcards.trace}.parquet"
+
+
+def grid_outputs(kind, root, trace):
+    return expand(
+        "{root}/prediction/grid/{trace}/{chunk}.{kind}.parquet",
+        root=root,
+        trace=trace,
+        chunk=range(prediction(root)["grid_jobs_per_trace"]),
+        kind=kind,
+    )
+
+
+def prediction_variant_runs(root):
+    return [
+        f"{root}/prediction/variant_runs/{trace}/{chunk}.parquet"
+        for trace in prediction(root)["traces"]
+        for chunk in range(len(chunks(root, "prediction")))
+    ]
+
+
+def prediction_outputs(study):
+    root = STUDY_ROOTS[study]
+    return [
+        f"{root}/prediction/report.md",
+        *expand(
+            "{root}/prediction/plots/{trace}.{plot}.{ext}",
+            root=root,
+            trace=prediction(root)["traces"],
+            plot=["ecdf_errors", "ecdf_values"],
+            ext=["png", "pdf"],
+        ),
+        *expand("{root}/prediction/plots/correlations.{ext}", root=root, ext=["png", "pdf"]),
+    ]
+
+
+rule prediction_trace:
+    input:
+        "resources/traces/{trace}.swf.gz",
+    output:
+        "results/prediction/traces/{trace}.parquet",
+    log:
+        "logs/prediction_trace/{trace}.log",
+    wildcard_constraints:
+        trace=_alternatives(CATALOGUE),
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        filter=config["prediction"]["filter"],
+        machine=lambda wildcards: (
+            f"--machine-size {config['prediction']['machine_size'][wildcards.trace]}"
+            if wildcards.trace in config["prediction"].get("machine_size", {})
+            else ""
+        ),
+    shell:
+        "simcore filter {input} --filter {params.filter} {params.machine} --output {output} > {log} 2>&1"
+
+
+rule predict_grid:
+    input:
+        prediction_workload,
+    output:
+        runs="{root}/prediction/grid/{trace}/{chunk}.runs.parquet",
+        predictions="{root}/prediction/grid/{trace}/{chunk}.predictions.parquet",
+    log:
+        "{root}/logs/predict_grid/{trace}/{chunk}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+    params:
+        chunks=lambda wildcards: prediction(wildcards.root)["grid_jobs_per_trace"],
+        grid=lambda wildcards: " ".join(
+            f"--{key.replace('_', '-')} "
+            + " ".join(str(value) for value in prediction(wildcards.root)[key])
+            for key in ("learning_rates", "bases", "weightings", "corrections", "backfills")
+        ),
+        l2=lambda wildcards: prediction(wildcards.root)["l2"],
+    shell:
+        "simcore predict-grid {input} --trace {wildcards.trace} --chunk {wildcards.chunk} "
+        "--chunks {params.chunks} {params.grid} --l2 {params.l2} "
+        "--runs {output.runs} --predictions {output.predictions} > {log} 2>&1"
+
+
+rule select_triples:
+    input:
+        lambda wildcards: [
+            path
+            for trace in prediction(wildcards.root)["traces"]
+            for path in grid_outputs("runs", wildcards.root, trace)
+        ],
+    output:
+        grid="{root}/prediction/grid.parquet",
+        selection="{root}/prediction/selection.csv",
+    log:
+        "{root}/logs/select_triples.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        rate=lambda wildcards: prediction(wildcards.root)["default_learning_rate"],
+    shell:
+        "simcore predict-select --runs {input} --default-learning-rate {params.rate} "
+        "--grid {output.grid} --selection {output.selection} > {log} 2>&1"
+
+
+rule resample_for_prediction:
+    input:
+        prediction_workload,
+    output:
+        "{root}/prediction/variants/{trace}.parquet",
+    log:
+        "{root}/logs/prediction_resample/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=4000,
+    params:
+        arguments=lambda wildcards: resample_arguments(prediction(wildcards.root)),
+    shell:
+        "simcore resample {input} {params.arguments} --output {output} > {log} 2>&1"
+
+
+rule predict_variants:
+    input:
+        variants="{root}/prediction/variants/{trace}.parquet",
+        selection="{root}/prediction/selection.csv",
+    output:
+        "{root}/prediction/variant_runs/{trace}/{chunk}.parquet",
+    log:
+        "{root}/logs/predict_variants/{trace}/{chunk}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+    params:
+        select=lambda wildcards: "{}:{}".format(
+            *chunks(wildcards.root, "prediction")[int(wildcards.chunk)]
+        ),
+        rate=lambda wildcards: prediction(wildcards.root)["default_learning_rate"],
+        l2=lambda wildcards: prediction(wildcards.root)["l2"],
+    shell:
+        "simcore predict-variants {input.variants} --trace {wildcards.trace} --select {params.select} "
+        "--selection {input.selection} --default-learning-rate {params.rate} --l2 {params.l2} "
+        "--runs {output} > {log} 2>&1"
+
+
+rule prediction_tables:
+    input:
+        grid="{root}/prediction/grid.parquet",
+        selection="{root}/prediction/selection.csv",
+        variant_runs=lambda wildcards: prediction_variant_runs(wildcards.root),
+    output:
+        tables=multiext(
+            "{root}/prediction/tables/",
+            "table1.csv",
+            "table6.csv",
+            "table7.csv",
+            "table8.csv",
+            "correlations.csv",
+            "variants.csv",
+        ),
+        markdown=report("{root}/prediction/report.md", category="Reproduction"),
+        rows="{root}/prediction/reproduction.csv",
+    log:
+        "{root}/logs/prediction_tables.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        outdir=lambda wildcards: f"{wildcards.root}/prediction/tables",
+    shell:
+        "simcore predict-tables --grid {input.grid} --selection {input.selection} "
+        "--variant-runs {input.variant_runs} --outdir {params.outdir} "
+        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+
+
+rule plot_predictions:
+    input:
+        predictions=lambda wildcards: grid_outputs(
+            "predictions", wildcards.root, wildcards.trace
+        ),
+        selection="{root}/prediction/selection.csv",
+    output:
+        errors=[
+            report("{root}/prediction/plots/{trace}.ecdf_errors.png", category="Figures"),
+            "{root}/prediction/plots/{trace}.ecdf_errors.pdf",
+        ],
+        values=[
+            report("{root}/prediction/plots/{trace}.ecdf_values.png", category="Figures"),
+            "{root}/prediction/plots/{trace}.ecdf_values.pdf",
+        ],
+    log:
+        "{root}/logs/plot_predictions/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    shell:
+        "simcore plot-predictions --trace {wildcards.trace} --predictions {input.predictions} "
+        "--selection {input.selection} --errors {output.errors} --values {output.values} > {log} 2>&1"
+
+
+rule plot_correlations:
+    input:
+        "{root}/prediction/grid.parquet",
+    output:
+        report("{root}/prediction/plots/correlations.png", category="Figures"),
+        "{root}/prediction/plots/correlations.pdf",
+    log:
+        "{root}/logs/plot_correlations.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    shell:
+        "simcore plot-correlations --grid {input} --output {output} > {log} 2>&1"
