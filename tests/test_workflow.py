@@ -40,15 +40,22 @@ TINY = {
                               "UCB1-D": {"learner": "ucb1", "period": "day"},
                               "Full-W-artifact": {"learner": "full", "period": "week", "threshold": 200000,
                                                   "backfill": "LQF", "feedback_jobs": "started"}}},
+    "prediction": {"traces": ["KTH-SP2", "UniLu-Gaia"], "learning_rates": [1],
+                   "weightings": ["constant", "large_area"], "bases": ["linear", "squared"],
+                   "corrections": ["request", "incremental"], "grid_jobs_per_trace": 2,
+                   "variants": 2, "variants_per_job": 1, "resample": {"method": "user-weeks", "weeks": 8}},
 }
 STRATEGIES = ["Full-W", "eps-D", "UCB1-D", "Full-W-artifact"]
+# request and clairvoyant x 2 variants, (AVE2 + 2 x 2 x 2 regressions) x 2 corrections x 2 variants
+TINY_TRIPLES = 4 + (1 + 8) * 2 * 2
 
 
 def run_snakemake(workdir: Path, config: dict, *args, check=True, **popen):
     workdir.mkdir(parents=True, exist_ok=True)
     configfile = workdir / "test-config.yaml"
     full = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
-    full.update(config)
+    for key, value in config.items():      # sections are merged one level deep, like `--config`
+        full[key] = {**full[key], **value} if isinstance(value, dict) and key in full else value
     configfile.write_text(yaml.safe_dump(full, sort_keys=False))
     command = SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(configfile), "--cores", "2",
                            *args]
@@ -97,8 +104,10 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert {"trace", "order", "threshold", "backfill", "mean", "p10", "p90", "variants"} <= set(table.columns)
     reproduction = pd.read_csv(results / "reproduction.csv")
     assert list(reproduction.columns) == ["paper", "table", "row", "column", "published", "ours", "difference"]
+    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15"}
+    reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
     assert set(reproduction["row"]) == {"KTH-SP2", "UniLu-Gaia"}
-    assert set(reproduction["paper"]) == {"bandit-2017"} and set(reproduction["table"]) == {"Table 2", "Table 3"}
+    assert set(reproduction["table"]) == {"Table 2", "Table 3"}
     compared = reproduction[reproduction["table"] == "Table 2"].dropna(subset=["ours"])
     assert set(compared["column"]) == {"LPF (ours: SPF)", "SQF (ours: LQF)", "LAF (ours: SAF)"}
     assert "label" in (results / "reproduction.md").read_text().lower()
@@ -127,6 +136,48 @@ def test_bandit_study_outputs(tiny_run):
     table3 = reproduction[reproduction["table"] == "Table 3"]
     assert set(table3["column"]) == {"Full week", "eps-greedy day", "Full week (artifact variant)"}
     assert "Table 3" in (results / "reproduction.md").read_text()
+
+
+def test_prediction_study_outputs(tiny_run):
+    from simcore.prediction import TRIPLE, loto_best
+    results = tiny_run / "results"
+    traces = TINY["prediction"]["traces"]
+    for trace in traces:
+        provenance = read_provenance(results / "prediction" / "traces" / f"{trace}.parquet")
+        assert provenance["filter"] == "truncate"
+        for plot in ("ecdf_errors", "ecdf_values"):
+            assert (results / "prediction" / "plots" / f"{trace}.{plot}.png").stat().st_size > 10_000
+    grid = pd.read_parquet(results / "prediction" / "grid.parquet")
+    assert grid.groupby("trace").size().to_dict() == {trace: TINY_TRIPLES for trace in traces}
+    assert not grid[["trace", *TRIPLE]].duplicated().any()
+    selection = pd.read_csv(results / "prediction" / "selection.csv").set_index("trace")
+    for trace, other in (traces, traces[::-1]):
+        chosen = tuple(selection.loc[trace, ["cv_predictor", "cv_correction", "cv_backfill"]])
+        assert chosen == loto_best(grid, trace) == loto_best(grid[grid["trace"] == other], trace)
+        assert chosen[0] != "clairvoyant"
+    variants = pd.read_csv(results / "prediction" / "tables" / "variants.csv")
+    assert (variants["variants"] == 2).all() and set(variants["trace"]) == set(traces)
+    assert (results / "prediction" / "plots" / "correlations.png").stat().st_size > 10_000
+    reproduction = pd.read_csv(results / "reproduction.csv")
+    ours = reproduction[reproduction["paper"] == "prediction-sc15"].set_index(["table", "row", "column"])
+    # REPRODUCE.md section 1: within 5 % of the published EASY and clairvoyant values
+    for column in ("easy", "clairvoyant"):
+        row = ours.loc[("Table 1", "KTH-SP2", column)]
+        assert abs(row["ours"] - row["published"]) <= 0.05 * row["published"], (column, row)
+    assert "Running-time prediction" in (results / "reproduction.md").read_text()
+
+
+def test_prediction_study_runs_for_one_trace(tiny_run, tmp_path):
+    config = {**TINY, "prediction": {**TINY["prediction"], "traces": ["KTH-SP2"]}}
+    run_snakemake(tmp_path, config, "prediction")
+    results = tmp_path / "results" / "prediction"
+    for chunk in range(2):        # the whole-trace grid does not depend on the other traces
+        name = f"grid/KTH-SP2/{chunk}.runs.parquet"
+        assert (results / name).read_bytes() == (tiny_run / "results" / "prediction" / name).read_bytes()
+    selection = pd.read_csv(results / "selection.csv")
+    assert selection["cv_predictor"].isna().all()          # nothing to cross-validate on
+    assert selection["eloss_predictor"].tolist() == ["reg:linear/squared/large_area@1"]
+    assert "Needs at least two traces" in (results / "report.md").read_text()
 
 
 def test_html_report_has_figures_and_tables(tiny_run):
