@@ -242,6 +242,10 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     assert "filter" in done.stdout + done.stderr
     done = run_snakemake(tmp_path, {"traces": ["NOPE-1999"]}, "--dry-run", check=False)
     assert done.returncode != 0 and "unknown traces ['NOPE-1999']" in done.stdout + done.stderr
+    done = run_snakemake(tmp_path, {"prediction": {"learning_rates": [0]}}, "--dry-run", check=False)
+    assert done.returncode != 0 and "learning_rates" in done.stdout + done.stderr
+    done = run_snakemake(tmp_path, {"prediction": {"traces": ["NOPE-2000"]}}, "--dry-run", check=False)
+    assert done.returncode != 0 and "unknown traces ['NOPE-2000']" in done.stdout + done.stderr
 
 
 # ---- fetch -----------------------------------------------------------------
@@ -289,7 +293,8 @@ def test_malformed_trace_fails_with_a_clear_message(tmp_path):
         "file": "BROKEN.swf.gz", "url": "http://127.0.0.1:9/BROKEN.swf.gz",
         "swf_sha256": hashlib.sha256(broken).hexdigest(), "machine_size": 8}}}))
     done = run_snakemake(tmp_path, {**TINY, "catalogue": str(catalogue), "pwa_mirror": str(mirror),
-                                    "traces": ["BROKEN"]}, check=False)
+                                    "traces": ["BROKEN"], "prediction": {"traces": ["lublin-128"]}},
+                         check=False)
     assert done.returncode != 0
     log = (tmp_path / "logs" / "filter_trace" / "BROKEN.log").read_text()
     assert "line 3: field 4 is not a finite number: 'oops'" in log

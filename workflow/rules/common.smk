@@ -46,7 +46,9 @@ def settings(root):
     }
     if study_of(root) == "demo":
         demo = dict(config["demo"])
-        chosen.update(demo, prediction={**chosen["prediction"], **demo.pop("prediction", {})})
+        chosen.update(
+            demo, prediction={**chosen["prediction"], **demo.pop("prediction", {})}
+        )
     unknown = [
         trace
         for trace in chosen["traces"] + chosen["prediction"]["traces"]
@@ -72,9 +74,7 @@ def chunks(root, study="fixed_policy"):
         variants = chosen["prediction"]["variants"]
     else:
         size = chosen["fixed_policy"]["variants_per_job"]
-    return [
-        (first, min(first + size, variants)) for first in range(0, variants, size)
-    ]
+    return [(first, min(first + size, variants)) for first in range(0, variants, size)]
 
 
 def resample_arguments(chosen):
@@ -82,7 +82,8 @@ def resample_arguments(chosen):
     weeks = chosen["resample"].get("weeks")
     return (
         f"--variants {chosen['variants']} --base-seed {config['base_seed']} "
-        f"--method {chosen['resample']['method']}" + (f" --weeks {weeks}" if weeks else "")
+        f"--method {chosen['resample']['method']}"
+        + (f" --weeks {weeks}" if weeks else "")
     )
 
 
@@ -132,4 +133,53 @@ def study_outputs(study):
         f"{root}/tables/fixed_policy.md",
         f"{root}/reproduction.csv",
         f"{root}/reproduction.md",
+    ]
+
+
+# -- the running-time prediction study (rules/prediction.smk) ------------------
+
+
+def prediction(root):
+    return settings(root)["prediction"]
+
+
+def prediction_workload(wildcards):
+    """Models are used as generated; PWA traces with the study's filter and machine size."""
+    if wildcards.trace in MODELS:
+        return f"results/traces/{wildcards.trace}.parquet"
+    return f"results/prediction/traces/{wildcards.trace}.parquet"
+
+
+def grid_outputs(kind, root, trace):
+    return expand(
+        "{root}/prediction/grid/{trace}/{chunk}.{kind}.parquet",
+        root=root,
+        trace=trace,
+        chunk=range(prediction(root)["grid_jobs_per_trace"]),
+        kind=kind,
+    )
+
+
+def prediction_variant_runs(root):
+    return [
+        f"{root}/prediction/variant_runs/{trace}/{chunk}.parquet"
+        for trace in prediction(root)["traces"]
+        for chunk in range(len(chunks(root, "prediction")))
+    ]
+
+
+def prediction_outputs(study):
+    root = STUDY_ROOTS[study]
+    return [
+        f"{root}/prediction/report.md",
+        *expand(
+            "{root}/prediction/plots/{trace}.{plot}.{ext}",
+            root=root,
+            trace=prediction(root)["traces"],
+            plot=["ecdf_errors", "ecdf_values"],
+            ext=["png", "pdf"],
+        ),
+        *expand(
+            "{root}/prediction/plots/correlations.{ext}", root=root, ext=["png", "pdf"]
+        ),
     ]

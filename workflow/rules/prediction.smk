@@ -4,50 +4,6 @@
 # baselines on resampled variants; tables, figures and a report section.
 
 
-def prediction(root):
-    return settings(root)["prediction"]
-
-
-def prediction_workload(wildcards):
-    """Models are used as generated; PWA traces with the study's filter and machine size."""
-    if wildcards.trace in MODELS:
-        return f"results/traces/{wildcards.trace}.parquet"
-    return f"results/prediction/traces/{wildcards.trace}.parquet"
-
-
-def grid_outputs(kind, root, trace):
-    return expand(
-        "{root}/prediction/grid/{trace}/{chunk}.{kind}.parquet",
-        root=root,
-        trace=trace,
-        chunk=range(prediction(root)["grid_jobs_per_trace"]),
-        kind=kind,
-    )
-
-
-def prediction_variant_runs(root):
-    return [
-        f"{root}/prediction/variant_runs/{trace}/{chunk}.parquet"
-        for trace in prediction(root)["traces"]
-        for chunk in range(len(chunks(root, "prediction")))
-    ]
-
-
-def prediction_outputs(study):
-    root = STUDY_ROOTS[study]
-    return [
-        f"{root}/prediction/report.md",
-        *expand(
-            "{root}/prediction/plots/{trace}.{plot}.{ext}",
-            root=root,
-            trace=prediction(root)["traces"],
-            plot=["ecdf_errors", "ecdf_values"],
-            ext=["png", "pdf"],
-        ),
-        *expand("{root}/prediction/plots/correlations.{ext}", root=root, ext=["png", "pdf"]),
-    ]
-
-
 rule prediction_trace:
     input:
         "resources/traces/{trace}.swf.gz",
@@ -90,7 +46,13 @@ rule predict_grid:
         grid=lambda wildcards: " ".join(
             f"--{key.replace('_', '-')} "
             + " ".join(str(value) for value in prediction(wildcards.root)[key])
-            for key in ("learning_rates", "bases", "weightings", "corrections", "backfills")
+            for key in (
+                "learning_rates",
+                "bases",
+                "weightings",
+                "corrections",
+                "backfills",
+            )
         ),
         l2=lambda wildcards: prediction(wildcards.root)["l2"],
     shell:
@@ -203,11 +165,15 @@ rule plot_predictions:
         selection="{root}/prediction/selection.csv",
     output:
         errors=[
-            report("{root}/prediction/plots/{trace}.ecdf_errors.png", category="Figures"),
+            report(
+                "{root}/prediction/plots/{trace}.ecdf_errors.png", category="Figures"
+            ),
             "{root}/prediction/plots/{trace}.ecdf_errors.pdf",
         ],
         values=[
-            report("{root}/prediction/plots/{trace}.ecdf_values.png", category="Figures"),
+            report(
+                "{root}/prediction/plots/{trace}.ecdf_values.png", category="Figures"
+            ),
             "{root}/prediction/plots/{trace}.ecdf_values.pdf",
         ],
     log:
