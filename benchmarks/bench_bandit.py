@@ -38,7 +38,7 @@ def main(argv=None) -> int:
     catalogue = load_catalogue(REPO / "config" / "pwa_catalogue.yaml")
     base, strategies = config["bandit"]["base"], config["bandit"]["strategies"]
     total = 0.0
-    print(f"| trace | jobs in variant | fixed orders s | " + " | ".join(strategies) + " | total CPU s |")
+    print("| trace | jobs in variant | fixed orders s | " + " | ".join(strategies) + " | total CPU s |")
     print("|---|--:|--:|" + "--:|" * len(strategies) + "--:|")
     for trace in args.traces:
         workload = simcore.read_swf(args.pwa / catalogue[trace]["file"], filter=config["filter"])

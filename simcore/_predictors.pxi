@@ -223,7 +223,7 @@ cdef class NAGRegressor:
     cdef readonly Py_ssize_t dim
 
     def __init__(self, Py_ssize_t dim, under="linear", over="squared",
-                 weighting="large_area", l2=1e-6, learning_rate=10.0):
+                 weighting="large_area", l2=1e-6, learning_rate=1.0):
         if dim < 1:
             raise ValueError(f"dim={dim!r}: expected a positive integer")
         self.under, self.over, self.weighting = _reg_codes(under, over, weighting)
@@ -325,7 +325,7 @@ cdef class RegressionPredictor(Predictor):
     cdef double phi[REG_DIM]
 
     def __init__(self, under="linear", over="squared", weighting="large_area",
-                 l2=1e-6, learning_rate=10.0):
+                 l2=1e-6, learning_rate=1.0):
         self.model = NAGRegressor(REG_DIM, under, over, weighting, l2, learning_rate)
         self.feat = np.zeros(0)
 

@@ -231,15 +231,19 @@ def table6(grid: pd.DataFrame) -> pd.DataFrame:
 
 
 def table8(grid: pd.DataFrame, selection: pd.DataFrame) -> pd.DataFrame:
-    """MAE and mean E-Loss of AVE2 and of the E-Loss regression (at the learning
-    rate chosen on the other traces), both with incremental correction and
-    EASY-SJBF, per trace."""
+    """MAE and mean E-Loss of the requested times, AVE2, and the E-Loss and
+    squared-loss regressions (at the learning rate chosen for the E-Loss on
+    the other traces), with incremental correction and EASY-SJBF, per trace."""
     rows = []
     for _, chosen in selection.iterrows():
         trace = chosen["trace"]
-        for name, predictor in (("AVE2", "ave2"), ("E-Loss learning", chosen["eloss_predictor"])):
+        rate = parse_regression(chosen["eloss_predictor"])["learning_rate"]
+        techniques = (("requested time", "request", "request"), ("AVE2", "ave2", "incremental"),
+                      ("E-Loss learning", chosen["eloss_predictor"], "incremental"),
+                      ("squared-loss learning", regression_label(*SQUARED_LOSS, rate), "incremental"))
+        for name, predictor, correction in techniques:
             match = grid[(grid["trace"] == trace) & (grid["predictor"] == predictor)
-                         & (grid["correction"] == "incremental") & (grid["backfill"] == "SJBF")]
+                         & (grid["correction"] == correction) & (grid["backfill"] == "SJBF")]
             if len(match):
                 rows.append({"trace": trace, "technique": name, "predictor": predictor,
                              "mae": float(match["mae"].iloc[0]),

@@ -33,7 +33,7 @@ def reproduction_rows(tables: dict) -> pd.DataFrame:
             rows.append(_row("Table 7", ours["trace"], "cross-validated triple",
                              PREDICTION_TABLE7_CV[ours["trace"]], ours["cv_avg_bsld"]))
     for _, ours in tables["table8"].iterrows():
-        if ours["trace"] in PREDICTION_TRACE_NAMES:
+        if ours["trace"] in PREDICTION_TRACE_NAMES and ours["technique"] in PREDICTION_TABLE8:
             mae, eloss = PREDICTION_TABLE8[ours["technique"]]
             rows.append(_row("Table 8", ours["trace"], f"{ours['technique']} MAE", mae, ours["mae"]))
             rows.append(_row("Table 8", ours["trace"], f"{ours['technique']} mean E-Loss", eloss,
