@@ -116,6 +116,8 @@ def parse_swf(path) -> SwfLog:
     file and line for malformed input."""
     source = str(path)
     text, sha256 = read_bytes(path)
+    if text.startswith(b"PAR1"):
+        raise SwfFormatError(f"{source}: this is a Parquet file (a filtered workload?), not an SWF log")
     fields, line_numbers, header_lines = tokenize(np.frombuffer(text, dtype=np.uint8), source)
     if len(fields) == 0:
         raise SwfFormatError(f"{source}: no job lines (empty or comment-only file)")

@@ -103,3 +103,53 @@ def test_malformed_trace_is_one_clear_line(write_swf, tmp_path):
 def test_missing_file(tmp_path):
     done = simcore_cli("info", tmp_path / "nope.swf")
     assert done.returncode == 2 and "No such file" in done.stderr
+
+
+def test_prediction_commands_chain_and_rerun_identically(tmp_path):
+    """predict-grid (in two chunks) -> predict-select -> predict-variants ->
+    predict-tables on a small model workload, as the workflow chains them."""
+    workload, variants = tmp_path / "w.parquet", tmp_path / "v.parquet"
+    assert simcore_cli("model", "--jobs", 4000, "--machine-size", 64, "--seed", 3, "-o", workload).returncode == 0
+    assert simcore_cli("resample", workload, "--variants", 2, "--weeks", 2, "-o", variants).returncode == 0
+    grid_options = ["--trace", "m", "--learning-rates", 1, "--weightings", "large_area", "--chunks", 2]
+    for chunk in range(2):
+        done = simcore_cli("predict-grid", workload, *grid_options, "--chunk", chunk,
+                           "--runs", tmp_path / f"{chunk}.runs.parquet",
+                           "--predictions", tmp_path / f"{chunk}.pred.parquet")
+        assert done.returncode == 0, done.stderr
+    runs = pd.concat([pd.read_parquet(tmp_path / f"{chunk}.runs.parquet") for chunk in range(2)])
+    assert len(runs) == 4 + (1 + 4) * 3 * 2 and not runs.duplicated(["predictor", "correction", "backfill"]).any()
+    assert read_provenance(tmp_path / "0.runs.parquet")["chunks"] == 2
+    predictions = pd.read_parquet(tmp_path / "0.pred.parquet")
+    assert {"job_id", "run", "procs", "requested"} <= set(predictions.columns)
+    selected = [tmp_path / "grid.parquet", tmp_path / "selection.csv"]
+    done = simcore_cli("predict-select", "--runs", tmp_path / "0.runs.parquet", tmp_path / "1.runs.parquet",
+                       "--grid", selected[0], "--selection", selected[1])
+    assert done.returncode == 0, done.stderr
+    done = simcore_cli("predict-variants", variants, "--trace", "m", "--select", "0:2", "--selection", selected[1],
+                       "--runs", tmp_path / "variant_runs.parquet")
+    assert done.returncode == 0, done.stderr
+    assert set(pd.read_parquet(tmp_path / "variant_runs.parquet")["variant"]) == {0, 1}
+    tables = ["predict-tables", "--grid", selected[0], "--selection", selected[1], "--variant-runs",
+              tmp_path / "variant_runs.parquet", "--outdir", tmp_path / "tables", "--markdown",
+              tmp_path / "section.md", "--rows", tmp_path / "rows.csv"]
+    assert simcore_cli(*tables).returncode == 0
+    first = (tmp_path / "section.md").read_text()
+    assert "Table 7" in first and (tmp_path / "tables" / "variants.csv").exists()
+    # reruns give the same bytes
+    done = simcore_cli("predict-grid", workload, *grid_options, "--chunk", 0, "--runs", tmp_path / "again.parquet",
+                       "--predictions", tmp_path / "again.pred.parquet")
+    assert (tmp_path / "again.parquet").read_bytes() == (tmp_path / "0.runs.parquet").read_bytes()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--chunk", "2", "--chunks", "2"], "chunk 2 is not in 0..1"),
+    (["--learning-rates", "0"], "must be > 0"),
+])
+def test_prediction_grid_rejects_bad_options(tmp_path, args, message):
+    workload = tmp_path / "w.parquet"
+    assert simcore_cli("model", "--jobs", 300, "--machine-size", 16, "--seed", 1, "-o", workload).returncode == 0
+    done = simcore_cli("predict-grid", workload, "--trace", "m", *args, "--runs", tmp_path / "r.parquet",
+                       "--predictions", tmp_path / "p.parquet")
+    assert done.returncode == 2 and message in done.stderr
+    assert not (tmp_path / "r.parquet").exists()

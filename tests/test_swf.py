@@ -133,3 +133,12 @@ def test_strict_counts_of_the_bandit_artifact(pwa_trace, name):
     assert counts["lines"] - sum(v for k, v in counts.items() if k not in ("lines", "kept", "truncated")) \
         == counts["kept"] == len(workload)
     assert np.all(np.diff(workload.submit) >= 0)
+
+
+def test_a_parquet_file_is_named_as_such(tmp_path):
+    from simcore.output import write_workload
+    path = tmp_path / "w.parquet"
+    write_workload(simcore.Workload.from_arrays(submit=[0.0], run=[1.0], requested=[2.0], procs=[1], user=[0],
+                                                machine_size=4), path, {})
+    with pytest.raises(simcore.SwfFormatError, match="Parquet file .* not an SWF log"):
+        simcore.read_swf(path)

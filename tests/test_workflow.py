@@ -184,7 +184,8 @@ def test_html_report_has_figures_and_tables(tiny_run):
     report = tiny_run / "report.html"
     run_snakemake(tiny_run, TINY, "--report", str(report))
     html = report.read_text(errors="replace")
-    for name in ("reproduction.md", "fixed_policy.csv", "KTH-SP2.cumulative_wait.png", "UniLu-Gaia.bsld.png"):
+    for name in ("reproduction.md", "fixed_policy.csv", "KTH-SP2.cumulative_wait.png", "UniLu-Gaia.bsld.png",
+                 "KTH-SP2.ecdf_errors.png", "correlations.png", "report.md"):
         assert name in html, name
 
 
