@@ -252,7 +252,7 @@ cdef class NAGRegressor:
 
     cdef void _step(self, const double* x, double y, double gamma) noexcept nogil:
         cdef Py_ssize_t i
-        cdef double ax, f, dloss = 0.0, g, n_add = 0.0
+        cdef double ax, f, dloss = 0.0, g, n_add = 0.0, rate
         for i in range(self.dim):
             ax = _fabs(x[i])
             if ax > self.s[i]:
@@ -266,14 +266,14 @@ cdef class NAGRegressor:
             return
         f = self._predict(x)
         _reg_loss(self.under, self.over, gamma, f, y, &dloss)
+        rate = self.eta * _sqrt(<double> self.t / self.N)
         for i in range(self.dim):
             if self.s[i] == 0:
                 continue
             g = dloss * x[i] + self.l2 * self.s[i] * self.s[i] * self.w[i]
             self.G[i] += g * g
             if self.G[i] > 0:
-                self.w[i] -= (self.eta * _sqrt(<double> self.t / self.N) * g
-                              / (self.s[i] * _sqrt(self.G[i])))
+                self.w[i] -= rate * g / (self.s[i] * _sqrt(self.G[i]))
 
     def predict(self, x):
         cdef const double[::1] v = np.ascontiguousarray(x, dtype=np.float64)

@@ -10,6 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interactive backend)
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from simcore.output import atomic_write  # noqa: E402
 from simcore.simulation import ORDERS  # noqa: E402
@@ -142,6 +143,7 @@ def prediction_ecdf_figure(predictions: pd.DataFrame, trace: str, eloss: str | N
     if kind == "values":
         curves.append(("actual run time", "run"))
     figure, axis = plt.subplots(figsize=(5.0, 3.4))
+    plotted = []
     for (label, column), colour in zip(curves, ("tab:blue", "tab:green", "tab:red", "tab:purple", "black")):
         if column not in predictions:
             continue
@@ -149,11 +151,18 @@ def prediction_ecdf_figure(predictions: pd.DataFrame, trace: str, eloss: str | N
         if kind == "errors":
             values = values - predictions["run"].to_numpy(dtype=float)
         _ecdf(axis, values, label, color=colour)
+        plotted.append(values)
     if kind == "errors":
-        axis.set_xscale("symlog", linthresh=100.0, linscale=0.4)
-        axis.set_xticks([-1e5, -1e4, -1e3, -1e2, 0, 1e2, 1e3, 1e4, 1e5])
-        axis.set_xlabel("prediction error: predicted − actual run time (s)")
+        # a symmetric log axis, cut at the 0.1 and 99.9 percentiles so that rare huge
+        # requests do not squeeze the body of the distributions
+        low, high = np.percentile(np.concatenate(plotted), [0.1, 99.9])
+        axis.set_xscale("symlog", linthresh=100.0, linscale=1.0)
+        axis.set_xlim(min(low, -100.0), max(high, 100.0))
+        axis.set_xticks([tick for tick in (-1e6, -1e4, -1e2, 0, 1e2, 1e4, 1e6)
+                         if min(low, -100.0) <= tick <= max(high, 100.0)])
+        axis.xaxis.set_minor_formatter(NullFormatter())
         axis.axvline(0.0, color="grey", linewidth=0.6)
+        axis.set_xlabel("prediction error: predicted − actual run time (s)")
         axis.set_title(f"{trace}: prediction errors")
     else:
         axis.set_xscale("log")
@@ -190,6 +199,10 @@ def correlation_figure(grid: pd.DataFrame):
         axis.scatter(x[clairvoyant], y[clairvoyant], s=14, marker="*", color="tab:red", label="clairvoyant")
         axis.set_xscale("log")
         axis.set_yscale("log")
+        for scaled in (axis.xaxis, axis.yaxis):
+            scaled.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            scaled.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            scaled.set_minor_formatter(NullFormatter())
         axis.set_xlabel(f"{a} AVEbsld / EASY")
         axis.set_ylabel(f"{b} AVEbsld / EASY")
         if len(pair) > 2:
