@@ -1,6 +1,6 @@
 # schedsweep: the campaign workflow. `snakemake --cores N` runs the full
 # campaign of config/config.yaml; `snakemake --cores N demo` the offline demo;
-# `snakemake --cores N prediction` the running-time prediction study alone.
+# `snakemake --cores N prediction` (or `simple_policies`) one study alone.
 from snakemake.utils import min_version, validate
 
 min_version("8.0")
@@ -17,6 +17,7 @@ include: "workflow/rules/traces.smk"
 include: "workflow/rules/fixed_policy.smk"
 include: "workflow/rules/bandit.smk"
 include: "workflow/rules/prediction.smk"
+include: "workflow/rules/simple_policies.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -33,3 +34,8 @@ rule demo:
 rule prediction:
     input:
         prediction_outputs("campaign"),
+
+
+rule simple_policies:
+    input:
+        simple_policies_outputs("campaign"),

@@ -64,3 +64,16 @@ PREDICTION_TABLE7_CV = {"KTH-SP2": 51.4, "CTC-SP2": 20.5, "SDSC-SP2": 75.0, "SDS
 PREDICTION_TABLE8 = {"AVE2": (5217.0, 10.2e8), "E-Loss learning": (6762.0, 2.35e5)}
 # Section 6.3.2: Pearson correlation between logs, mean (min, max).
 PREDICTION_CORRELATION = (0.26, 0.01, 0.80)
+
+# The thesis's chapter 4 (seed 004): share of premature jobs (request >= 100 x
+# run) per trace in % (Table 4.3), and the ratio of the average slowdown of
+# premature jobs to that of standard jobs per policy (Table 4.4).
+THESIS_TABLE43 = {"HPC2N": 17.4, "SDSC-BLUE": 30.2, "SDSC-SP2": 16.1, "CTC-SP2": 9.5, "KTH-SP2": 12.4}
+THESIS_TABLE44 = {
+    "FCFS": {"HPC2N": 17.84, "SDSC-BLUE": 3.59, "SDSC-SP2": 3.94, "CTC-SP2": 5.58, "KTH-SP2": 8.69},
+    "SPF": {"HPC2N": 17.29, "SDSC-BLUE": 7.17, "SDSC-SP2": 4.36, "CTC-SP2": 5.04, "KTH-SP2": 12.09},
+    "SQF": {"HPC2N": 14.02, "SDSC-BLUE": 2.96, "SDSC-SP2": 2.04, "CTC-SP2": 1.67, "KTH-SP2": 9.31},
+    "SAF": {"HPC2N": 17.88, "SDSC-BLUE": 7.41, "SDSC-SP2": 3.79, "CTC-SP2": 2.61, "KTH-SP2": 11.41},
+}
+# The headline: SAF improves AVEbsld over FCFS by up to 83.4 % (best trace).
+THESIS_SAF_BEST_GAIN = 83.4

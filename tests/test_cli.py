@@ -153,3 +153,22 @@ def test_prediction_grid_rejects_bad_options(tmp_path, args, message):
                        "--predictions", tmp_path / "p.parquet")
     assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "r.parquet").exists()
+
+
+def test_simple_policies_commands_chain(tmp_path):
+    workload, variants = tmp_path / "w.parquet", tmp_path / "v.parquet"
+    assert simcore_cli("model", "--jobs", 3000, "--machine-size", 64, "--seed", 5, "-o", workload).returncode == 0
+    assert simcore_cli("resample", workload, "--variants", 2, "--weeks", 2, "-o", variants).returncode == 0
+    outputs = {kind: tmp_path / f"{kind}.parquet" for kind in ("runs", "weekly", "delayed")}
+    done = simcore_cli("simple-sweep", variants, "--trace-workload", workload, "--trace", "w", "--select", "0:2",
+                       *(f"--{kind}={path}" for kind, path in outputs.items()))
+    assert done.returncode == 0, done.stderr
+    assert read_provenance(outputs["runs"])["threshold"] > 0
+    done = simcore_cli("simple-aggregate", *(f"--{kind}={path}" for kind, path in outputs.items()),
+                       "--traces", workload, "--outdir", tmp_path / "tables", "--markdown", tmp_path / "s.md",
+                       "--rows", tmp_path / "rows.csv")
+    assert done.returncode == 0, done.stderr
+    assert pd.read_csv(tmp_path / "tables" / "premature.csv")["trace"].tolist() == ["w"]
+    assert simcore_cli("simple-plot", "--tables", tmp_path / "tables", "--outdir", tmp_path / "plots").returncode == 0
+    done = simcore_cli("simple-plot", "--tables", tmp_path / "tables", "--outdir", tmp_path / "plots", "--trace", "x")
+    assert done.returncode == 2 and "no trace 'x'" in done.stderr

@@ -44,6 +44,8 @@ TINY = {
                    "weightings": ["constant", "large_area"], "bases": ["linear", "squared"],
                    "corrections": ["request", "incremental"], "grid_jobs_per_trace": 2,
                    "variants": 2, "variants_per_job": 1, "resample": {"method": "user-weeks", "weeks": 8}},
+    "simple_policies": {"traces": ["KTH-SP2"], "variants": 2, "variants_per_job": 1,
+                        "resample": {"method": "user-weeks", "weeks": 8}},
 }
 STRATEGIES = ["Full-W", "eps-D", "UCB1-D", "Full-W-artifact"]
 # request and clairvoyant x 2 variants, (AVE2 + 2 x 2 x 2 regressions) x 2 corrections x 2 variants
@@ -104,7 +106,7 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert {"trace", "order", "threshold", "backfill", "mean", "p10", "p90", "variants"} <= set(table.columns)
     reproduction = pd.read_csv(results / "reproduction.csv")
     assert list(reproduction.columns) == ["paper", "table", "row", "column", "published", "ours", "difference"]
-    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15"}
+    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15", "thesis-ch4"}
     reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
     assert set(reproduction["row"]) == {"KTH-SP2", "UniLu-Gaia"}
     assert set(reproduction["table"]) == {"Table 2", "Table 3"}
@@ -165,6 +167,25 @@ def test_prediction_study_outputs(tiny_run):
         row = ours.loc[("Table 1", "KTH-SP2", column)]
         assert abs(row["ours"] - row["published"]) <= 0.05 * row["published"], (column, row)
     assert "Running-time prediction" in (results / "reproduction.md").read_text()
+
+
+def test_simple_policies_study_outputs(tiny_run):
+    results = tiny_run / "results" / "simple_policies"
+    assert read_provenance(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2.parquet")["filter"] == \
+        "truncate"
+    runs = pd.read_parquet(results / "tables" / "runs.parquet")
+    assert len(runs) == 2 * 4 and set(runs["order"]) == {"FCFS", "SPF", "SQF", "SAF"}
+    provenance = read_provenance(results / "sweep" / "KTH-SP2" / "0.runs.parquet")
+    trace = pd.read_parquet(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2.parquet")
+    assert provenance["threshold"] == 3 * trace["requested"].max()
+    curves = pd.read_parquet(results / "tables" / "curves.parquet")
+    assert set(curves["week"]) == set(range(1, 9))
+    for figure in ("KTH-SP2.objectives", "delayed", "categories", "backfilled"):
+        assert (results / "plots" / f"{figure}.png").stat().st_size > 10_000
+    reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
+    thesis = reproduction[reproduction["paper"] == "thesis-ch4"]
+    assert set(thesis["table"]) == {"Table 4.3", "Table 4.4", "Section 4.3"}
+    assert "Thesis, chapter 4" in (tiny_run / "results" / "reproduction.md").read_text()
 
 
 def test_prediction_study_runs_for_one_trace(tiny_run, tmp_path):
@@ -294,7 +315,8 @@ def test_malformed_trace_fails_with_a_clear_message(tmp_path):
         "file": "BROKEN.swf.gz", "url": "http://127.0.0.1:9/BROKEN.swf.gz",
         "swf_sha256": hashlib.sha256(broken).hexdigest(), "machine_size": 8}}}))
     done = run_snakemake(tmp_path, {**TINY, "catalogue": str(catalogue), "pwa_mirror": str(mirror),
-                                    "traces": ["BROKEN"], "prediction": {"traces": ["lublin-128"]}},
+                                    "traces": ["BROKEN"], "prediction": {"traces": ["lublin-128"]},
+                                    "simple_policies": {"traces": ["lublin-128"]}},
                          check=False)
     assert done.returncode != 0
     log = (tmp_path / "logs" / "filter_trace" / "BROKEN.log").read_text()

@@ -20,6 +20,9 @@ CATALOGUE_PATH = next(
 CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
 
+# Studies with their own trace list, filter and variants (a section of the config each).
+TRACE_STUDIES = ("prediction", "simple_policies")
+
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/.
 STUDY_ROOTS = {"campaign": "results", "demo": "results/demo"}
 
@@ -30,6 +33,7 @@ def _alternatives(names):
 
 wildcard_constraints:
     root=_alternatives(STUDY_ROOTS.values()),
+    study=_alternatives(TRACE_STUDIES),
     trace=_alternatives(list(CATALOGUE) + list(MODELS)),
     chunk=r"\d+",
 
@@ -42,16 +46,21 @@ def settings(root):
     """The campaign's settings, with the demo's overrides for results/demo."""
     chosen = {
         key: config[key]
-        for key in ("traces", "variants", "resample", "fixed_policy", "prediction")
+        for key in ("traces", "variants", "resample", "fixed_policy") + TRACE_STUDIES
     }
     if study_of(root) == "demo":
         demo = dict(config["demo"])
         chosen.update(
-            demo, prediction={**chosen["prediction"], **demo.pop("prediction", {})}
+            demo,
+            **{
+                study: {**chosen[study], **demo.pop(study, {})}
+                for study in TRACE_STUDIES
+            },
         )
     unknown = [
         trace
-        for trace in chosen["traces"] + chosen["prediction"]["traces"]
+        for trace in chosen["traces"]
+        + [trace for study in TRACE_STUDIES for trace in chosen[study]["traces"]]
         if trace not in CATALOGUE and trace not in MODELS
     ]
     if unknown:
@@ -69,9 +78,9 @@ def chunks(root, study="fixed_policy"):
         size = chosen.get(
             "bandit_variants_per_job", config["bandit"]["variants_per_job"]
         )
-    elif study == "prediction":
-        size = chosen["prediction"]["variants_per_job"]
-        variants = chosen["prediction"]["variants"]
+    elif study in TRACE_STUDIES:
+        size = chosen[study]["variants_per_job"]
+        variants = chosen[study]["variants"]
     else:
         size = chosen["fixed_policy"]["variants_per_job"]
     return [(first, min(first + size, variants)) for first in range(0, variants, size)]
@@ -124,16 +133,20 @@ def trace_plots(root, trace):
 def study_outputs(study):
     root = STUDY_ROOTS[study]
     traces = settings(root)["traces"]
-    return prediction_outputs(study) + [
-        *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
-        *[plot for trace in traces for plot in trace_plots(root, trace)],
-        f"{root}/tables/workloads.md",
-        f"{root}/tables/bandit.md",
-        f"{root}/tables/fixed_policy.csv",
-        f"{root}/tables/fixed_policy.md",
-        f"{root}/reproduction.csv",
-        f"{root}/reproduction.md",
-    ]
+    return (
+        prediction_outputs(study)
+        + simple_policies_outputs(study)
+        + [
+            *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
+            *[plot for trace in traces for plot in trace_plots(root, trace)],
+            f"{root}/tables/workloads.md",
+            f"{root}/tables/bandit.md",
+            f"{root}/tables/fixed_policy.csv",
+            f"{root}/tables/fixed_policy.md",
+            f"{root}/reproduction.csv",
+            f"{root}/reproduction.md",
+        ]
+    )
 
 
 # -- the running-time prediction study (rules/prediction.smk) ------------------
@@ -143,11 +156,11 @@ def prediction(root):
     return settings(root)["prediction"]
 
 
-def prediction_workload(wildcards):
-    """Models are used as generated; PWA traces with the study's filter and machine size."""
-    if wildcards.trace in MODELS:
-        return f"results/traces/{wildcards.trace}.parquet"
-    return f"results/prediction/traces/{wildcards.trace}.parquet"
+def study_workload(study, trace):
+    """The trace of a study with its own filter and machine sizes (models as generated)."""
+    if trace in MODELS:
+        return f"results/traces/{trace}.parquet"
+    return f"results/{study}/traces/{trace}.parquet"
 
 
 def grid_outputs(kind, root, trace):
@@ -181,5 +194,39 @@ def prediction_outputs(study):
         ),
         *expand(
             "{root}/prediction/plots/correlations.{ext}", root=root, ext=["png", "pdf"]
+        ),
+    ]
+
+
+# -- the simple-policies study (rules/simple_policies.smk) ---------------------
+
+
+def simple_policies(root):
+    return settings(root)["simple_policies"]
+
+
+def simple_outputs(kind, root):
+    return [
+        f"{root}/simple_policies/sweep/{trace}/{chunk}.{kind}.parquet"
+        for trace in simple_policies(root)["traces"]
+        for chunk in range(len(chunks(root, "simple_policies")))
+    ]
+
+
+def simple_policies_outputs(study):
+    root = STUDY_ROOTS[study]
+    return [
+        f"{root}/simple_policies/report.md",
+        *expand(
+            "{root}/simple_policies/plots/{trace}.objectives.{ext}",
+            root=root,
+            trace=simple_policies(root)["traces"],
+            ext=["png", "pdf"],
+        ),
+        *expand(
+            "{root}/simple_policies/plots/{figure}.{ext}",
+            root=root,
+            figure=["delayed", "categories", "backfilled"],
+            ext=["png", "pdf"],
         ),
     ]

@@ -4,33 +4,9 @@
 # baselines on resampled variants; tables, figures and a report section.
 
 
-rule prediction_trace:
-    input:
-        "resources/traces/{trace}.swf.gz",
-    output:
-        "results/prediction/traces/{trace}.parquet",
-    log:
-        "logs/prediction_trace/{trace}.log",
-    wildcard_constraints:
-        trace=_alternatives(CATALOGUE),
-    conda:
-        "../envs/simcore.yaml"
-    resources:
-        mem_mb=2000,
-    params:
-        filter=config["prediction"]["filter"],
-        machine=lambda wildcards: (
-            f"--machine-size {config['prediction']['machine_size'][wildcards.trace]}"
-            if wildcards.trace in config["prediction"].get("machine_size", {})
-            else ""
-        ),
-    shell:
-        "simcore filter {input} --filter {params.filter} {params.machine} --output {output} > {log} 2>&1"
-
-
 rule predict_grid:
     input:
-        prediction_workload,
+        lambda wildcards: study_workload("prediction", wildcards.trace),
     output:
         runs="{root}/prediction/grid/{trace}/{chunk}.runs.parquet",
         predictions="{root}/prediction/grid/{trace}/{chunk}.predictions.parquet",
@@ -82,23 +58,6 @@ rule select_triples:
     shell:
         "simcore predict-select --runs {input} --default-learning-rate {params.rate} "
         "--grid {output.grid} --selection {output.selection} > {log} 2>&1"
-
-
-rule resample_for_prediction:
-    input:
-        prediction_workload,
-    output:
-        "{root}/prediction/variants/{trace}.parquet",
-    log:
-        "{root}/logs/prediction_resample/{trace}.log",
-    conda:
-        "../envs/simcore.yaml"
-    resources:
-        mem_mb=4000,
-    params:
-        arguments=lambda wildcards: resample_arguments(prediction(wildcards.root)),
-    shell:
-        "simcore resample {input} {params.arguments} --output {output} > {log} 2>&1"
 
 
 rule predict_variants:

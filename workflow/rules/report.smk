@@ -40,8 +40,13 @@ rule report:
             root=wildcards.root,
             trace=settings(wildcards.root)["traces"],
         ),
-        prediction_section="{root}/prediction/report.md",
-        prediction_rows="{root}/prediction/reproduction.csv",
+        sections=expand(
+            "{{root}}/{study}/report.md", study=["prediction", "simple_policies"]
+        ),
+        section_rows=expand(
+            "{{root}}/{study}/reproduction.csv",
+            study=["prediction", "simple_policies"],
+        ),
     output:
         bandit_csv=report("{root}/tables/bandit.csv", category="Tables"),
         bandit_md="{root}/tables/bandit.md",
@@ -69,5 +74,5 @@ rule report:
         "--bandit-tables {input.bandit_tables} --bandit-csv {output.bandit_csv} --bandit-md {output.bandit_md} "
         "--workloads-csv {output.workloads_csv} --workloads-md {output.workloads_md} --threshold {params.threshold} --backfill {params.backfill} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
-        "--sections {input.prediction_section} --section-rows {input.prediction_rows} "
+        "--sections {input.sections} --section-rows {input.section_rows} "
         "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"

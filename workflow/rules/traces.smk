@@ -60,3 +60,46 @@ rule model_trace:
     shell:
         "simcore model --jobs {params.model[jobs]} --machine-size {params.model[machine_size]} "
         "--seed {params.model[seed]} --output {output} > {log} 2>&1"
+
+
+rule study_trace:
+    input:
+        "resources/traces/{trace}.swf.gz",
+    output:
+        "results/{study}/traces/{trace}.parquet",
+    log:
+        "logs/study_trace/{study}/{trace}.log",
+    wildcard_constraints:
+        trace=_alternatives(CATALOGUE),
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        filter=lambda wildcards: config[wildcards.study]["filter"],
+        machine=lambda wildcards: (
+            f"--machine-size {config[wildcards.study]['machine_size'][wildcards.trace]}"
+            if wildcards.trace in config[wildcards.study].get("machine_size", {})
+            else ""
+        ),
+    shell:
+        "simcore filter {input} --filter {params.filter} {params.machine} --output {output} > {log} 2>&1"
+
+
+rule resample_study_trace:
+    input:
+        lambda wildcards: study_workload(wildcards.study, wildcards.trace),
+    output:
+        "{root}/{study}/variants/{trace}.parquet",
+    log:
+        "{root}/logs/{study}/resample/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=4000,
+    params:
+        arguments=lambda wildcards: resample_arguments(
+            settings(wildcards.root)[wildcards.study]
+        ),
+    shell:
+        "simcore resample {input} {params.arguments} --output {output} > {log} 2>&1"

@@ -1,0 +1,124 @@
+# The thesis's chapter 4: FCFS, SPF, SQF and SAF with a starvation threshold
+# and aggressive backfilling on resampled variants (a chunk per job), then
+# tables, figures and a report section over all traces.
+
+
+rule simple_sweep:
+    input:
+        variants="{root}/simple_policies/variants/{trace}.parquet",
+        trace=lambda wildcards: study_workload("simple_policies", wildcards.trace),
+    output:
+        runs="{root}/simple_policies/sweep/{trace}/{chunk}.runs.parquet",
+        weekly="{root}/simple_policies/sweep/{trace}/{chunk}.weekly.parquet",
+        delayed="{root}/simple_policies/sweep/{trace}/{chunk}.delayed.parquet",
+    log:
+        "{root}/logs/simple_sweep/{trace}/{chunk}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+    params:
+        select=lambda wildcards: "{}:{}".format(
+            *chunks(wildcards.root, "simple_policies")[int(wildcards.chunk)]
+        ),
+        orders=lambda wildcards: " ".join(simple_policies(wildcards.root)["orders"]),
+        factor=lambda wildcards: simple_policies(wildcards.root)["threshold_factor"],
+        backfill=lambda wildcards: simple_policies(wildcards.root)["backfill"],
+    shell:
+        "simcore simple-sweep {input.variants} --trace-workload {input.trace} --trace {wildcards.trace} "
+        "--select {params.select} --orders {params.orders} --threshold-factor {params.factor} "
+        "--backfill {params.backfill} --runs {output.runs} --weekly {output.weekly} "
+        "--delayed {output.delayed} > {log} 2>&1"
+
+
+rule simple_aggregate:
+    input:
+        runs=lambda wildcards: simple_outputs("runs", wildcards.root),
+        weekly=lambda wildcards: simple_outputs("weekly", wildcards.root),
+        delayed=lambda wildcards: simple_outputs("delayed", wildcards.root),
+        traces=lambda wildcards: [
+            study_workload("simple_policies", trace)
+            for trace in simple_policies(wildcards.root)["traces"]
+        ],
+    output:
+        tables=multiext(
+            "{root}/simple_policies/tables/",
+            "runs.parquet",
+            "curves.parquet",
+            "delayed.parquet",
+            "gains.csv",
+            "summary.csv",
+            "premature.csv",
+        ),
+        markdown=report("{root}/simple_policies/report.md", category="Reproduction"),
+        rows="{root}/simple_policies/reproduction.csv",
+    log:
+        "{root}/logs/simple_aggregate.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=4000,
+    params:
+        factor=lambda wildcards: simple_policies(wildcards.root)["threshold_factor"],
+        outdir=lambda wildcards: f"{wildcards.root}/simple_policies/tables",
+    shell:
+        "simcore simple-aggregate --runs {input.runs} --weekly {input.weekly} --delayed {input.delayed} "
+        "--traces {input.traces} --threshold-factor {params.factor} --outdir {params.outdir} "
+        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+
+
+rule simple_trace_plot:
+    input:
+        "{root}/simple_policies/tables/curves.parquet",
+    output:
+        report(
+            "{root}/simple_policies/plots/{trace}.objectives.png", category="Figures"
+        ),
+        "{root}/simple_policies/plots/{trace}.objectives.pdf",
+    log:
+        "{root}/logs/simple_plots/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        tables=lambda wildcards: f"{wildcards.root}/simple_policies/tables",
+        outdir=lambda wildcards: f"{wildcards.root}/simple_policies/plots",
+    shell:
+        "simcore simple-plot --tables {params.tables} --outdir {params.outdir} "
+        "--trace {wildcards.trace} > {log} 2>&1"
+
+
+rule simple_summary_plots:
+    input:
+        "{root}/simple_policies/tables/delayed.parquet",
+        "{root}/simple_policies/tables/summary.csv",
+        "{root}/simple_policies/tables/runs.parquet",
+    output:
+        report(
+            multiext(
+                "{root}/simple_policies/plots/",
+                "delayed.png",
+                "categories.png",
+                "backfilled.png",
+            ),
+            category="Figures",
+        ),
+        multiext(
+            "{root}/simple_policies/plots/",
+            "delayed.pdf",
+            "categories.pdf",
+            "backfilled.pdf",
+        ),
+    log:
+        "{root}/logs/simple_plots/summary.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        tables=lambda wildcards: f"{wildcards.root}/simple_policies/tables",
+        outdir=lambda wildcards: f"{wildcards.root}/simple_policies/plots",
+    shell:
+        "simcore simple-plot --tables {params.tables} --outdir {params.outdir} > {log} 2>&1"
