@@ -18,6 +18,7 @@ include: "workflow/rules/fixed_policy.smk"
 include: "workflow/rules/bandit.smk"
 include: "workflow/rules/prediction.smk"
 include: "workflow/rules/simple_policies.smk"
+include: "workflow/rules/learned_policies.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -39,3 +40,8 @@ rule prediction:
 rule simple_policies:
     input:
         simple_policies_outputs("campaign"),
+
+
+rule learned_policies:
+    input:
+        "results/learned_policies/report.md",

@@ -14,6 +14,7 @@ from libc.string cimport memmove
 
 include "_orders.pxi"
 include "_predictors.pxi"
+include "_trials.pxi"
 
 CORRECTION_NAMES = ("request", "incremental", "doubling")
 cdef enum Correction:

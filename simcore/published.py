@@ -77,3 +77,11 @@ THESIS_TABLE44 = {
 }
 # The headline: SAF improves AVEbsld over FCFS by up to 83.4 % (best trace).
 THESIS_SAF_BEST_GAIN = 83.4
+
+# The thesis's Table 3.2: the four best learned functions (r in seconds) and their MAE.
+THESIS_TABLE32 = (
+    ("F1", "log10(p)·q + 8.70e2·log10(r)", 5.278e-3),
+    ("F2", "sqrt(p)·q + 2.56e4·log10(r)", 5.317e-3),
+    ("F3", "p·q + 6.86e6·log10(r)", 5.408e-3),
+    ("F4", "p·sqrt(q) + 5.30e5·log10(r)", 5.482e-3),
+)

@@ -46,6 +46,8 @@ TINY = {
                    "variants": 2, "variants_per_job": 1, "resample": {"method": "user-weeks", "weeks": 8}},
     "simple_policies": {"traces": ["KTH-SP2"], "variants": 2, "variants_per_job": 1,
                         "resample": {"method": "user-weeks", "weeks": 8}},
+    "learned_policies": {"model": "lublin-128", "tuples": 3, "tuples_per_job": 2, "trials": 400,
+                         "spread_trials": [100, 400], "spread_repeats": 2},
 }
 STRATEGIES = ["Full-W", "eps-D", "UCB1-D", "Full-W-artifact"]
 # request and clairvoyant x 2 variants, (AVE2 + 2 x 2 x 2 regressions) x 2 corrections x 2 variants
@@ -106,7 +108,7 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert {"trace", "order", "threshold", "backfill", "mean", "p10", "p90", "variants"} <= set(table.columns)
     reproduction = pd.read_csv(results / "reproduction.csv")
     assert list(reproduction.columns) == ["paper", "table", "row", "column", "published", "ours", "difference"]
-    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15", "thesis-ch4"}
+    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15", "thesis-ch3", "thesis-ch4"}
     reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
     assert set(reproduction["row"]) == {"KTH-SP2", "UniLu-Gaia"}
     assert set(reproduction["table"]) == {"Table 2", "Table 3"}
@@ -186,6 +188,17 @@ def test_simple_policies_study_outputs(tiny_run):
     thesis = reproduction[reproduction["paper"] == "thesis-ch4"]
     assert set(thesis["table"]) == {"Table 4.3", "Table 4.4", "Section 4.3"}
     assert "Thesis, chapter 4" in (tiny_run / "results" / "reproduction.md").read_text()
+
+
+def test_learned_functions_outputs(tiny_run):
+    results = tiny_run / "results" / "learned_policies"
+    scores = pd.concat([pd.read_parquet(results / "scores" / f"{chunk}.parquet") for chunk in range(2)])
+    assert sorted(scores["tuple"].unique()) == [0, 1, 2] and len(scores) == 3 * 32
+    functions = pd.read_csv(results / "functions.csv")
+    assert functions["mae"].is_monotonic_increasing and len(functions) > 100
+    assert list(pd.read_csv(results / "spread.csv")["trials"]) == [100, 400]
+    reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
+    assert (reproduction["paper"] == "thesis-ch3").sum() == 4
 
 
 def test_prediction_study_runs_for_one_trace(tiny_run, tmp_path):

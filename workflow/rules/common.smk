@@ -46,7 +46,14 @@ def settings(root):
     """The campaign's settings, with the demo's overrides for results/demo."""
     chosen = {
         key: config[key]
-        for key in ("traces", "variants", "resample", "fixed_policy") + TRACE_STUDIES
+        for key in (
+            "traces",
+            "variants",
+            "resample",
+            "fixed_policy",
+            "learned_policies",
+        )
+        + TRACE_STUDIES
     }
     if study_of(root) == "demo":
         demo = dict(config["demo"])
@@ -54,7 +61,7 @@ def settings(root):
             demo,
             **{
                 study: {**chosen[study], **demo.pop(study, {})}
-                for study in TRACE_STUDIES
+                for study in TRACE_STUDIES + ("learned_policies",)
             },
         )
     unknown = [
@@ -137,6 +144,7 @@ def study_outputs(study):
         prediction_outputs(study)
         + simple_policies_outputs(study)
         + [
+            f"{root}/learned_policies/report.md",
             *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
             *[plot for trace in traces for plot in trace_plots(root, trace)],
             f"{root}/tables/workloads.md",
@@ -229,4 +237,21 @@ def simple_policies_outputs(study):
             figure=["delayed", "categories", "backfilled"],
             ext=["png", "pdf"],
         ),
+    ]
+
+
+# -- the learned-functions study (rules/learned_policies.smk) ------------------
+
+
+def learned_policies(root):
+    return settings(root)["learned_policies"]
+
+
+def tuple_chunks(root):
+    """Tuple ranges (first, stop), one trial-scores job each."""
+    chosen = learned_policies(root)
+    size = chosen["tuples_per_job"]
+    return [
+        (first, min(first + size, chosen["tuples"]))
+        for first in range(0, chosen["tuples"], size)
     ]

@@ -1,0 +1,83 @@
+"""Learned scheduling functions (the thesis's chapter 3): trial scores in the
+core, the function family and its weighted regression."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from simcore._core import trial_scores
+from simcore.learned_policies import (draw_tuples, evaluate, family, fit_family, score_spread, score_tuples)
+from simcore.models import lublin_workload
+
+
+def test_two_job_queue_by_hand():
+    """m = 1, no warm-up, Q = {A: 10 s, B: 1000 s} both released at 0.
+    A first: bsld A = 1, B = 1010/1000, mean 1.005; B first: B = 1,
+    A = 1010/10 = 101, mean 51. score(A) = n_A 1.005 / (n_A 1.005 + n_B 51)."""
+    scores, first = trial_scores([0.0, 0.0], [10.0, 1000.0], [1, 1], 0, 1, 1000, 7)
+    assert first.sum() == 1000 and 400 < first[0] < 600
+    expected = first[0] * 1.005 / (first[0] * 1.005 + first[1] * 51.0)
+    assert scores[0] == pytest.approx(expected) and scores.sum() == pytest.approx(1.0)
+
+
+def test_warm_up_runs_first_and_nothing_is_backfilled():
+    """m = 3; the warm-up job holds 2 processors over 0..100; Q (released at 1):
+    big (3 processors, 10 s) and small (1 processor, 10 s). Big first: big is
+    blocked until 100 and, without backfilling, small waits behind it
+    (110..120): bslds 10.9 and 11.9. Small first: small runs at once (bsld 1),
+    big at 100 (10.9)."""
+    scores, first = trial_scores([0.0, 1.0, 1.0], [100.0, 10.0, 10.0], [2, 3, 1], 1, 3, 400, 3)
+    big_first, small_first = (10.9 + 11.9) / 2, (10.9 + 1.0) / 2
+    total = first[0] * big_first + first[1] * small_first
+    np.testing.assert_allclose(scores, [first[0] * big_first / total, first[1] * small_first / total])
+
+
+def test_determinism_and_errors():
+    w = lublin_workload(2000, 64, 1)
+    release, run, procs = draw_tuples(w, 1, 5)[0]
+    a = trial_scores(release, run, procs, 16, 64, 3000, 11)
+    b = trial_scores(release, run, procs, 16, 64, 3000, 11)
+    np.testing.assert_array_equal(a[0], b[0])
+    assert not np.array_equal(a[0], trial_scores(release, run, procs, 16, 64, 3000, 12)[0])
+    with pytest.raises(ValueError, match="needs 65 processors"):
+        trial_scores([0.0, 1.0], [1.0, 1.0], [65, 1], 0, 64, 10, 0)
+    with pytest.raises(ValueError, match="sorted by release"):
+        trial_scores([5.0, 1.0], [1.0, 1.0], [1, 1], 0, 64, 10, 0)
+
+
+def test_scores_converge_with_more_trials():
+    w = lublin_workload(2000, 256, 2)
+    release, run, procs = draw_tuples(w, 1, 0)[0]
+    spread = score_spread(release, run, procs, 256, [500, 8000], repeats=4, seed=0)
+    assert spread["normalized_std"].iloc[1] < spread["normalized_std"].iloc[0] / 2
+
+
+def test_score_tuples_chunks_agree_with_one_run():
+    w = lublin_workload(3000, 128, 3)
+    tuples = draw_tuples(w, 4, 9)
+    whole = score_tuples(tuples, 128, 500, 1)
+    parts = pd.concat([score_tuples(tuples[:2], 128, 500, 1, range(0, 2)),
+                       score_tuples(tuples[2:], 128, 500, 1, range(2, 4))], ignore_index=True)
+    pd.testing.assert_frame_equal(whole, parts)
+    assert len(whole) == 4 * 32 and np.allclose(whole.groupby("tuple")["score"].sum(), 1.0)
+
+
+def test_family_and_precedence():
+    forms = family()
+    assert len(forms) == 576 and len(set(forms)) == 576
+    p, q, r = np.array([2.0]), np.array([3.0]), np.array([4.0])
+    assert evaluate(("id", "id", "id", "+", "*"), [1, 1, 1], p, q, r) == 2 + 3 * 4
+    assert evaluate(("id", "id", "id", "*", "+"), [1, 1, 1], p, q, r) == 2 * 3 + 4
+    assert evaluate(("id", "id", "id", "/", "/"), [1, 1, 1], p, q, r) == pytest.approx(2 / 3 / 4)
+    assert evaluate(("log", "id", "log", "*", "+"), [1, 1, 1], p * 50, q / 3, r * 0) == 2.0   # r floored at 1
+
+
+def test_regression_recovers_a_member_of_the_family():
+    rng = np.random.default_rng(0)
+    p, q, r = rng.uniform(1, 1e4, 400), rng.integers(1, 256, 400).astype(float), rng.uniform(1, 1e5, 400)
+    truth = ("log", "id", "log", "*", "+")
+    scores = pd.DataFrame({"p": p, "q": q, "r": r, "score": evaluate(truth, [2e-4, 3e-3, 5e-3], p, q, r)})
+    ranked = fit_family(scores, forms=[truth, ("id", "id", "id", "+", "+"), ("inv", "sqrt", "id", "/", "*")])
+    assert tuple(ranked.loc[0, ["phi_p", "phi_q", "phi_r", "op1", "op2"]]) == truth
+    assert ranked.loc[0, "mae"] < 1e-8
+    assert ranked["mae"].is_monotonic_increasing

@@ -1,0 +1,71 @@
+# The thesis's chapter 3, sections 3.2-3.3.1: trial scores of tuples drawn
+# from a model workload (a chunk of tuples per job), the score spread against
+# the number of trials, and the nonlinear regression of the function family.
+
+
+rule trial_scores:
+    input:
+        lambda wildcards: f"results/traces/{learned_policies(wildcards.root)['model']}.parquet",
+    output:
+        "{root}/learned_policies/scores/{chunk}.parquet",
+    log:
+        "{root}/logs/trial_scores/{chunk}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        tuples=lambda wildcards: learned_policies(wildcards.root)["tuples"],
+        select=lambda wildcards: "{}:{}".format(
+            *tuple_chunks(wildcards.root)[int(wildcards.chunk)]
+        ),
+        trials=lambda wildcards: learned_policies(wildcards.root)["trials"],
+        seed=lambda wildcards: learned_policies(wildcards.root)["seed"],
+    shell:
+        "simcore trial-scores {input} --tuples {params.tuples} --select {params.select} "
+        "--trials {params.trials} --seed {params.seed} --output {output} > {log} 2>&1"
+
+
+rule trial_spread:
+    input:
+        lambda wildcards: f"results/traces/{learned_policies(wildcards.root)['model']}.parquet",
+    output:
+        "{root}/learned_policies/spread.csv",
+    log:
+        "{root}/logs/trial_spread.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        trials=lambda wildcards: " ".join(
+            str(count) for count in learned_policies(wildcards.root)["spread_trials"]
+        ),
+        repeats=lambda wildcards: learned_policies(wildcards.root)["spread_repeats"],
+        seed=lambda wildcards: learned_policies(wildcards.root)["seed"],
+    shell:
+        "simcore trial-spread {input} --trials {params.trials} --repeats {params.repeats} "
+        "--seed {params.seed} --output {output} > {log} 2>&1"
+
+
+rule fit_functions:
+    input:
+        scores=lambda wildcards: [
+            f"{wildcards.root}/learned_policies/scores/{chunk}.parquet"
+            for chunk in range(len(tuple_chunks(wildcards.root)))
+        ],
+        spread="{root}/learned_policies/spread.csv",
+    output:
+        functions=report("{root}/learned_policies/functions.csv", category="Tables"),
+        markdown=report("{root}/learned_policies/report.md", category="Reproduction"),
+        rows="{root}/learned_policies/reproduction.csv",
+    log:
+        "{root}/logs/fit_functions.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    shell:
+        "simcore fit-functions {input.scores} --spread {input.spread} --output {output.functions} "
+        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
