@@ -15,10 +15,11 @@ from simcore.campaign import (choice_shares, fixed_policy_table, learner_variant
                               sweep_variant, weekly_change_curves)
 from simcore.example import write_example
 from simcore.fetch import FetchError, fetch_trace, load_catalogue
-from simcore.output import (atomic_write, read_provenance, read_variants, read_workload, workload_provenance,
+from simcore.output import (read_provenance, read_variants, read_workload, workload_provenance,
                             write_parquet, write_variants, write_workload)
 from simcore.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
 from simcore import learned_policies_cli, prediction_cli, simple_policies_cli
+from simcore.cli_common import read_all, write_csv, write_text
 from simcore.predictors import PREDICTORS
 from simcore.simulation import BACKFILLS, CORRECTIONS, ORDERS, simulate
 from simcore.swf import FILTER_MODES, parse_swf, read_swf
@@ -337,13 +338,8 @@ def _per_variant(args, study) -> tuple[list[pd.DataFrame], int]:
     return [pd.concat(parts, ignore_index=True) for parts in collected], len(variants)
 
 
-def _read_all(paths) -> pd.DataFrame:
-    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
 
 
-def _write_csv(frame: pd.DataFrame, path) -> None:
-    with atomic_write(path) as tmp:
-        frame.to_csv(tmp, index=False)
 
 
 def run_sweep(args) -> int:
@@ -358,12 +354,12 @@ def run_sweep(args) -> int:
 
 
 def run_aggregate(args) -> int:
-    runs, weekly = _read_all(args.runs), _read_all(args.weekly)
+    runs, weekly = read_all(args.runs), read_all(args.weekly)
     provenance = {"command": "aggregate", "inputs": args.runs + args.weekly}
     write_parquet(runs, args.summary, provenance)
     write_parquet(weekly_change_curves(weekly), args.curves, provenance)
     table = fixed_policy_table(weekly)
-    _write_csv(table, args.table)
+    write_csv(table, args.table)
     print(f"{args.table}: {len(table)} configurations over {runs['variant'].nunique()} variants")
     return 0
 
@@ -380,7 +376,7 @@ def run_learn(args) -> int:
 
 
 def run_aggregate_learners(args) -> int:
-    runs, weekly, choices = _read_all(args.runs), _read_all(args.weekly), _read_all(args.choices)
+    runs, weekly, choices = read_all(args.runs), read_all(args.weekly), read_all(args.choices)
     provenance = {"command": "aggregate-learners", "inputs": args.runs + args.weekly + args.choices}
     regret = regret_table(runs, args.strategies)
     write_parquet(runs, args.summary, provenance)
@@ -390,7 +386,7 @@ def run_aggregate_learners(args) -> int:
     write_parquet(choice_shares(choices), args.shares, provenance)
     table = fixed_policy_table(weekly)
     table = table[table["order"].isin(args.strategies)]
-    _write_csv(table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")],
+    write_csv(table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")],
                args.table)
     print(f"{args.table}: {len(args.strategies)} strategies over {runs['variant'].nunique()} variants")
     return 0
@@ -415,30 +411,27 @@ def run_plot_learners(args) -> int:
     return 0
 
 
-def _write_text(path, text: str) -> None:
-    with atomic_write(path) as tmp:
-        tmp.write_text(text)
 
 
 def run_report(args) -> int:
     from simcore.report import (bandit_table2_rows, bandit_table3_rows, fixed_policy_markdown,
                                 reproduction_markdown, strategies_markdown, workloads_markdown, workloads_table)
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
-    _write_csv(workloads, args.workloads_csv)
-    _write_text(args.workloads_md, workloads_markdown(workloads))
+    write_csv(workloads, args.workloads_csv)
+    write_text(args.workloads_md, workloads_markdown(workloads))
     table = pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
-    _write_csv(table, args.table_csv)
-    _write_text(args.table_md, fixed_policy_markdown(table))
+    write_csv(table, args.table_csv)
+    write_text(args.table_md, fixed_policy_markdown(table))
     strategies = (pd.concat([pd.read_csv(path) for path in args.bandit_tables], ignore_index=True)
                   if args.bandit_tables else pd.DataFrame(columns=table.columns))
-    _write_csv(strategies, args.bandit_csv)
-    _write_text(args.bandit_md, strategies_markdown(strategies))
+    write_csv(strategies, args.bandit_csv)
+    write_text(args.bandit_md, strategies_markdown(strategies))
     rows = pd.concat([bandit_table2_rows(table, args.threshold, args.backfill), bandit_table3_rows(strategies)],
                      ignore_index=True)
     sections = [Path(path).read_text() for path in args.sections]
-    _write_csv(pd.concat([rows, *(pd.read_csv(path) for path in args.section_rows)], ignore_index=True),
+    write_csv(pd.concat([rows, *(pd.read_csv(path) for path in args.section_rows)], ignore_index=True),
                args.reproduction_csv)
-    _write_text(args.reproduction_md, "\n".join([reproduction_markdown(rows, args.threshold, args.backfill),
+    write_text(args.reproduction_md, "\n".join([reproduction_markdown(rows, args.threshold, args.backfill),
                                                  *sections]))
     print(f"{args.reproduction_md}: {len(rows)} published values compared")
     return 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from simcore.learned_policies import draw_tuples, fit_family, score_spread, score_tuples
-from simcore.output import atomic_write, read_workload, write_parquet
+from simcore.cli_common import read_all, write_csv, write_text
+from simcore.output import read_workload, write_parquet
 from simcore.published import THESIS_TABLE32
 from simcore.report import REPRODUCTION_COLUMNS
 
@@ -34,9 +35,6 @@ def add_commands(commands) -> None:
     fit.add_argument("--spread", metavar="SPREAD.csv", help="trial-spread output, shown in the section")
 
 
-def _write_csv(frame: pd.DataFrame, path) -> None:
-    with atomic_write(path) as tmp:
-        frame.to_csv(tmp, index=False)
 
 
 def _span(select: str, count: int) -> range:
@@ -61,7 +59,7 @@ def run_scores(args) -> int:
 def run_spread(args) -> int:
     workload = read_workload(args.workload)
     release, run, procs = draw_tuples(workload, 1, args.seed)[0]
-    _write_csv(score_spread(release, run, procs, workload.machine_size, args.trials, args.repeats, args.seed),
+    write_csv(score_spread(release, run, procs, workload.machine_size, args.trials, args.repeats, args.seed),
                args.output)
     print(f"{args.output}: score spread for {len(args.trials)} trial counts")
     return 0
@@ -87,18 +85,17 @@ def learned_markdown(functions: pd.DataFrame, scores: pd.DataFrame, spread: pd.D
 
 
 def run_fit(args) -> int:
-    scores = pd.concat([pd.read_parquet(path) for path in args.scores], ignore_index=True)
+    scores = read_all(args.scores)
     functions = fit_family(scores)
     spread = pd.read_csv(args.spread) if args.spread else None
-    _write_csv(functions, args.output)
+    write_csv(functions, args.output)
     rows = pd.DataFrame([{"paper": "thesis-ch3", "table": "Table 3.2", "row": f"rank {k + 1}", "column": "MAE",
                           "published": mae, "ours": functions["mae"].iloc[k],
                           "difference": functions["mae"].iloc[k] - mae}
                          for k, (_, _, mae) in enumerate(THESIS_TABLE32) if k < len(functions)],
                         columns=REPRODUCTION_COLUMNS)
-    _write_csv(rows, args.rows)
-    with atomic_write(args.markdown) as tmp:
-        tmp.write_text(learned_markdown(functions, scores, spread))
+    write_csv(rows, args.rows)
+    write_text(args.markdown, learned_markdown(functions, scores, spread))
     print(f"{args.output}: {len(functions)} functions; best {functions['function'].iloc[0]}")
     return 0
 

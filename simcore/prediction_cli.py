@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import pandas as pd
 
 from simcore._core import REGRESSION_BASES, REGRESSION_WEIGHTINGS
-from simcore.output import atomic_write, read_variants, read_workload, write_parquet
+from simcore.cli_common import positive_float, read_all, write_csv, write_text
+from simcore.output import read_variants, read_workload, write_parquet
 from simcore.prediction import (BACKFILL_VARIANTS, TRIPLE, chunk_of_grid, correlations, evaluate_triples,
                                 figure_triples, selection_table, table1, table6, table8, triple_grid,
                                 variant_table, variant_triples)
 from simcore.simulation import CORRECTIONS
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
 
 
 def _add_model_arguments(parser) -> None:
     parser.add_argument("--trace", required=True, help="trace name written into the rows")
     parser.add_argument("--l2", type=float, default=1e-6, help="regression L2 weight (default 1e-6)")
-    parser.add_argument("--default-learning-rate", type=_positive, default=1.0,
+    parser.add_argument("--default-learning-rate", type=positive_float, default=1.0,
                         help="E-Loss learning rate when no other trace can choose it (default 1)")
 
 
@@ -33,7 +28,7 @@ def add_commands(commands) -> None:
     grid = commands.add_parser("predict-grid", help="heuristic triples on a whole workload (a chunk of the grid)")
     grid.add_argument("workload", metavar="WORKLOAD.parquet")
     _add_model_arguments(grid)
-    grid.add_argument("--learning-rates", nargs="+", type=_positive, default=[0.1, 1.0, 10.0])
+    grid.add_argument("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0])
     grid.add_argument("--bases", nargs="+", choices=REGRESSION_BASES, default=list(REGRESSION_BASES),
                       help="under/over-prediction loss bases")
     grid.add_argument("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS,
@@ -48,7 +43,7 @@ def add_commands(commands) -> None:
 
     select = commands.add_parser("predict-select", help="leave-one-trace-out triple selection")
     select.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet", help="predict-grid outputs")
-    select.add_argument("--default-learning-rate", type=_positive, default=1.0)
+    select.add_argument("--default-learning-rate", type=positive_float, default=1.0)
     select.add_argument("--grid", required=True, metavar="GRID.parquet", help="all triples of all traces")
     select.add_argument("--selection", required=True, metavar="SELECTION.csv")
 
@@ -79,9 +74,6 @@ def add_commands(commands) -> None:
     scatter.add_argument("--output", nargs="+", required=True, metavar="FILE.png|pdf")
 
 
-def _write_csv(frame: pd.DataFrame, path) -> None:
-    with atomic_write(path) as tmp:
-        frame.to_csv(tmp, index=False)
 
 
 def run_grid(args) -> int:
@@ -107,11 +99,11 @@ def _read_selection(path) -> pd.DataFrame:
 
 
 def run_select(args) -> int:
-    grid = pd.concat([pd.read_parquet(path) for path in args.runs], ignore_index=True)
+    grid = read_all(args.runs)
     grid = grid.sort_values(["trace", *TRIPLE], kind="stable").reset_index(drop=True)
     selection = selection_table(grid, args.default_learning_rate)
     write_parquet(grid, args.grid, {"command": "predict-select", "inputs": args.runs})
-    _write_csv(selection, args.selection)
+    write_csv(selection, args.selection)
     print(f"{args.selection}: triples selected for {len(selection)} traces")
     return 0
 
@@ -136,7 +128,7 @@ def run_tables(args) -> int:
     from simcore.prediction_report import prediction_markdown, reproduction_rows
     grid = pd.read_parquet(args.grid)
     selection = _read_selection(args.selection)
-    variant_runs = (pd.concat([pd.read_parquet(path) for path in args.variant_runs], ignore_index=True)
+    variant_runs = (read_all(args.variant_runs)
                     if args.variant_runs else None)
     tables = {"table1": table1(grid), "table6": table6(grid), "table7": selection,
               "table8": table8(grid, selection), "correlations": correlations(grid)}
@@ -144,11 +136,10 @@ def run_tables(args) -> int:
         tables["variants"] = variant_table(variant_runs)
     outdir = Path(args.outdir)
     for name, frame in tables.items():
-        _write_csv(frame, outdir / f"{name}.csv")
+        write_csv(frame, outdir / f"{name}.csv")
     rows = reproduction_rows(tables)
-    _write_csv(rows, args.rows)
-    with atomic_write(args.markdown) as tmp:
-        tmp.write_text(prediction_markdown(tables))
+    write_csv(rows, args.rows)
+    write_text(args.markdown, prediction_markdown(tables))
     print(f"{args.markdown}: {len(rows)} published values compared")
     return 0
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 
 import numpy as np
 import pandas as pd
 
-from simcore.output import atomic_write, read_provenance, read_variants, read_workload, write_parquet
+from simcore.cli_common import positive_float, read_all, write_csv, write_text
+from simcore.output import read_provenance, read_variants, read_workload, write_parquet
 from simcore.resample import WEEK
 from simcore.simple_policies import (gains_table, premature, study_variant, summary_table, threshold_for,
                                      weekly_curves)
@@ -15,11 +15,6 @@ from simcore.simple_policies_report import reproduction_rows, simple_policies_ma
 from simcore.simulation import BACKFILLS, ORDERS
 
 
-def _positive(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
 
 
 def add_commands(commands) -> None:
@@ -30,7 +25,7 @@ def add_commands(commands) -> None:
     sweep.add_argument("--trace", required=True, help="trace name written into the rows")
     sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
     sweep.add_argument("--orders", nargs="+", choices=ORDERS, default=["FCFS", "SPF", "SQF", "SAF"])
-    sweep.add_argument("--threshold-factor", type=_positive, default=3.0,
+    sweep.add_argument("--threshold-factor", type=positive_float, default=3.0,
                        help="threshold = factor x the trace's largest requested time (default 3)")
     sweep.add_argument("--backfill", choices=BACKFILLS, default="queue")
     sweep.add_argument("--runs", required=True, metavar="RUNS.parquet")
@@ -44,7 +39,7 @@ def add_commands(commands) -> None:
     aggregate.add_argument("--delayed", nargs="+", required=True)
     aggregate.add_argument("--traces", nargs="+", required=True, metavar="TRACE.parquet",
                            help="the filtered traces (for the share of premature jobs)")
-    aggregate.add_argument("--threshold-factor", type=_positive, default=3.0, help="as given to simple-sweep")
+    aggregate.add_argument("--threshold-factor", type=positive_float, default=3.0, help="as given to simple-sweep")
     aggregate.add_argument("--outdir", required=True, help="directory of the tables")
     aggregate.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
     aggregate.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
@@ -55,9 +50,6 @@ def add_commands(commands) -> None:
     plot.add_argument("--trace", help="only this trace's Figure 4.1 (default: the three summary figures)")
 
 
-def _write_csv(frame: pd.DataFrame, path) -> None:
-    with atomic_write(path) as tmp:
-        frame.to_csv(tmp, index=False)
 
 
 def run_sweep(args) -> int:
@@ -81,8 +73,7 @@ def run_sweep(args) -> int:
 
 def run_aggregate(args) -> int:
     from pathlib import Path
-    runs, weekly, delayed = (pd.concat([pd.read_parquet(p) for p in paths], ignore_index=True)
-                             for paths in (args.runs, args.weekly, args.delayed))
+    runs, weekly, delayed = (read_all(paths) for paths in (args.runs, args.weekly, args.delayed))
     outdir = Path(args.outdir)
     premature_share = pd.DataFrame([
         {"trace": Path(path).stem, "jobs": len(w), "premature_pct": 100.0 * float(premature(w).mean())}
@@ -91,13 +82,12 @@ def run_aggregate(args) -> int:
     write_parquet(runs, outdir / "runs.parquet", provenance)
     write_parquet(weekly_curves(weekly), outdir / "curves.parquet", provenance)
     write_parquet(delayed, outdir / "delayed.parquet", provenance)
-    _write_csv(gains_table(runs), outdir / "gains.csv")
-    _write_csv(summary_table(runs), outdir / "summary.csv")
-    _write_csv(premature_share, outdir / "premature.csv")
+    write_csv(gains_table(runs), outdir / "gains.csv")
+    write_csv(summary_table(runs), outdir / "summary.csv")
+    write_csv(premature_share, outdir / "premature.csv")
     summary, gains = summary_table(runs), gains_table(runs)
-    _write_csv(reproduction_rows(premature_share, summary, gains), args.rows)
-    with atomic_write(args.markdown) as tmp:
-        tmp.write_text(simple_policies_markdown(premature_share, summary, gains, args.threshold_factor))
+    write_csv(reproduction_rows(premature_share, summary, gains), args.rows)
+    write_text(args.markdown, simple_policies_markdown(premature_share, summary, gains, args.threshold_factor))
     print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['variant'].nunique()} variants")
     return 0
 
