@@ -90,11 +90,41 @@ def describe(form, theta) -> str:
     return f"({parts[0]}){symbols[op1]}({parts[1]}){symbols[op2]}({parts[2]})"
 
 
+def canonical(form):
+    """The form with every "× 1/x" written "÷ x" and every "÷ 1/x" written "× x"."""
+    phi1, phi2, phi3, op1, op2 = form
+    swap = {"*": "/", "/": "*", "+": "+"}
+    if phi2 == "inv" and op1 != "+":
+        phi2, op1 = "id", swap[op1]
+    if phi3 == "inv" and op2 != "+":
+        phi3, op2 = "id", swap[op2]
+    return phi1, phi2, phi3, op1, op2
+
+
+def simplified(form, theta) -> str | None:
+    """The thesis's simplification of a form α(p) op1 β(q) + γ(r) with op1 in
+    {×, ÷}: divided by its positive factor k = θ1 θ2 (or θ1 / θ2), it reads
+    φ1(p) op1 φ2(q) + (θ3 / k)·φ3(r), the same priority order. None for other
+    forms or when k <= 0 (dividing would reverse the order)."""
+    phi1, phi2, phi3, op1, op2 = canonical(form)
+    if op2 != "+" or op1 == "+":
+        return None
+    if form[1] == "inv":                # θ2 · (1/q) became q: its coefficient is 1/θ2
+        theta = (theta[0], 1.0 / theta[1], theta[2])
+    k = theta[0] * theta[1] if op1 == "*" else theta[0] / theta[1]
+    if not k > 0:
+        return None
+    names = {"id": "{}", "sqrt": "sqrt({})", "log": "log10({})", "inv": "1/{}"}
+    symbol = "·" if op1 == "*" else " ÷ "
+    return (f"{names[phi1].format('p')}{symbol}{names[phi2].format('q')} + "
+            f"{theta[2] / k:.3g}·{names[phi3].format('r')}")
+
+
 def fit_family(scores: pd.DataFrame, forms=None) -> pd.DataFrame:
     """Fit every form by weighted least squares (weight p·q, equation 3.4; SciPy)
     from several starting points, and rank by MAE (equation 3.5). Forms without
-    a finite fit are left out, and of forms with the same MAE (equivalent
-    functions) only the first is kept."""
+    a finite fit are left out, and of equivalent forms (canonical()) only the
+    best fit is kept."""
     from scipy.optimize import least_squares
     p, q, r, y = (scores[c].to_numpy(dtype=float) for c in ("p", "q", "r", "score"))
     weight = np.maximum(p, 1.0) * np.maximum(q, 1.0)
@@ -114,7 +144,9 @@ def fit_family(scores: pd.DataFrame, forms=None) -> pd.DataFrame:
         if best is not None:
             rows.append({"phi_p": form[0], "phi_q": form[1], "phi_r": form[2], "op1": form[3], "op2": form[4],
                          "theta1": best[0][0], "theta2": best[0][1], "theta3": best[0][2], "mae": best[1],
-                         "function": describe(form, best[0])})
+                         "function": describe(form, best[0]), "simplified": simplified(form, best[0])})
     ranked = pd.DataFrame(rows).sort_values("mae", kind="stable")
-    # forms such as a × (1/b) and a ÷ b fit the same function: keep the first of each
-    return ranked[~ranked["mae"].round(12).duplicated()].reset_index(drop=True)
+    # a × (1/b) and a ÷ b are one function: keep the best fit of each
+    forms = ranked[["phi_p", "phi_q", "phi_r", "op1", "op2"]].itertuples(index=False, name=None)
+    return ranked[~pd.Series([canonical(form) for form in forms], index=ranked.index).duplicated()].reset_index(
+        drop=True)

@@ -81,3 +81,24 @@ def test_regression_recovers_a_member_of_the_family():
     assert tuple(ranked.loc[0, ["phi_p", "phi_q", "phi_r", "op1", "op2"]]) == truth
     assert ranked.loc[0, "mae"] < 1e-8
     assert ranked["mae"].is_monotonic_increasing
+
+
+def test_simplified_form_keeps_the_order():
+    from simcore.learned_policies import simplified
+    assert simplified(("log", "id", "log", "*", "+"), [-0.28, -8e-5, 0.0075]) == "log10(p)·q + 335·log10(r)"
+    assert simplified(("log", "id", "log", "*", "+"), [0.28, -8e-5, 0.0075]) is None      # k < 0
+    assert simplified(("id", "id", "log", "+", "+"), [1, 1, 1]) is None
+    # log10(p) ÷ (θ2·1/q) is log10(p)·q/θ2: k = θ1/θ2
+    assert simplified(("log", "inv", "log", "/", "+"), [2.0, 4.0, 1.0]) == "log10(p)·q + 2·log10(r)"
+
+
+def test_equivalent_forms_are_listed_once():
+    from simcore.learned_policies import canonical
+    assert canonical(("log", "inv", "log", "/", "+")) == ("log", "id", "log", "*", "+")
+    assert canonical(("id", "id", "inv", "+", "*")) == ("id", "id", "id", "+", "/")
+    assert len({canonical(form) for form in family()}) < 576
+    rng = np.random.default_rng(1)
+    p, q, r = rng.uniform(1, 1e4, 200), rng.integers(1, 64, 200).astype(float), rng.uniform(1, 1e5, 200)
+    scores = pd.DataFrame({"p": p, "q": q, "r": r, "score": 1e-4 * np.log10(p) * q + 5e-3 * np.log10(r)})
+    ranked = fit_family(scores, forms=[("log", "id", "log", "*", "+"), ("log", "inv", "log", "/", "+")])
+    assert len(ranked) == 1
