@@ -22,6 +22,8 @@ MODELS = config.get("models", {})
 
 # Studies with their own trace list, filter and variants (a section of the config each).
 TRACE_STUDIES = ("prediction", "simple_policies")
+# Studies whose report section is appended to the reproduction report, in this order.
+REPORT_SECTIONS = ("prediction", "simple_policies", "learned_policies")
 
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/.
 STUDY_ROOTS = {"campaign": "results", "demo": "results/demo"}

@@ -40,13 +40,8 @@ rule report:
             root=wildcards.root,
             trace=settings(wildcards.root)["traces"],
         ),
-        sections=expand(
-            "{{root}}/{study}/report.md", study=["prediction", "simple_policies"]
-        ),
-        section_rows=expand(
-            "{{root}}/{study}/reproduction.csv",
-            study=["prediction", "simple_policies"],
-        ),
+        sections=expand("{{root}}/{study}/report.md", study=REPORT_SECTIONS),
+        section_rows=expand("{{root}}/{study}/reproduction.csv", study=REPORT_SECTIONS),
     output:
         bandit_csv=report("{root}/tables/bandit.csv", category="Tables"),
         bandit_md="{root}/tables/bandit.md",
