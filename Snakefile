@@ -45,3 +45,4 @@ rule simple_policies:
 rule learned_policies:
     input:
         "results/learned_policies/report.md",
+        "results/learned_policies/plots/scores.png",

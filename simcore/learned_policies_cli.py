@@ -34,6 +34,11 @@ def add_commands(commands) -> None:
     fit.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
     fit.add_argument("--spread", metavar="SPREAD.csv", help="trial-spread output, shown in the section")
 
+    plot = commands.add_parser("plot-trial-scores", help="trial-score distributions and spread (Figure 3.1)")
+    plot.add_argument("scores", nargs="+", metavar="SCORES.parquet")
+    plot.add_argument("--spread", required=True, metavar="SPREAD.csv")
+    plot.add_argument("--output", nargs="+", required=True, metavar="FILE.png|pdf")
+
 
 
 
@@ -103,4 +108,12 @@ def run_fit(args) -> int:
     return 0
 
 
-COMMANDS = {"trial-scores": run_scores, "trial-spread": run_spread, "fit-functions": run_fit}
+def run_plot(args) -> int:
+    from simcore.plots import save, trial_scores_figure
+    save(trial_scores_figure(read_all(args.scores), pd.read_csv(args.spread)), args.output)
+    print(f"trial-score figure of {len(args.scores)} score files")
+    return 0
+
+
+COMMANDS = {"trial-scores": run_scores, "trial-spread": run_spread, "fit-functions": run_fit,
+            "plot-trial-scores": run_plot}

@@ -197,6 +197,7 @@ def test_learned_functions_outputs(tiny_run):
     functions = pd.read_csv(results / "functions.csv")
     assert functions["mae"].is_monotonic_increasing and len(functions) > 100
     assert list(pd.read_csv(results / "spread.csv")["trials"]) == [100, 400]
+    assert (results / "plots" / "scores.png").stat().st_size > 10_000
     reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
     assert (reproduction["paper"] == "thesis-ch3").sum() == 4
 

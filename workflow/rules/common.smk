@@ -147,6 +147,7 @@ def study_outputs(study):
         + simple_policies_outputs(study)
         + [
             f"{root}/learned_policies/report.md",
+            f"{root}/learned_policies/plots/scores.png",
             *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
             *[plot for trace in traces for plot in trace_plots(root, trace)],
             f"{root}/tables/workloads.md",

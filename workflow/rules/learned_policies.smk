@@ -69,3 +69,23 @@ rule fit_functions:
     shell:
         "simcore fit-functions {input.scores} --spread {input.spread} --output {output.functions} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+
+
+rule plot_trial_scores:
+    input:
+        scores=lambda wildcards: [
+            f"{wildcards.root}/learned_policies/scores/{chunk}.parquet"
+            for chunk in range(len(tuple_chunks(wildcards.root)))
+        ],
+        spread="{root}/learned_policies/spread.csv",
+    output:
+        report("{root}/learned_policies/plots/scores.png", category="Figures"),
+        "{root}/learned_policies/plots/scores.pdf",
+    log:
+        "{root}/logs/plot_trial_scores.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    shell:
+        "simcore plot-trial-scores {input.scores} --spread {input.spread} --output {output} > {log} 2>&1"
