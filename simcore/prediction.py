@@ -156,14 +156,13 @@ def selection_table(grid: pd.DataFrame, default_learning_rate: float) -> pd.Data
     hindsight on the trace itself (what the paper's artifact reported), EASY,
     EASY++ and the E-Loss triple (incremental, SJBF) whose learning rate is
     chosen on the other traces (the default rate when there are none)."""
+    eloss_candidates = grid.loc[(grid["predictor"].map(loss_of) == E_LOSS) & (grid["correction"] == "incremental")
+                                & (grid["backfill"] == "SJBF"), TRIPLE]
     rows = []
     for trace in dict.fromkeys(grid["trace"]):
         own = grid[(grid["trace"] == trace) & (grid["predictor"] != "clairvoyant")]
         hindsight = _key(own.loc[own["avg_bsld"].idxmin()])
         chosen = loto_best(grid, trace)
-        eloss_candidates = grid.loc[grid["predictor"].map(loss_of) == E_LOSS, TRIPLE]
-        eloss_candidates = eloss_candidates[(eloss_candidates["correction"] == "incremental")
-                                            & (eloss_candidates["backfill"] == "SJBF")]
         eloss = loto_best(grid, trace, eloss_candidates)
         if eloss is None:
             eloss = (regression_label(*E_LOSS, default_learning_rate), "incremental", "SJBF")

@@ -63,7 +63,8 @@ def _change(value, base) -> str:
     """A value with its change against `base` in %, e.g. "51.4 (−44 %)"."""
     if not base or np.isnan(value):
         return _fmt(value)
-    return f"{_fmt(value)} ({100 * (value / base - 1):+.0f} %)".replace("-", "−")
+    change = round(100 * (value / base - 1))
+    return f"{_fmt(value)} ({'−' if change < 0 else '+'}{abs(change)} %)"
 
 
 def prediction_markdown(tables: dict) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -72,7 +73,6 @@ def run_sweep(args) -> int:
 
 
 def run_aggregate(args) -> int:
-    from pathlib import Path
     runs, weekly, delayed = (read_all(paths) for paths in (args.runs, args.weekly, args.delayed))
     outdir = Path(args.outdir)
     premature_share = pd.DataFrame([
@@ -93,7 +93,6 @@ def run_aggregate(args) -> int:
 
 
 def run_plot(args) -> int:
-    from pathlib import Path
 
     from simcore.plots import (save, simple_backfilled_figure, simple_categories_figure, simple_delayed_figure,
                                simple_objectives_figure)
