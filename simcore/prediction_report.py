@@ -101,12 +101,11 @@ def prediction_markdown(tables: dict) -> str:
         "|---|--:|--:|--:|--:|--:|--:|",
     ]
     for _, row in t6.iterrows():
-        pub = PREDICTION_TABLE6.get(row["trace"])
-        cell = (lambda i, c: f"{_fmt(pub[i]) if pub else '–'} / {_fmt(row[c])}")
-        lines.append(
-            f"| {row['trace']} | {cell(0, 'clairvoyant_easy')} | {cell(1, 'clairvoyant_sjbf')} | {cell(2, 'easy')} | "
-            f"{cell(3, 'easy_plus_plus')} | {cell(4, 'learned_easy_best')} – {cell(5, 'learned_easy_worst')} | "
-            f"{cell(6, 'learned_sjbf_best')} – {cell(7, 'learned_sjbf_worst')} |")
+        published = PREDICTION_TABLE6.get(row["trace"])
+        cells = [f"{_fmt(published[i]) if published else '–'} / {_fmt(row[column])}"
+                 for i, column in enumerate(PREDICTION_TABLE6_COLUMNS)]
+        lines.append(f"| {row['trace']} | " + " | ".join(cells[:4]) + f" | {cells[4]} – {cells[5]} | "
+                     f"{cells[6]} – {cells[7]} |")
     lines += [
         "",
         "### Table 7: the triple chosen by leave-one-trace-out cross-validation",
