@@ -8,7 +8,8 @@
 See docs/semantics.md for the exact semantics.
 """
 
-from simcore.simulation import (BACKFILLS, CORRECTIONS, ORDER_MEANINGS, ORDERS, Simulation,
+from simcore.priority import PriorityFunction
+from simcore.simulation import (BACKFILLS, BANDIT_ORDERS, CORRECTIONS, ORDER_MEANINGS, ORDERS, Simulation,
                                 SimulationResult, simulate)
 from simcore.swf import FILTER_MODES, SwfFormatError, read_swf
 from simcore.workload import Workload, WorkloadError
@@ -17,7 +18,7 @@ from simcore.predictors import PREDICTORS
 __version__ = "0.1.0"
 
 __all__ = [
-    "BACKFILLS", "CORRECTIONS", "FILTER_MODES", "ORDERS", "ORDER_MEANINGS", "PREDICTORS",
-    "Simulation", "SimulationResult", "SwfFormatError", "Workload", "WorkloadError",
+    "BACKFILLS", "BANDIT_ORDERS", "CORRECTIONS", "FILTER_MODES", "ORDERS", "ORDER_MEANINGS", "PREDICTORS",
+    "PriorityFunction", "Simulation", "SimulationResult", "SwfFormatError", "Workload", "WorkloadError",
     "read_swf", "simulate",
 ]

@@ -160,6 +160,7 @@ cdef class Simulation:
     cdef Py_ssize_t n, next_submission, n_done
     cdef readonly int order
     cdef int backfill, correction
+    cdef double function[FUNCTION_PARAMS]     # the FUNCTION order's parameters
     cdef bint has_threshold
     cdef double threshold
     cdef readonly double now
@@ -194,7 +195,8 @@ cdef class Simulation:
 
     def __init__(self, const double[::1] submit, const double[::1] run, const double[::1] requested,
                  const long long[::1] procs, const int[::1] user, int n_users, long long machine_size,
-                 int order, threshold, int backfill, Predictor predictor, int correction):
+                 int order, threshold, int backfill, Predictor predictor, int correction,
+                 function=None):
         cdef Py_ssize_t n = submit.shape[0]
         self._keep_alive = (submit, run, requested, procs, user)
         self.n = n
@@ -211,6 +213,11 @@ cdef class Simulation:
         self.order = order
         self.backfill = backfill
         self.correction = correction
+        if function is not None:
+            if len(function) != FUNCTION_PARAMS:
+                raise ValueError(f"a priority function has {FUNCTION_PARAMS} parameters, got {len(function)}")
+            for k in range(FUNCTION_PARAMS):
+                self.function[k] = function[k]
         self.has_threshold = threshold is not None
         self.threshold = threshold if threshold is not None else INFINITY
         if predictor.owner != 0:
@@ -279,7 +286,9 @@ cdef class Simulation:
         return 0
 
     cdef inline double _key(self, int order, Py_ssize_t j, double t) noexcept nogil:
-        return ORDER_KEY[order](t, self.jobs.submit[j], self.estimate[j], <double> self.jobs.procs[j])
+        cdef double key = ORDER_KEY[order](t, self.jobs.submit[j], self.estimate[j], <double> self.jobs.procs[j],
+                                           self.function)
+        return INFINITY if key != key else key
 
     cdef void _compact(self, WaitList* wl) noexcept nogil:
         cdef Py_ssize_t i, kept = 0

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.resample import WEEK
-from simcore.simulation import ORDERS, simulate
+from simcore.simulation import BANDIT_ORDERS, simulate
 
 CONFIG_COLUMNS = ["order", "threshold", "backfill"]
 SUMMARY_COLUMNS = ["jobs", "avg_wait", "max_wait", "avg_bsld", "avg_ppbsld", "avg_flow", "utilization",
@@ -132,7 +132,7 @@ def learner_variant(workload, strategies: dict, base: dict, weeks: int, seed: in
     settings = {name: {**base, **options} for name, options in strategies.items()}
     for threshold, backfill in sorted({(s.get("threshold"), s.get("backfill", "queue")) for s in settings.values()},
                                       key=repr):
-        for order in dict.fromkeys(["FCFS", *(base.get("candidates") or ORDERS)]):
+        for order in dict.fromkeys(["FCFS", *(base.get("candidates") or BANDIT_ORDERS)]):
             record(order, threshold, backfill, simulate(workload, order=order, threshold=threshold,
                                                         backfill=backfill))
     for name, options in settings.items():

@@ -21,7 +21,8 @@ from simcore.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
 from simcore import learned_policies_cli, prediction_cli, simple_policies_cli
 from simcore.cli_common import read_all, write_csv, write_text
 from simcore.predictors import PREDICTORS
-from simcore.simulation import BACKFILLS, CORRECTIONS, ORDERS, simulate
+from simcore.priority import THESIS_FUNCTIONS
+from simcore.simulation import BACKFILLS, BANDIT_ORDERS, CORRECTIONS, NAMED_ORDERS, simulate
 from simcore.swf import FILTER_MODES, parse_swf, read_swf
 from simcore.workload import WorkloadError
 
@@ -47,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sim = commands.add_parser("simulate", help="simulate EASY(order, threshold) on a trace")
     _add_trace_arguments(sim)
-    sim.add_argument("--policy", choices=ORDERS, default="FCFS", help="queue order (default: FCFS)")
+    sim.add_argument("--policy", choices=NAMED_ORDERS + tuple(THESIS_FUNCTIONS), default="FCFS",
+                     help="queue order, or one of the thesis's functions F1-F4 (default: FCFS)")
     sim.add_argument("--threshold", type=_threshold, metavar="SECONDS",
                      help="jobs waiting longer than this go first (default: none)")
     sim.add_argument("--backfill", choices=BACKFILLS, default="queue", metavar="none|queue|ORDER",
@@ -91,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = commands.add_parser("sweep", help="fixed policies on a range of variants")
     sweep.add_argument("variants", metavar="VARIANTS.parquet")
     sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    sweep.add_argument("--orders", nargs="+", choices=ORDERS, default=list(ORDERS))
+    sweep.add_argument("--orders", nargs="+", choices=NAMED_ORDERS, default=list(BANDIT_ORDERS))
     sweep.add_argument("--thresholds", nargs="+", type=_optional_threshold, default=[None],
                        metavar="SECONDS|none")
     sweep.add_argument("--backfills", nargs="+", choices=BACKFILLS, default=["queue"], metavar="BACKFILL")
@@ -208,8 +210,9 @@ def _read(args):
 
 def run_simulate(args) -> int:
     workload, read_seconds = _read(args)
-    result = simulate(workload, order=args.policy, threshold=args.threshold, backfill=args.backfill,
-                      estimate=args.estimate, correction=args.correction)
+    function = THESIS_FUNCTIONS.get(args.policy)
+    result = simulate(workload, order="FUNCTION" if function else args.policy, threshold=args.threshold,
+                      backfill=args.backfill, estimate=args.estimate, correction=args.correction, function=function)
     summary = result.summary()
     if args.output:
         # Timings stay out of the file so that reruns give identical bytes.

@@ -18,9 +18,8 @@ import numpy as np
 import pandas as pd
 
 from simcore._core import trial_scores
+from simcore.priority import BASE_NAMES, BASES, OPERATORS, describe, evaluate
 
-BASES = {"id": lambda x: x, "sqrt": np.sqrt, "log": np.log10, "inv": lambda x: 1.0 / x}
-OPERATORS = ("+", "*", "/")
 WARM, QUEUE = 16, 32                  # |S| and |Q| of the thesis
 
 
@@ -67,27 +66,10 @@ def family():
     return list(itertools.product(BASES, BASES, BASES, OPERATORS, OPERATORS))
 
 
-def _combine(a, b, op):
-    return a + b if op == "+" else a * b if op == "*" else a / b
 
 
-def evaluate(form, theta, p, q, r):
-    """(θ1 φ1(p)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)) with the usual precedence
-    (× and ÷ before +, left to right); p, q, r are floored at 1 first."""
-    phi1, phi2, phi3, op1, op2 = form
-    terms = [theta[0] * BASES[phi1](np.maximum(p, 1.0)), theta[1] * BASES[phi2](np.maximum(q, 1.0)),
-             theta[2] * BASES[phi3](np.maximum(r, 1.0))]
-    if op1 == "+" and op2 != "+":
-        return terms[0] + _combine(terms[1], terms[2], op2)
-    return _combine(_combine(terms[0], terms[1], op1), terms[2], op2)
 
 
-def describe(form, theta) -> str:
-    names = {"id": "{}", "sqrt": "sqrt({})", "log": "log10({})", "inv": "1/{}"}
-    phi1, phi2, phi3, op1, op2 = form
-    parts = [f"{theta[k]:.3g}·" + names[phi].format(var) for k, (phi, var) in enumerate(zip((phi1, phi2, phi3), "pqr"))]
-    symbols = {"+": " + ", "*": " × ", "/": " ÷ "}
-    return f"({parts[0]}){symbols[op1]}({parts[1]}){symbols[op2]}({parts[2]})"
 
 
 def canonical(form):
@@ -114,7 +96,7 @@ def simplified(form, theta) -> str | None:
     k = theta[0] * theta[1] if op1 == "*" else theta[0] / theta[1]
     if not k > 0:
         return None
-    names = {"id": "{}", "sqrt": "sqrt({})", "log": "log10({})", "inv": "1/{}"}
+    names = BASE_NAMES
     symbol = "·" if op1 == "*" else " ÷ "
     return (f"{names[phi1].format('p')}{symbol}{names[phi2].format('q')} + "
             f"{theta[2] / k:.3g}·{names[phi3].format('r')}")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simcore.simulation import ORDERS, Simulation, simulate
+from simcore.simulation import BANDIT_ORDERS, NAMED_ORDERS, Simulation, simulate
 
 DAY = 86400.0
 WEEK = 7 * DAY
@@ -292,10 +292,10 @@ def run_learner(workload, learner: str, period: float = WEEK, candidates=None, t
         raise ValueError(f"unknown credit {credit!r}; choose {' or '.join(CREDITS)}")
     if not (period > 0 and math.isfinite(period)):
         raise ValueError(f"period must be positive and finite (seconds), got {period}")
-    candidates = list(ORDERS if candidates is None else candidates)
-    unknown = [order for order in candidates if order not in ORDERS]
+    candidates = list(BANDIT_ORDERS if candidates is None else candidates)
+    unknown = [order for order in candidates if order not in NAMED_ORDERS]
     if not candidates or unknown:
-        raise ValueError(f"candidates must be a non-empty list of queue orders ({', '.join(ORDERS)}); "
+        raise ValueError(f"candidates must be a non-empty list of queue orders ({', '.join(NAMED_ORDERS)}); "
                          f"got {candidates}")
     if noise is not None and not 0 <= noise < 1:
         raise ValueError(f"noise must be in [0, 1), got {noise}")

@@ -10,12 +10,15 @@ import numpy as np
 from simcore import _core
 from simcore.metrics import job_metrics, summarize
 from simcore.predictors import make_predictor
+from simcore.priority import PriorityFunction
 from simcore.workload import Workload
 
 ORDERS = tuple(_core.ORDER_NAMES)
+BANDIT_ORDERS = ORDERS[:_core.BANDIT_ORDER_COUNT]   # the bandit paper's 12, its learners' candidates
 ORDER_MEANINGS = dict(_core.ORDER_MEANINGS)
 CORRECTIONS = tuple(_core.CORRECTION_NAMES)
-BACKFILLS = ("none", "queue") + ORDERS
+NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")   # need nothing but their name
+BACKFILLS = ("none", "queue") + NAMED_ORDERS
 
 
 def order_code(name: str) -> int:
@@ -61,18 +64,29 @@ class Simulation:
     >>> sim.run_until(86400.0)      # every instant t < one day
     >>> sim.set_order("SAF")        # in force from the next pass on
     >>> result = sim.finish()
+
+    The order (or backfill order) FUNCTION schedules by `function`, a
+    simcore.priority.PriorityFunction.
     """
 
     def __init__(self, workload: Workload, order: str = "FCFS", threshold=None,
-                 backfill: str = "queue", estimate="request", correction: str = "request"):
+                 backfill: str = "queue", estimate="request", correction: str = "request",
+                 function: PriorityFunction | None = None):
         if correction not in CORRECTIONS:
             raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
+        if function is None and "FUNCTION" in (order, backfill):
+            raise ValueError("the order FUNCTION needs a priority function: "
+                             "function=simcore.priority.PriorityFunction(form, theta)")
+        if function is not None and not isinstance(function, PriorityFunction):
+            raise ValueError(f"function must be a simcore.priority.PriorityFunction, got {function!r}")
         self.workload = workload
         self.options = {
             "order": order, "threshold": check_threshold(threshold), "backfill": backfill,
             "estimate": _estimate_label(estimate),
             "correction": correction,
         }
+        if function is not None:
+            self.options["function"] = str(function)
         users, n_users = workload.dense_users()
         self._arrays = (
             np.ascontiguousarray(workload.submit, dtype=np.float64),
@@ -84,7 +98,8 @@ class Simulation:
         self._core = _core.Simulation(
             *self._arrays, n_users, int(workload.machine_size), order_code(order),
             self.options["threshold"], backfill_code(backfill),
-            make_predictor(estimate, len(workload)), CORRECTIONS.index(correction))
+            make_predictor(estimate, len(workload)), CORRECTIONS.index(correction),
+            None if function is None else function.params())
         self.kernel_seconds = 0.0
 
     def run_until(self, stop: float) -> bool:
@@ -120,14 +135,16 @@ class Simulation:
 
 
 def simulate(workload: Workload, order: str = "FCFS", threshold=None, backfill: str = "queue",
-             estimate="request", correction: str = "request") -> "SimulationResult":
+             estimate="request", correction: str = "request",
+             function: PriorityFunction | None = None) -> "SimulationResult":
     """Simulate EASY(order, threshold) with the given backfill variant.
 
     backfill: "none", "queue" or an order name ("SPF" is EASY-SJBF).
     estimate: "request", "clairvoyant", "ave2" (see simcore.predictors) or
     one prediction per job. correction: "request", "incremental", "doubling".
+    function: the priority function of the order FUNCTION.
     """
-    return Simulation(workload, order, threshold, backfill, estimate, correction).finish()
+    return Simulation(workload, order, threshold, backfill, estimate, correction, function).finish()
 
 
 @dataclass

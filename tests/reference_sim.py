@@ -23,7 +23,7 @@ describes.
 import math
 
 ORDERS = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
-          "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF")
+          "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF", "WFP3", "UNICEF", "FUNCTION")
 
 ESTIMATES = ("request", "clairvoyant", "ave2")
 CORRECTIONS = ("request", "incremental", "doubling")
@@ -35,9 +35,42 @@ INCREMENTS = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0,
               18000.0, 36000.0, 72000.0, 180000.0, 360000.0)
 
 
-def order_key(order, t, r, e, q):
+def ieee_divide(a, b):
+    """a / b as IEEE 754 has it (Python raises on a zero divisor)."""
+    if b != 0.0:
+        return a / b
+    if a != a or a == 0.0:
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+
+
+def function_value(function, r, e, q):
+    """(θ1 φ1(e)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)), × and ÷ before +, the
+    arguments floored at 1; `function` has .form and .theta."""
+    def phi(name, x):
+        x = max(x, 1.0)
+        return {"id": x, "sqrt": math.sqrt(x), "log": math.log10(x), "inv": 1.0 / x}[name]
+
+    def combine(a, b, op):
+        return a + b if op == "+" else a * b if op == "*" else ieee_divide(a, b)
+
+    phi1, phi2, phi3, op1, op2 = function.form
+    a, b, c = (function.theta[k] * phi(name, x)
+               for k, (name, x) in enumerate(((phi1, e), (phi2, q), (phi3, r))))
+    if op1 == "+" and op2 != "+":
+        return a + combine(b, c, op2)
+    return combine(combine(a, b, op1), c, op2)
+
+
+def order_key(order, t, r, e, q, function=None):
     """The key of `order` at instant t for a job with submit r, estimate e,
-    processors q.  Exactly the floating-point expressions of the docs."""
+    processors q; NaN counts as +inf.  Exactly the floating-point
+    expressions of the docs."""
+    key = _raw_key(order, t, r, e, q, function)
+    return math.inf if key != key else key
+
+
+def _raw_key(order, t, r, e, q, function):
     if order == "FCFS":
         return r
     if order == "LCFS":
@@ -62,6 +95,13 @@ def order_key(order, t, r, e, q):
         return e * q
     if order == "LAF":
         return -(e * q)
+    if order == "WFP3":
+        ratio = (t - r) / e
+        return -(ratio * ratio * ratio) * q
+    if order == "UNICEF":
+        return -(t - r) / (math.log2(max(q, 2.0)) * e)
+    if order == "FUNCTION":
+        return function_value(function, r, e, q)
     raise ValueError("unknown order %r" % (order,))
 
 
@@ -125,9 +165,12 @@ def _check_inputs(submit, run, requested, procs, user, machine_size, order,
 
 def reference_simulate(submit, run, requested, procs, user, machine_size,
                        order="FCFS", threshold=None, backfill="queue",
-                       estimate="request", correction="request", switches=()):
+                       estimate="request", correction="request", switches=(),
+                       function=None):
     _check_inputs(submit, run, requested, procs, user, machine_size, order,
                   threshold, backfill, estimate, correction, switches)
+    if function is None and "FUNCTION" in (order, backfill):
+        raise ValueError("the order FUNCTION needs a function")
     n = len(submit)
     m = int(machine_size)
     r = [float(x) for x in submit]
@@ -213,7 +256,7 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
             # and skipping it changes nothing; so no reservation is recorded.
             return
         ordered = sorted(queued, key=lambda j: (
-            order_key(current_order, t, r[j], e[j], q[j]), j))
+            order_key(current_order, t, r[j], e[j], q[j], function), j))
         if theta is not None:
             old = sorted(j for j in ordered if t - r[j] > theta)
             young = [j for j in ordered if not (t - r[j] > theta)]
@@ -241,7 +284,7 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
         candidates = ordered[i + 1:]
         if backfill != "queue":
             candidates = sorted(candidates, key=lambda j: (
-                order_key(backfill, t, r[j], e[j], q[j]), j))
+                order_key(backfill, t, r[j], e[j], q[j], function), j))
         for j in candidates:
             if q[j] <= free and (t + e[j] <= T or q[j] <= extra):
                 start_job(j, t, current_order, True)

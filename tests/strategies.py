@@ -25,6 +25,11 @@ SUBMIT_GAPS = (0, 0, 0, 0, 1, 1, 2, 3, 5, 10, 0.5, 100, 1000, 0.1, 0.3, 7.7)
 MACHINE_SIZES = (1, 1, 2, 2, 3, 4, 5, 8, 16, 32, 64)
 THRESHOLDS = (None, None, None, 0, 0.0, 0.5, 1, 3, 10, 100, 3600, 1e6)
 USER_IDS = (0, 7, -1, 42)
+# Coefficients of FUNCTION orders: signs, zero (divisions by zero, NaN keys),
+# and magnitudes like the thesis's.
+THETAS = (-2.0, -1.0, 0.0, 0.5, 1.0, 3.0, 870.0, 2.56e4, 6.86e6)
+# The function of targeted cases that name the order FUNCTION without one.
+TEST_FUNCTION = simcore.PriorityFunction(("sqrt", "id", "log", "*", "+"), (1.0, 1.0, 3.0))
 
 COMMON = dict(deadline=None, database=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow,
@@ -122,13 +127,32 @@ def options(draw, requested):
         codes = draw(st.lists(JOB_CODES, min_size=len(requested),
                               max_size=len(requested)))
         estimate = [decode_prediction(c, req) for c, req in zip(codes, requested)]
-    return dict(
+    drawn = dict(
         order=draw(st.sampled_from(ORDERS)),
         threshold=draw(st.sampled_from(THRESHOLDS)),
         backfill=draw(st.sampled_from(BACKFILLS)),
         estimate=estimate,
         correction=draw(st.sampled_from(CORRECTIONS)),
     )
+    if "FUNCTION" in (drawn["order"], drawn["backfill"]):
+        drawn["function"] = draw(priority_functions())
+    return drawn
+
+
+def with_function(opts):
+    """`opts` with TEST_FUNCTION added when FUNCTION is its order or backfill
+    and no function is given."""
+    if "FUNCTION" in (opts.get("order"), opts.get("backfill")) and "function" not in opts:
+        return {**opts, "function": TEST_FUNCTION}
+    return opts
+
+
+@st.composite
+def priority_functions(draw):
+    bases = st.sampled_from(("id", "sqrt", "log", "inv"))
+    operators = st.sampled_from(("+", "*", "/"))
+    form = (draw(bases), draw(bases), draw(bases), draw(operators), draw(operators))
+    return simcore.PriorityFunction(form, draw(st.lists(st.sampled_from(THETAS), min_size=3, max_size=3)))
 
 
 @st.composite
@@ -152,7 +176,8 @@ def order_switches(draw, horizon: float, instants=(), max_size=6):
     if len(instants):
         kinds.insert(0, st.sampled_from(list(instants)))
     times = sorted(draw(st.lists(st.one_of(*kinds), min_size=1, max_size=max_size)))
-    names = draw(st.lists(st.sampled_from(ORDERS), min_size=len(times), max_size=len(times)))
+    named = [order for order in ORDERS if order != "FUNCTION"]   # a switch carries no function
+    names = draw(st.lists(st.sampled_from(named), min_size=len(times), max_size=len(times)))
     return list(zip(times, names))
 
 

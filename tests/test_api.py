@@ -124,8 +124,9 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_registries_list_the_twelve_orders_and_predictors():
-    assert simcore.ORDERS == ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SEXP", "LEXP", "SRF", "LRF",
-                              "SAF", "LAF")
+def test_registries_list_the_orders_and_predictors():
+    assert simcore.BANDIT_ORDERS == ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SEXP", "LEXP", "SRF", "LRF",
+                                     "SAF", "LAF")
+    assert simcore.ORDERS == simcore.BANDIT_ORDERS + ("WFP3", "UNICEF", "FUNCTION")
     assert set(simcore.ORDER_MEANINGS) == set(simcore.ORDERS)
     assert set(simcore.PREDICTORS) == {"request", "clairvoyant", "ave2", "regression"}

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 import simcore
 from reference_sim import ORDERS, reference_metrics, reference_simulate
 from strategies import (BACKFILLS, COMMON, CORRECTIONS, cases, make_workload, order_switches,
-                        run_with_switches)
+                        run_with_switches, with_function)
 
 # --------------------------------------------------------------- helpers ---
 
@@ -45,6 +45,7 @@ def core_result(wl, opts, switches=()):
     w = make_workload(submit, run, requested, procs, user, m)
     # positions are preserved: submit is sorted and job ids default to 1..n
     assert np.array_equal(w.job_id, np.arange(1, len(submit) + 1))
+    opts = with_function(opts)
     if not switches:
         return simcore.simulate(w, **opts).jobs
     return run_with_switches(w, opts, switches)
@@ -53,7 +54,7 @@ def core_result(wl, opts, switches=()):
 def reference_result(wl, opts, switches=()):
     submit, run, requested, procs, user, m = wl
     return reference_simulate(submit, run, requested, procs, user, m,
-                              switches=switches, **opts)
+                              switches=switches, **with_function(opts))
 
 
 def assert_same(core, ref, context=""):

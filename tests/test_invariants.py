@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 import simcore
 from strategies import (COMMON, CORRECTIONS, ESTIMATE_NAMES, THRESHOLDS, make_workload, order_switches,
-                        run_with_switches)
+                        run_with_switches, with_function)
 from strategies import cases as raw_cases
 from strategies import workloads as raw_workloads
 
@@ -140,8 +140,8 @@ def test_easy_fcfs_starts_no_later_than_reservation(w, estimate, correction):
 @given(workloads(), st.sampled_from(ORDERS), st.sampled_from(THRESHOLDS),
        st.sampled_from(ESTIMATE_NAMES), st.sampled_from(CORRECTIONS))
 def test_no_backfill_variant(w, order, threshold, estimate, correction):
-    opts = dict(order=order, threshold=threshold, backfill="none",
-                estimate=estimate, correction=correction)
+    opts = with_function(dict(order=order, threshold=threshold, backfill="none",
+                              estimate=estimate, correction=correction))
     jobs = simcore.simulate(w, **opts).jobs
     check_basic(w, jobs, opts)
     assert not jobs["backfilled"].any()

@@ -28,7 +28,7 @@ from simcore.learners import (DAY, EXP3, LEARNERS, UCB1, WEEK, EpsilonGreedy, Fe
                               SlidingWindowUCB, run_learner)
 from strategies import COMMON, make_workload, workloads
 
-ORDERS = simcore.ORDERS
+ORDERS = simcore.BANDIT_ORDERS
 
 
 # ---------------------------------------------------------------- helpers ---

@@ -10,6 +10,7 @@ import math
 import pytest
 
 from reference_sim import ORDERS, reference_metrics, reference_simulate
+from strategies import with_function
 
 
 def sim(jobs, m, **kwargs):
@@ -19,7 +20,7 @@ def sim(jobs, m, **kwargs):
     requested = [j[2] for j in jobs]
     procs = [j[3] for j in jobs]
     user = [j[4] if len(j) > 4 else 0 for j in jobs]
-    return reference_simulate(submit, run, requested, procs, user, m, **kwargs)
+    return reference_simulate(submit, run, requested, procs, user, m, **with_function(kwargs))
 
 
 def is_nan(x):
@@ -150,13 +151,17 @@ def test_empty_workload():
 ORDER_JOBS = [(0, 100, 100, 10), (2, 50, 50, 8), (3, 100, 100, 6),
               (10, 100, 100, 10), (38, 20, 20, 7), (82, 10, 10, 7),
               (94, 200, 200, 7)]
+# At t = 100 (w = 100 - r, e = p~): WFP3's (w/e)^3·q and UNICEF's
+# w / (log2(q)·e) are largest for job 4 (208.5 and 1.10); TEST_FUNCTION's
+# sqrt(e)·q + 3·log10(r) is smallest for job 5 (27.8).
 FIRST = {"FCFS": 1, "LCFS": 6, "SPF": 5, "LPF": 6, "SQF": 2, "LQF": 3,
-         "SEXP": 6, "LEXP": 4, "SRF": 5, "LRF": 6, "SAF": 5, "LAF": 6}
+         "SEXP": 6, "LEXP": 4, "SRF": 5, "LRF": 6, "SAF": 5, "LAF": 6,
+         "WFP3": 4, "UNICEF": 4, "FUNCTION": 5}
 
 
 def test_orders_tuple():
     assert ORDERS == ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
-                      "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF")
+                      "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF", "WFP3", "UNICEF", "FUNCTION")
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -602,7 +607,7 @@ def test_random_workloads_respect_basic_invariants():
                   correction=rng.choice(["request", "incremental",
                                          "doubling"]),
                   threshold=rng.choice([None, 0.0, 10.0]))
-        res = reference_simulate(sub, run, req, q, u, m, **kw)
+        res = reference_simulate(sub, run, req, q, u, m, **with_function(kw))
         for i in range(n):
             assert res["start"][i] >= sub[i]
             assert res["end"][i] == res["start"][i] + min(run[i], req[i])

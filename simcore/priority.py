@@ -1,0 +1,78 @@
+"""Priority functions of the thesis's chapter 3 (seed 004): the family
+(θ1 φ1(p)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)), φ in {identity, sqrt, log10,
+inverse}, op in {+, ×, ÷}, with the usual precedence. A PriorityFunction is
+one member with its coefficients; the core's FUNCTION order schedules by it
+(smallest value first), with p read as the job's current estimate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+BASES = {"id": lambda x: x, "sqrt": np.sqrt, "log": np.log10, "inv": lambda x: 1.0 / x}
+OPERATORS = ("+", "*", "/")
+BASE_NAMES = {"id": "{}", "sqrt": "sqrt({})", "log": "log10({})", "inv": "1/{}"}
+
+
+def _combine(a, b, op):
+    return a + b if op == "+" else a * b if op == "*" else a / b
+
+
+def evaluate(form, theta, p, q, r):
+    """(θ1 φ1(p)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)) with the usual precedence
+    (× and ÷ before +, left to right); p, q, r are floored at 1 first."""
+    phi1, phi2, phi3, op1, op2 = form
+    terms = [theta[0] * BASES[phi1](np.maximum(p, 1.0)), theta[1] * BASES[phi2](np.maximum(q, 1.0)),
+             theta[2] * BASES[phi3](np.maximum(r, 1.0))]
+    if op1 == "+" and op2 != "+":
+        return terms[0] + _combine(terms[1], terms[2], op2)
+    return _combine(_combine(terms[0], terms[1], op1), terms[2], op2)
+
+
+def describe(form, theta) -> str:
+    phi1, phi2, phi3, op1, op2 = form
+    parts = [f"{theta[k]:.3g}·" + BASE_NAMES[phi].format(var)
+             for k, (phi, var) in enumerate(zip((phi1, phi2, phi3), "pqr"))]
+    symbols = {"+": " + ", "*": " × ", "/": " ÷ "}
+    return f"({parts[0]}){symbols[op1]}({parts[1]}){symbols[op2]}({parts[2]})"
+
+
+@dataclass(frozen=True)
+class PriorityFunction:
+    """One member of the family: form (φ1, φ2, φ3, op1, op2) and θ."""
+    form: tuple
+    theta: tuple
+
+    def __post_init__(self):
+        form, theta = tuple(self.form), tuple(float(x) for x in self.theta)
+        if (len(form) != 5 or any(phi not in BASES for phi in form[:3])
+                or any(op not in OPERATORS for op in form[3:])):
+            raise ValueError(f"a priority function's form is (φ1, φ2, φ3, op1, op2) with φ in "
+                             f"{', '.join(BASES)} and op in {' '.join(OPERATORS)}; got {form!r}")
+        if len(theta) != 3 or not np.all(np.isfinite(theta)):
+            raise ValueError(f"a priority function has three finite coefficients, got {self.theta!r}")
+        object.__setattr__(self, "form", form)
+        object.__setattr__(self, "theta", theta)
+
+    def params(self) -> tuple:
+        """The core's encoding: φ codes, op codes, θ (simcore/_orders.pxi)."""
+        bases = list(BASES)
+        return (*(float(bases.index(phi)) for phi in self.form[:3]),
+                *(float(OPERATORS.index(op)) for op in self.form[3:]), *self.theta)
+
+    def __call__(self, p, q, r):
+        return evaluate(self.form, self.theta, p, q, r)
+
+    def __str__(self) -> str:
+        return describe(self.form, self.theta)
+
+
+# The thesis's Table 3.2, its four best functions as it prints them.
+THESIS_FUNCTIONS = {
+    "F1": PriorityFunction(("log", "id", "log", "*", "+"), (1.0, 1.0, 8.70e2)),
+    "F2": PriorityFunction(("sqrt", "id", "log", "*", "+"), (1.0, 1.0, 2.56e4)),
+    "F3": PriorityFunction(("id", "id", "log", "*", "+"), (1.0, 1.0, 6.86e6)),
+    "F4": PriorityFunction(("id", "sqrt", "log", "*", "+"), (1.0, 1.0, 5.30e5)),
+}
