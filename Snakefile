@@ -1,6 +1,7 @@
 # schedsweep: the campaign workflow. `snakemake --cores N` runs the full
 # campaign of config/config.yaml; `snakemake --cores N demo` the offline demo;
-# `snakemake --cores N prediction` (or `simple_policies`) one study alone.
+# `snakemake --cores N prediction` (or `simple_policies`, `learned_policies`,
+# `dynamic_scheduling`) one study alone.
 from snakemake.utils import min_version, validate
 
 min_version("8.0")
@@ -19,6 +20,7 @@ include: "workflow/rules/bandit.smk"
 include: "workflow/rules/prediction.smk"
 include: "workflow/rules/simple_policies.smk"
 include: "workflow/rules/learned_policies.smk"
+include: "workflow/rules/dynamic_scheduling.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -44,5 +46,9 @@ rule simple_policies:
 
 rule learned_policies:
     input:
-        "results/learned_policies/report.md",
-        "results/learned_policies/plots/scores.png",
+        learned_policies_outputs("campaign"),
+
+
+rule dynamic_scheduling:
+    input:
+        dynamic_scheduling_outputs("campaign"),

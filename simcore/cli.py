@@ -18,7 +18,7 @@ from simcore.fetch import FetchError, fetch_trace, load_catalogue
 from simcore.output import (read_provenance, read_variants, read_workload, workload_provenance,
                             write_parquet, write_variants, write_workload)
 from simcore.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
-from simcore import learned_policies_cli, prediction_cli, simple_policies_cli
+from simcore import dynamic_scheduling_cli, learned_policies_cli, prediction_cli, simple_policies_cli
 from simcore.cli_common import read_all, write_csv, write_text
 from simcore.predictors import PREDICTORS
 from simcore.priority import THESIS_FUNCTIONS
@@ -158,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     prediction_cli.add_commands(commands)
     simple_policies_cli.add_commands(commands)
     learned_policies_cli.add_commands(commands)
+    dynamic_scheduling_cli.add_commands(commands)
 
     report = commands.add_parser("report", help="fixed-policy tables and the reproduction report")
     report.add_argument("tables", nargs="+", metavar="TRACE.fixed_policy.csv")
@@ -444,7 +445,8 @@ COMMANDS = {"simulate": run_simulate, "filter": run_filter, "info": run_info, "e
             "fetch": run_fetch, "model": run_model, "resample": run_resample, "sweep": run_sweep,
             "aggregate": run_aggregate, "plot": run_plot, "report": run_report, "learn": run_learn,
             "aggregate-learners": run_aggregate_learners, "plot-learners": run_plot_learners,
-            **prediction_cli.COMMANDS, **simple_policies_cli.COMMANDS, **learned_policies_cli.COMMANDS}
+            **prediction_cli.COMMANDS, **simple_policies_cli.COMMANDS, **learned_policies_cli.COMMANDS,
+            **dynamic_scheduling_cli.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

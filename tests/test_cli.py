@@ -172,3 +172,48 @@ def test_simple_policies_commands_chain(tmp_path):
     assert simcore_cli("simple-plot", "--tables", tmp_path / "tables", "--outdir", tmp_path / "plots").returncode == 0
     done = simcore_cli("simple-plot", "--tables", tmp_path / "tables", "--outdir", tmp_path / "plots", "--trace", "x")
     assert done.returncode == 2 and "no trace 'x'" in done.stderr
+
+
+def test_dynamic_scheduling_commands_chain(tmp_path):
+    workload = tmp_path / "w.parquet"
+    assert simcore_cli("model", "--jobs", 3000, "--machine-size", 256, "--seed", 5, "-o", workload).returncode == 0
+    functions = tmp_path / "functions.csv"
+    pd.DataFrame({"phi_p": ["sqrt"], "phi_q": ["id"], "phi_r": ["log"], "op1": ["*"], "op2": ["+"],
+                  "theta1": [1.0], "theta2": [1.0], "theta3": [100.0], "mae": [0.1],
+                  "simplified": ["sqrt(p)·q + 100·log10(r)"]}).to_csv(functions, index=False)
+    sweep = ["dynamic-sweep", workload, "--trace", "w", "--functions", functions, "--learned", 1, "--days", 2,
+             "--policies", "FCFS", "UNICEF", "F2"]
+    for part in range(2):
+        done = simcore_cli(*sweep, "--part", f"{part}/2", "-o", tmp_path / f"{part}.parquet")
+        assert done.returncode == 0, done.stderr
+    runs = pd.concat([pd.read_parquet(tmp_path / f"{part}.parquet") for part in range(2)])
+    assert set(runs["policy"]) == {"FCFS", "UNICEF", "F2", "L1"}
+    assert set(runs["published_as"]) == {"model-256"}          # a model: compared with the thesis's m = 256 rows
+    assert read_provenance(tmp_path / "0.parquet")["functions"]["L1"] == "(1·sqrt(p)) × (1·q) + (100·log10(r))"
+    done = simcore_cli(*sweep, "--part", "0/2", "-o", tmp_path / "again.parquet")
+    assert (tmp_path / "again.parquet").read_bytes() == (tmp_path / "0.parquet").read_bytes()
+    done = simcore_cli("dynamic-tables", tmp_path / "0.parquet", tmp_path / "1.parquet", "--functions", functions,
+                       "--outdir", tmp_path / "tables", "--markdown", tmp_path / "s.md", "--rows", tmp_path / "r.csv")
+    assert done.returncode == 0, done.stderr
+    medians = pd.read_csv(tmp_path / "tables" / "medians.csv")
+    assert medians["setting"].tolist() == ["actual", "estimates", "backfilling"]
+    assert medians["sequences"].iloc[0] == runs["sequence"].nunique()
+    assert set(pd.read_csv(tmp_path / "r.csv")["column"]) == {"FCFS", "UNICEF", "F2"}
+    done = simcore_cli("plot-dynamic", tmp_path / "tables" / "runs.parquet", "--outdir", tmp_path / "plots")
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in (tmp_path / "plots").iterdir()) == [
+        f"{setting}.{ext}" for setting in ("actual", "backfilling", "estimates") for ext in ("pdf", "png")]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--part", "2/2"], "--part must be K/N"),
+    (["--part", "x"], "--part must be K/N"),
+    (["--learned", "2"], "--learned needs --functions"),
+    (["--policies", "F9"], "unknown policy 'F9'"),
+])
+def test_dynamic_sweep_rejects_bad_options(tmp_path, args, message):
+    workload = tmp_path / "w.parquet"
+    assert simcore_cli("model", "--jobs", 300, "--machine-size", 16, "--seed", 1, "-o", workload).returncode == 0
+    done = simcore_cli("dynamic-sweep", workload, "--trace", "m", *args, "-o", tmp_path / "r.parquet")
+    assert done.returncode == 2 and message in done.stderr
+    assert not (tmp_path / "r.parquet").exists()

@@ -48,6 +48,8 @@ TINY = {
                         "resample": {"method": "user-weeks", "weeks": 8}},
     "learned_policies": {"model": "lublin-128", "tuples": 3, "tuples_per_job": 2, "trials": 400,
                          "spread_trials": [100, 400], "spread_repeats": 2},
+    "dynamic_scheduling": {"traces": ["lublin-256", "KTH-SP2"], "max_sequences": {"lublin-256": 2, "KTH-SP2": 3},
+                           "learned": 2, "jobs_per_trace": 2},
 }
 STRATEGIES = ["Full-W", "eps-D", "UCB1-D", "Full-W-artifact"]
 # request and clairvoyant x 2 variants, (AVE2 + 2 x 2 x 2 regressions) x 2 corrections x 2 variants
@@ -199,7 +201,34 @@ def test_learned_functions_outputs(tiny_run):
     assert list(pd.read_csv(results / "spread.csv")["trials"]) == [100, 400]
     assert (results / "plots" / "scores.png").stat().st_size > 10_000
     reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
-    assert (reproduction["paper"] == "thesis-ch3").sum() == 4
+    assert (reproduction["table"] == "Table 3.2").sum() == 4
+
+
+def test_dynamic_scheduling_outputs(tiny_run):
+    results = tiny_run / "results" / "dynamic_scheduling"
+    medians = pd.read_csv(results / "tables" / "medians.csv")
+    assert medians[["trace", "published_as", "sequences"]].drop_duplicates().values.tolist() == [
+        ["lublin-256", "model-256", 2], ["KTH-SP2", "KTH-SP2", 3]]
+    assert list(medians.columns[4:]) == ["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1", "L1", "L2"]
+    assert read_provenance(results / "traces" / "KTH-SP2.parquet")["filter"] == "truncate"
+    functions = pd.read_csv(tiny_run / "results" / "learned_policies" / "functions.csv")
+    learned = pd.read_parquet(results / "runs" / "KTH-SP2" / "0.parquet").drop_duplicates("policy")
+    assert learned.set_index("policy").loc["L1", "function"] == functions.loc[0, "function"]
+    for setting in ("actual", "estimates", "backfilling"):
+        assert (results / "plots" / f"{setting}.png").stat().st_size > 10_000
+    reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
+    assert (reproduction["table"] == "Table 3.3").sum() == 3 * 8          # the model's rows (m = 256)
+    assert "Thesis, section 3.3" in (tiny_run / "results" / "reproduction.md").read_text()
+
+
+def test_dynamic_scheduling_runs_for_one_trace(tiny_run, tmp_path):
+    config = {**TINY, "dynamic_scheduling": {**TINY["dynamic_scheduling"], "traces": ["KTH-SP2"]}}
+    run_snakemake(tmp_path, config, "dynamic_scheduling")
+    for chunk in range(2):        # a trace's runs do not depend on the other traces
+        name = f"dynamic_scheduling/runs/KTH-SP2/{chunk}.parquet"
+        assert (tmp_path / "results" / name).read_bytes() == (tiny_run / "results" / name).read_bytes()
+    assert pd.read_csv(tmp_path / "results" / "dynamic_scheduling" / "tables" / "medians.csv")["trace"].unique() == [
+        "KTH-SP2"]
 
 
 def test_prediction_study_runs_for_one_trace(tiny_run, tmp_path):
@@ -282,6 +311,8 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     assert done.returncode != 0 and "learning_rates" in done.stdout + done.stderr
     done = run_snakemake(tmp_path, {"prediction": {"traces": ["NOPE-2000"]}}, "--dry-run", check=False)
     assert done.returncode != 0 and "unknown traces ['NOPE-2000']" in done.stdout + done.stderr
+    done = run_snakemake(tmp_path, {"dynamic_scheduling": {"policies": ["FCFS", "F9"]}}, "--dry-run", check=False)
+    assert done.returncode != 0 and "F9" in done.stdout + done.stderr
 
 
 # ---- fetch -----------------------------------------------------------------
@@ -330,7 +361,8 @@ def test_malformed_trace_fails_with_a_clear_message(tmp_path):
         "swf_sha256": hashlib.sha256(broken).hexdigest(), "machine_size": 8}}}))
     done = run_snakemake(tmp_path, {**TINY, "catalogue": str(catalogue), "pwa_mirror": str(mirror),
                                     "traces": ["BROKEN"], "prediction": {"traces": ["lublin-128"]},
-                                    "simple_policies": {"traces": ["lublin-128"]}},
+                                    "simple_policies": {"traces": ["lublin-128"]},
+                                    "dynamic_scheduling": {"traces": ["lublin-128"]}},
                          check=False)
     assert done.returncode != 0
     log = (tmp_path / "logs" / "filter_trace" / "BROKEN.log").read_text()

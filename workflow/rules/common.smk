@@ -3,6 +3,7 @@ import json
 import re
 from pathlib import Path
 
+from simcore.dynamic_scheduling import SETTINGS as DYNAMIC_SETTINGS
 from simcore.fetch import load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
@@ -21,9 +22,14 @@ CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
 
 # Studies with their own trace list, filter and variants (a section of the config each).
-TRACE_STUDIES = ("prediction", "simple_policies")
+TRACE_STUDIES = ("prediction", "simple_policies", "dynamic_scheduling")
 # Studies whose report section is appended to the reproduction report, in this order.
-REPORT_SECTIONS = ("prediction", "simple_policies", "learned_policies")
+REPORT_SECTIONS = (
+    "prediction",
+    "simple_policies",
+    "learned_policies",
+    "dynamic_scheduling",
+)
 
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/.
 STUDY_ROOTS = {"campaign": "results", "demo": "results/demo"}
@@ -145,9 +151,8 @@ def study_outputs(study):
     return (
         prediction_outputs(study)
         + simple_policies_outputs(study)
+        + learned_policies_outputs(study)
         + [
-            f"{root}/learned_policies/report.md",
-            f"{root}/learned_policies/plots/scores.png",
             *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
             *[plot for trace in traces for plot in trace_plots(root, trace)],
             f"{root}/tables/workloads.md",
@@ -257,4 +262,42 @@ def tuple_chunks(root):
     return [
         (first, min(first + size, chosen["tuples"]))
         for first in range(0, chosen["tuples"], size)
+    ]
+
+
+def learned_policies_outputs(study):
+    """The thesis's chapter 3: learned functions, then the dynamic scheduling experiments."""
+    root = STUDY_ROOTS[study]
+    return [
+        f"{root}/learned_policies/report.md",
+        f"{root}/learned_policies/plots/scores.png",
+    ] + dynamic_scheduling_outputs(study)
+
+
+# -- the dynamic scheduling experiments (rules/dynamic_scheduling.smk) ---------
+
+
+def dynamic_scheduling(root):
+    return settings(root)["dynamic_scheduling"]
+
+
+def dynamic_runs(root):
+    chosen = dynamic_scheduling(root)
+    return [
+        f"{root}/dynamic_scheduling/runs/{trace}/{chunk}.parquet"
+        for trace in chosen["traces"]
+        for chunk in range(chosen["jobs_per_trace"])
+    ]
+
+
+def dynamic_scheduling_outputs(study):
+    root = STUDY_ROOTS[study]
+    return [
+        f"{root}/dynamic_scheduling/report.md",
+        *expand(
+            "{root}/dynamic_scheduling/plots/{setting}.{ext}",
+            root=root,
+            setting=list(DYNAMIC_SETTINGS),
+            ext=["png", "pdf"],
+        ),
     ]

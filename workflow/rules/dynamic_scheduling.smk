@@ -1,0 +1,95 @@
+# The thesis's section 3.3: the hand-engineered orders, its functions F1-F4
+# and our learned ones on non-overlapping 15-day sequences of models and logs
+# (a share of a trace's sequences per job), then Table 3.3 and the box plots.
+
+
+rule dynamic_sweep:
+    input:
+        workload=lambda wildcards: study_workload("dynamic_scheduling", wildcards.trace),
+        functions=lambda wildcards: (
+            f"{wildcards.root}/learned_policies/functions.csv"
+            if dynamic_scheduling(wildcards.root)["learned"]
+            else []
+        ),
+    output:
+        "{root}/dynamic_scheduling/runs/{trace}/{chunk}.parquet",
+    log:
+        "{root}/logs/dynamic_sweep/{trace}/{chunk}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        parts=lambda wildcards: dynamic_scheduling(wildcards.root)["jobs_per_trace"],
+        policies=lambda wildcards: " ".join(
+            dynamic_scheduling(wildcards.root)["policies"]
+        ),
+        learned=lambda wildcards, input: (
+            f"--functions {input.functions} --learned {dynamic_scheduling(wildcards.root)['learned']}"
+            if input.functions
+            else ""
+        ),
+        days=lambda wildcards: dynamic_scheduling(wildcards.root)["days"],
+        limit=lambda wildcards: (
+            f"--max-sequences {dynamic_scheduling(wildcards.root)['max_sequences'][wildcards.trace]}"
+            if wildcards.trace in dynamic_scheduling(wildcards.root)["max_sequences"]
+            else ""
+        ),
+    shell:
+        "simcore dynamic-sweep {input.workload} --trace {wildcards.trace} --policies {params.policies} "
+        "{params.learned} --days {params.days} {params.limit} --part {wildcards.chunk}/{params.parts} "
+        "--output {output} > {log} 2>&1"
+
+
+rule dynamic_tables:
+    input:
+        runs=lambda wildcards: dynamic_runs(wildcards.root),
+        functions="{root}/learned_policies/functions.csv",
+    output:
+        tables=multiext(
+            "{root}/dynamic_scheduling/tables/",
+            "runs.parquet",
+            "medians.csv",
+            "ratios.csv",
+        ),
+        markdown=report("{root}/dynamic_scheduling/report.md", category="Reproduction"),
+        rows="{root}/dynamic_scheduling/reproduction.csv",
+    log:
+        "{root}/logs/dynamic_tables.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        outdir=lambda wildcards: f"{wildcards.root}/dynamic_scheduling/tables",
+    shell:
+        "simcore dynamic-tables {input.runs} --functions {input.functions} --outdir {params.outdir} "
+        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+
+
+rule plot_dynamic:
+    input:
+        "{root}/dynamic_scheduling/tables/runs.parquet",
+    output:
+        report(
+            expand(
+                "{{root}}/dynamic_scheduling/plots/{setting}.png",
+                setting=list(DYNAMIC_SETTINGS),
+            ),
+            category="Figures",
+        ),
+        expand(
+            "{{root}}/dynamic_scheduling/plots/{setting}.pdf",
+            setting=list(DYNAMIC_SETTINGS),
+        ),
+    log:
+        "{root}/logs/plot_dynamic.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        outdir=lambda wildcards: f"{wildcards.root}/dynamic_scheduling/plots",
+    shell:
+        "simcore plot-dynamic {input} --outdir {params.outdir} > {log} 2>&1"
