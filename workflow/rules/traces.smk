@@ -96,7 +96,10 @@ rule resample_study_trace:
     conda:
         "../envs/simcore.yaml"
     resources:
-        mem_mb=4000,
+        # 100 variants as long as the log: 0.6 GB (KTH-SP2) to 4.9 GB (CEA-Curie, 4.5 MB)
+        mem_mb=lambda wildcards, input, attempt: int(
+            max(2000, 500 + 1500 * input.size_mb) * attempt
+        ),
     params:
         arguments=lambda wildcards: resample_arguments(
             settings(wildcards.root)[wildcards.study]
