@@ -109,14 +109,18 @@ def published_row(published_as: str, setting: str) -> dict[str, float]:
     return dict(zip(THESIS_TABLE33_POLICIES, values)) if values else {}
 
 
-def best_ratios(medians: pd.DataFrame, functions) -> pd.DataFrame:
-    """Per experiment: the best hand-engineered median over the best median of
-    `functions` (the thesis reports e.g. "between 7.22 and 84.18 times better")."""
+def best_ratios(medians: pd.DataFrame, groups: dict[str, list[str]]) -> pd.DataFrame:
+    """Per group of functions (label -> policies) and experiment: the best
+    hand-engineered median over the group's best median (the thesis reports
+    e.g. "between 7.22 and 84.18 times better")."""
     rows = []
-    for _, row in medians.iterrows():
-        hand = [row[p] for p in HAND_ENGINEERED if p in row.index]
-        learned = [row[f] for f in functions if f in row.index]
-        if hand and learned:
-            rows.append({"trace": row["trace"], "setting": row["setting"], "best_hand_engineered": min(hand),
-                         "best_function": min(learned), "ratio": min(hand) / min(learned)})
-    return pd.DataFrame(rows, columns=["trace", "setting", "best_hand_engineered", "best_function", "ratio"])
+    for label, functions in groups.items():
+        for _, row in medians.iterrows():
+            hand = [row[p] for p in HAND_ENGINEERED if p in row.index]
+            learned = [row[f] for f in functions if f in row.index]
+            if hand and learned:
+                rows.append({"trace": row["trace"], "setting": row["setting"], "functions": label,
+                             "best_hand_engineered": min(hand), "best_function": min(learned),
+                             "ratio": min(hand) / min(learned)})
+    return pd.DataFrame(rows, columns=["trace", "setting", "functions", "best_hand_engineered", "best_function",
+                                       "ratio"])

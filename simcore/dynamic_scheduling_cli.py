@@ -68,11 +68,11 @@ def run_sweep(args) -> int:
     published_as = f"model-{workload.machine_size}" if model else args.trace
     runs.insert(0, "published_as", published_as)
     runs.insert(0, "trace", args.trace)
-    runs["function"] = runs["policy"].map(
-        {name: str(function) for name, (_, function) in named.items() if function is not None}).fillna("")
+    functions = {name: str(function) for name, (_, function) in named.items() if function is not None}
+    runs["function"] = runs["policy"].map(functions).fillna("")
     write_parquet(runs, args.output, {
         "command": "dynamic-sweep", "workload_file": args.workload, "policies": list(named),
-        "functions": {name: str(function) for name, (_, function) in named.items() if function is not None},
+        "functions": functions,
         "settings": args.settings, "days": args.days, "max_sequences": args.max_sequences, "part": args.part})
     print(f"{args.output}: {runs['sequence'].nunique()} sequences of {args.trace} x {len(args.settings)} settings "
           f"x {len(named)} policies")
@@ -87,11 +87,9 @@ def run_tables(args) -> int:
     runs = runs.drop(columns="trace_rank").reset_index(drop=True)
     outdir = Path(args.outdir)
     medians = median_table(runs)
-    learned = [p for p in dict.fromkeys(runs["policy"]) if p.startswith("L") and p[1:].isdigit()]
-    thesis = [f for f in THESIS_FUNCTIONS if f in set(runs["policy"])]
-    ratios = pd.concat([best_ratios(medians, group).assign(functions=label)
-                        for label, group in (("thesis F1-F4", thesis), ("ours L1-L4", learned)) if group],
-                       ignore_index=True)
+    by_function = runs.loc[runs["function"] != "", "policy"].unique()
+    ratios = best_ratios(medians, {"thesis F1-F4": [p for p in by_function if p in THESIS_FUNCTIONS],
+                                   "ours L1-L4": [p for p in by_function if p not in THESIS_FUNCTIONS]})
     functions = pd.read_csv(args.functions) if args.functions else None
     write_parquet(runs, outdir / "runs.parquet", {"command": "dynamic-tables", "inputs": args.runs})
     write_csv(medians, outdir / "medians.csv")

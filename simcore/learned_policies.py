@@ -66,12 +66,6 @@ def family():
     return list(itertools.product(BASES, BASES, BASES, OPERATORS, OPERATORS))
 
 
-
-
-
-
-
-
 def canonical(form):
     """The form with every "× 1/x" written "÷ x" and every "÷ 1/x" written "× x"."""
     phi1, phi2, phi3, op1, op2 = form
@@ -96,10 +90,9 @@ def simplified(form, theta) -> str | None:
     k = theta[0] * theta[1] if op1 == "*" else theta[0] / theta[1]
     if not k > 0:
         return None
-    names = BASE_NAMES
     symbol = "·" if op1 == "*" else " ÷ "
-    return (f"{names[phi1].format('p')}{symbol}{names[phi2].format('q')} + "
-            f"{theta[2] / k:.3g}·{names[phi3].format('r')}")
+    return (f"{BASE_NAMES[phi1].format('p')}{symbol}{BASE_NAMES[phi2].format('q')} + "
+            f"{theta[2] / k:.3g}·{BASE_NAMES[phi3].format('r')}")
 
 
 def fit_family(scores: pd.DataFrame, forms=None) -> pd.DataFrame:

@@ -183,7 +183,7 @@ def test_medians_ratios_and_reproduction_rows():
     assert list(medians.columns[:4]) == ["trace", "published_as", "setting", "sequences"]
     assert (medians["sequences"] == 3).all() and len(medians) == 6
     assert medians.loc[0, "FCFS"] == 101.0 and medians.loc[0, "L1"] == pytest.approx(100 / 9 + 1)
-    ratios = best_ratios(medians, ["F1", "F2", "F3", "F4"])
+    ratios = best_ratios(medians, {"thesis F1-F4": ["F1", "F2", "F3", "F4"]})
     assert ratios.loc[0, "best_hand_engineered"] == 26.0 and ratios.loc[0, "best_function"] == 13.5
     rows = reproduction_rows(medians)
     # only the model has thesis values (KTH-SP2 is not in Table 3.3): 3 settings x 8 policies
@@ -191,6 +191,6 @@ def test_medians_ratios_and_reproduction_rows():
                                                     "model-256, backfilling"}
     fcfs = rows[(rows["row"] == "model-256, actual") & (rows["column"] == "FCFS")].iloc[0]
     assert fcfs["published"] == THESIS_TABLE33[("model-256", "actual")][0] and fcfs["ours"] == 101.0
-    text = dynamic_markdown(medians, ratios.assign(functions="thesis F1-F4"), runs, FUNCTIONS)
+    text = dynamic_markdown(medians, ratios, runs, FUNCTIONS)
     assert "| lublin-256-long | 3 | 101.00 (7830.58) |" in text
     assert "| L1 | x | log10(p)·q + 332·log10(r) |" in text
