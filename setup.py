@@ -5,7 +5,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 extensions = [
-    Extension(f"simcore.{name}", [f"simcore/{name}.pyx"],
+    Extension(f"simcore.engine.{name}", [f"simcore/engine/{name}.pyx"],
               include_dirs=[numpy.get_include()],
               extra_compile_args=["-O3"],
               define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])

@@ -18,10 +18,10 @@ from pathlib import Path
 import yaml
 
 import simcore
-from simcore.campaign import PERIODS
-from simcore.fetch import load_catalogue
-from simcore.learners import run_learner
-from simcore.resample import resample
+from simcore.studies.bandit.study import PERIODS
+from simcore.workloads.catalogue import load_catalogue
+from simcore.studies.bandit.learners import run_learner
+from simcore.workloads.resample import resample
 
 REPO = Path(__file__).resolve().parent.parent
 

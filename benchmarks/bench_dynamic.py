@@ -20,9 +20,9 @@ from pathlib import Path
 import yaml
 
 import simcore
-from simcore.dynamic_scheduling import SETTINGS, policies, sequences
-from simcore.fetch import load_catalogue
-from simcore.models import lublin_workload
+from simcore.studies.dynamic_scheduling.study import SETTINGS, policies, sequences
+from simcore.workloads.catalogue import load_catalogue
+from simcore.workloads.lublin import lublin_workload
 
 REPO = Path(__file__).resolve().parent.parent
 MEASURED = ("FCFS", "WFP3", "UNICEF", "SPF", "F2")

@@ -21,8 +21,8 @@ from pathlib import Path
 import yaml
 
 import simcore
-from simcore.fetch import load_catalogue
-from simcore.prediction import (BACKFILL_VARIANTS, E_LOSS, SQUARED_LOSS, evaluate_triples, make_estimate,
+from simcore.workloads.catalogue import load_catalogue
+from simcore.studies.prediction.study import (BACKFILL_VARIANTS, E_LOSS, SQUARED_LOSS, evaluate_triples, make_estimate,
                                 regression_label, triple_grid)
 
 REPO = Path(__file__).resolve().parent.parent

@@ -8,12 +8,12 @@
 See docs/semantics.md for the exact semantics.
 """
 
-from simcore.priority import PriorityFunction
-from simcore.simulation import (BACKFILLS, BANDIT_ORDERS, CORRECTIONS, ORDER_MEANINGS, ORDERS, Simulation,
+from simcore.engine.priority import PriorityFunction
+from simcore.engine.simulation import (BACKFILLS, BANDIT_ORDERS, CORRECTIONS, ORDER_MEANINGS, ORDERS, Simulation,
                                 SimulationResult, simulate)
-from simcore.swf import FILTER_MODES, SwfFormatError, read_swf
-from simcore.workload import Workload, WorkloadError
-from simcore.predictors import PREDICTORS
+from simcore.engine.swf import FILTER_MODES, SwfFormatError, read_swf
+from simcore.engine.workload import Workload, WorkloadError
+from simcore.engine.predictors import PREDICTORS
 
 __version__ = "0.1.0"
 

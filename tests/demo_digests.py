@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 PINNED = Path(__file__).resolve().parent / "demo_sha256.json"
-PROVENANCE_KEY = b"schedsweep"  # simcore.output.PROVENANCE_KEY
+PROVENANCE_KEY = b"schedsweep"  # simcore.workloads.files.PROVENANCE_KEY
 
 
 def parquet_digest(path: Path) -> str:

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 import simcore
-from simcore.output import read_provenance, write_parquet
+from simcore.workloads.files import read_provenance, write_parquet
 
 
 def small_workload(**overrides):
@@ -118,7 +118,7 @@ def test_failed_write_leaves_nothing(tmp_path, monkeypatch):
         with open(where, "wb") as half_written:
             half_written.write(b"PAR1")
         raise OSError("disk full")
-    monkeypatch.setattr("simcore.output.pq.write_table", crash_mid_write)
+    monkeypatch.setattr("simcore.workloads.files.pq.write_table", crash_mid_write)
     with pytest.raises(OSError, match="disk full"):
         write_parquet(pd.DataFrame({"x": [1]}), tmp_path / "jobs.parquet", {})
     assert list(tmp_path.iterdir()) == []

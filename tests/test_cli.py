@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from conftest import HEADER, job_line
-from simcore.output import read_provenance
+from simcore.workloads.files import read_provenance
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
 

@@ -10,12 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
-from simcore.dynamic_scheduling import (SETTINGS, best_ratios, learned_functions, median_table, policies,
+from simcore.studies.dynamic_scheduling.study import (SETTINGS, best_ratios, learned_functions, median_table, policies,
                                         run_sequences, sequences)
-from simcore.dynamic_scheduling_report import dynamic_markdown, reproduction_rows
-from simcore.models import lublin_workload
-from simcore.priority import THESIS_FUNCTIONS, PriorityFunction
-from simcore.published import THESIS_TABLE33
+from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
+from simcore.workloads.lublin import lublin_workload
+from simcore.engine.priority import THESIS_FUNCTIONS, PriorityFunction
+from simcore.reporting.published import THESIS_TABLE33
 
 DAY = 86400.0
 

@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore._core import trial_scores
-from simcore.learned_policies import (draw_tuples, evaluate, family, fit_family, score_spread, score_tuples)
-from simcore.models import lublin_workload
+from simcore.engine._core import trial_scores
+from simcore.studies.learned_policies.study import (draw_tuples, evaluate, family, fit_family, score_spread, score_tuples)
+from simcore.workloads.lublin import lublin_workload
 
 
 def test_two_job_queue_by_hand():
@@ -84,7 +84,7 @@ def test_regression_recovers_a_member_of_the_family():
 
 
 def test_simplified_form_keeps_the_order():
-    from simcore.learned_policies import simplified
+    from simcore.studies.learned_policies.study import simplified
     assert simplified(("log", "id", "log", "*", "+"), [-0.28, -8e-5, 0.0075]) == "log10(p)·q + 335·log10(r)"
     assert simplified(("log", "id", "log", "*", "+"), [0.28, -8e-5, 0.0075]) is None      # k < 0
     assert simplified(("id", "id", "log", "+", "+"), [1, 1, 1]) is None
@@ -93,7 +93,7 @@ def test_simplified_form_keeps_the_order():
 
 
 def test_equivalent_forms_are_listed_once():
-    from simcore.learned_policies import canonical
+    from simcore.studies.learned_policies.study import canonical
     assert canonical(("log", "inv", "log", "/", "+")) == ("log", "id", "log", "*", "+")
     assert canonical(("id", "id", "inv", "+", "*")) == ("id", "id", "id", "+", "/")
     assert len({canonical(form) for form in family()}) < 576

@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
-from simcore.learners import (DAY, EXP3, LEARNERS, UCB1, WEEK, EpsilonGreedy, Feedback,
+from simcore.studies.bandit.learners import (DAY, EXP3, LEARNERS, UCB1, WEEK, EpsilonGreedy, Feedback,
                               FullFeedback, Learner, NoisyFeedback, RandomLearner,
                               SlidingWindowUCB, run_learner)
 from strategies import COMMON, make_workload, workloads
@@ -803,7 +803,7 @@ def test_bad_noise_is_a_clear_error(noise):
 # ----------------------------------------------------------- 8. real trace ---
 
 def test_kth_full_feedback_beats_fcfs(pwa_trace):
-    from simcore.resample import resample
+    from simcore.workloads.resample import resample
     w = simcore.read_swf(pwa_trace("KTH-SP2"))
     v, _ = resample(w, 0, weeks=20)
     run = run_learner(v, "full", period=WEEK, threshold=144000)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore import models
-from simcore.models import (
+from simcore.workloads import lublin, tsafrir
+from simcore.workloads.lublin import (
     BATCH,
     INTERACTIVE,
     LUBLIN_MAX_RUNTIME,
@@ -26,6 +26,8 @@ from simcore.models import (
     lublin_parameters,
     lublin_workload,
     regularized_lower_gamma,
+)
+from simcore.workloads.tsafrir import (
     tsafrir_estimates,
     tsafrir_head_values,
     tsafrir_histogram,
@@ -106,7 +108,7 @@ def test_incomplete_gamma_edges():
 
 
 @pytest.mark.parametrize("params, expected", [
-    (models.BATCH_128, 3516.9), (models.INTERACTIVE_128, 619.3), (models.TYPELESS_128, 911.3)])
+    (lublin.BATCH_128, 3516.9), (lublin.INTERACTIVE_128, 619.3), (lublin.TYPELESS_128, 911.3)])
 def test_capped_mean_interarrival(params, expected):
     """E[e^g | g ≤ 13] (§1.6 "Facts") via the tilted gamma: E[e^g; g ≤ c] = (1−β)^−α P(α, c(1−β)/β)."""
     alpha, beta = params.aarr * params.arar, params.barr
@@ -133,7 +135,7 @@ WEIGHTS_TABLE = """
 0.7534 0.7784 0.7563  0.6977 0.7054 0.6880  0.6445 0.6368 0.6238  0.5939 0.5728 0.5637
 """
 EXPECTED_WEIGHTS = np.array(WEIGHTS_TABLE.split(), dtype=float).reshape(48, 3)   # batch, interactive, typeless
-PARAMETER_SETS = (models.BATCH_128, models.INTERACTIVE_128, models.TYPELESS_128)
+PARAMETER_SETS = (lublin.BATCH_128, lublin.INTERACTIVE_128, lublin.TYPELESS_128)
 
 # hourly share of arrivals (%), §3.2.4
 HOURLY_TABLE = {
@@ -455,11 +457,11 @@ def test_histogram_deterministic_parts(n, k, a, at_tmax):
 
 
 def test_rank_bounds_and_head_sizes():
-    assert [models.RANK_BOUND[r] for r in range(1, 21)] == \
+    assert [tsafrir.RANK_BOUND[r] for r in range(1, 21)] == \
         [1, 8, 6, 8, 13, 9, 9, 18, 18, 16, 19, 19, 17, 14, 17, 15, 18, 12, 19, 19]
     expected = [21.7329, 10.3128, 8.7105, 7.3688, 6.2454, 5.3047, 4.5171, 3.8575, 3.3053, 2.8429,
                 2.4557, 2.1314, 1.8600, 1.6327, 1.4423, 1.2829, 1.1495, 1.0377, 0.9442, 0.8658]
-    sizes = models._head_sizes()
+    sizes = tsafrir._head_sizes()
     np.testing.assert_allclose(sizes, expected, atol=5e-5)
     assert sum(sizes) == pytest.approx(89.0)
 
@@ -518,12 +520,12 @@ def test_pool_algorithm_frequencies():
     """§3.3: expected head share by time rank, and where ranks 2 and 3 go (4 000 draws)."""
     draws = 4000
     rng = np.random.default_rng(2005)
-    sizes = models._head_sizes()
+    sizes = tsafrir._head_sizes()
     share = np.zeros(20)
     rank3_at_5min = 0
     rank2_at = np.zeros(20)
     for _ in range(draws):
-        ranks = models._pool_mapping(rng)
+        ranks = tsafrir._pool_mapping(rng)
         assert sorted(ranks) == list(range(1, 21)) and ranks[0] == 1
         share += [sizes[r - 1] for r in ranks]
         rank3_at_5min += ranks[1] == 3

@@ -1,4 +1,4 @@
-"""The running-time prediction study (simcore.prediction): the triple grid,
+"""The running-time prediction study (simcore.studies.prediction.study): the triple grid,
 simulations of triples, leave-one-trace-out selection, tables and report rows."""
 
 import numpy as np
@@ -9,12 +9,12 @@ from hypothesis import strategies as st
 
 import simcore
 from reference_sim import reference_simulate
-from simcore._core import RegressionPredictor, losses
-from simcore.prediction import (E_LOSS, EASY, EASY_PLUS_PLUS, TRIPLE, chunk_of_grid, correlations,
+from simcore.engine._core import RegressionPredictor, losses
+from simcore.studies.prediction.study import (E_LOSS, EASY, EASY_PLUS_PLUS, TRIPLE, chunk_of_grid, correlations,
                                 evaluate_triples, figure_triples, loto_best, make_estimate, parse_regression,
                                 prediction_quality, regression_label, selection_table, table1, table6, table8,
                                 triple_grid, variant_table, variant_triples)
-from simcore.prediction_report import prediction_markdown, reproduction_rows
+from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
 
 
 def small_workload(seed=0, n=250):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
-from simcore.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
+from simcore.workloads.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
 
 W = WEEK
 

@@ -8,12 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
-from simcore.metrics import job_metrics
-from simcore.resample import WEEK
-from simcore.simple_policies import (CATEGORIES, TOP_DELAYED, gains_table, premature, slowdown_categories,
+from simcore.engine.metrics import job_metrics
+from simcore.workloads.resample import WEEK
+from simcore.studies.simple_policies.study import (CATEGORIES, TOP_DELAYED, gains_table, premature, slowdown_categories,
                                      study_variant, summary_table, threshold_for, weekly_cumulative_means,
                                      weekly_curves)
-from simcore.simple_policies_report import reproduction_rows, simple_policies_markdown
+from simcore.studies.simple_policies.report import reproduction_rows, simple_policies_markdown
 from strategies import COMMON, CORRECTIONS, ESTIMATE_NAMES, make_workload, workloads
 
 

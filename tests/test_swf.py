@@ -7,7 +7,7 @@ import pytest
 
 import simcore
 from conftest import HEADER, job_line
-from simcore.swf import header_machine_size, parse_header
+from simcore.engine.swf import header_machine_size, parse_header
 
 
 def test_header_keys_with_carriage_returns_and_odd_spacing(write_swf):
@@ -136,7 +136,7 @@ def test_strict_counts_of_the_bandit_artifact(pwa_trace, name):
 
 
 def test_a_parquet_file_is_named_as_such(tmp_path):
-    from simcore.output import write_workload
+    from simcore.workloads.files import write_workload
     path = tmp_path / "w.parquet"
     write_workload(simcore.Workload.from_arrays(submit=[0.0], run=[1.0], requested=[2.0], procs=[1], user=[0],
                                                 machine_size=4), path, {})

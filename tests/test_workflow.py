@@ -18,8 +18,8 @@ import pytest
 import yaml
 
 from conftest import PWA, REPO, TRACE_FILES
-from simcore.fetch import FetchError, fetch_trace, load_catalogue
-from simcore.output import read_provenance
+from simcore.workloads.catalogue import FetchError, fetch_trace, load_catalogue
+from simcore.workloads.files import read_provenance
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
              "--workflow-profile", str(REPO / "workflow" / "profiles" / "default")]
@@ -145,7 +145,7 @@ def test_bandit_study_outputs(tiny_run):
 
 
 def test_prediction_study_outputs(tiny_run):
-    from simcore.prediction import TRIPLE, loto_best
+    from simcore.studies.prediction.study import TRIPLE, loto_best
     results = tiny_run / "results"
     traces = TINY["prediction"]["traces"]
     for trace in traces:

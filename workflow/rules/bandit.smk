@@ -86,3 +86,26 @@ rule plot_learners:
         "simcore plot-learners --trace {wildcards.trace} --curves {input.curves} "
         "--regret-curves {input.regret_curves} --shares {input.shares} --strategies {params.strategies} "
         "--cumulative-wait {output.strategies} --regret {output.regret} --choices {output.choices} > {log} 2>&1"
+
+
+rule bandit_tables:
+    input:
+        lambda wildcards: expand(
+            "{root}/summary/{trace}.bandit.csv",
+            root=wildcards.root,
+            trace=settings(wildcards.root)["traces"],
+        ),
+    output:
+        table_csv=report("{root}/tables/bandit.csv", category="Tables"),
+        table_md="{root}/tables/bandit.md",
+        section="{root}/bandit/report.md",
+        rows="{root}/bandit/reproduction.csv",
+    log:
+        "{root}/logs/bandit_tables.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    shell:
+        "simcore bandit-tables {input} --table-csv {output.table_csv} --table-md {output.table_md} "
+        "--section {output.section} --rows {output.rows} > {log} 2>&1"

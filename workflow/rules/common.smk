@@ -3,8 +3,8 @@ import json
 import re
 from pathlib import Path
 
-from simcore.dynamic_scheduling import SETTINGS as DYNAMIC_SETTINGS
-from simcore.fetch import load_catalogue
+from simcore.studies.dynamic_scheduling.study import SETTINGS as DYNAMIC_SETTINGS
+from simcore.workloads.catalogue import load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
 CATALOGUE_PATH = next(
@@ -25,6 +25,8 @@ MODELS = config.get("models", {})
 TRACE_STUDIES = ("prediction", "simple_policies", "dynamic_scheduling")
 # Studies whose report section is appended to the reproduction report, in this order.
 REPORT_SECTIONS = (
+    "fixed_policy",
+    "bandit",
     "prediction",
     "simple_policies",
     "learned_policies",

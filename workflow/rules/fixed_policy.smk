@@ -71,3 +71,34 @@ rule aggregate_fixed_policies:
     shell:
         "simcore aggregate --runs {input.runs} --weekly {input.weekly} --summary {output.summary} "
         "--curves {output.curves} --table {output.table} > {log} 2>&1"
+
+
+rule fixed_policy_tables:
+    input:
+        lambda wildcards: expand(
+            "{root}/summary/{trace}.fixed_policy.csv",
+            root=wildcards.root,
+            trace=settings(wildcards.root)["traces"],
+        ),
+    output:
+        table_csv=report("{root}/tables/fixed_policy.csv", category="Tables"),
+        table_md="{root}/tables/fixed_policy.md",
+        section="{root}/fixed_policy/report.md",
+        rows="{root}/fixed_policy/reproduction.csv",
+    log:
+        "{root}/logs/fixed_policy_tables.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        threshold=(
+            "none"
+            if config["reproduction"]["threshold"] is None
+            else config["reproduction"]["threshold"]
+        ),
+        backfill=config["reproduction"]["backfill"],
+    shell:
+        "simcore fixed-policy-tables {input} --threshold {params.threshold} --backfill {params.backfill} "
+        "--table-csv {output.table_csv} --table-md {output.table_md} "
+        "--section {output.section} --rows {output.rows} > {log} 2>&1"

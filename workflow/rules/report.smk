@@ -30,25 +30,11 @@ rule report:
         workloads=lambda wildcards: expand(
             "results/traces/{trace}.parquet", trace=settings(wildcards.root)["traces"]
         ),
-        bandit_tables=lambda wildcards: expand(
-            "{root}/summary/{trace}.bandit.csv",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["traces"],
-        ),
-        tables=lambda wildcards: expand(
-            "{root}/summary/{trace}.fixed_policy.csv",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["traces"],
-        ),
         sections=expand("{{root}}/{study}/report.md", study=REPORT_SECTIONS),
         section_rows=expand("{{root}}/{study}/reproduction.csv", study=REPORT_SECTIONS),
     output:
-        bandit_csv=report("{root}/tables/bandit.csv", category="Tables"),
-        bandit_md="{root}/tables/bandit.md",
         workloads_csv="{root}/tables/workloads.csv",
         workloads_md="{root}/tables/workloads.md",
-        table_csv=report("{root}/tables/fixed_policy.csv", category="Tables"),
-        table_md="{root}/tables/fixed_policy.md",
         reproduction_csv="{root}/reproduction.csv",
         reproduction_md=report("{root}/reproduction.md", category="Reproduction"),
     log:
@@ -57,17 +43,8 @@ rule report:
         "../envs/simcore.yaml"
     resources:
         mem_mb=1000,
-    params:
-        threshold=(
-            "none"
-            if config["reproduction"]["threshold"] is None
-            else config["reproduction"]["threshold"]
-        ),
-        backfill=config["reproduction"]["backfill"],
     shell:
-        "simcore report {input.tables} --workloads {input.workloads} "
-        "--bandit-tables {input.bandit_tables} --bandit-csv {output.bandit_csv} --bandit-md {output.bandit_md} "
-        "--workloads-csv {output.workloads_csv} --workloads-md {output.workloads_md} --threshold {params.threshold} --backfill {params.backfill} "
-        "--table-csv {output.table_csv} --table-md {output.table_md} "
+        "simcore report --workloads {input.workloads} "
+        "--workloads-csv {output.workloads_csv} --workloads-md {output.workloads_md} "
         "--sections {input.sections} --section-rows {input.section_rows} "
         "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"

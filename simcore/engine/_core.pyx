@@ -1,0 +1,563 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The event loop of the simulator: EASY-family scheduling (SEMANTICS §2-6).
+
+Everything inside `Simulation.run_until` is C: sorted arrays and binary heaps
+over job positions, no Python object touched per event. The Python-facing
+wrapper with validation and metrics is simcore/simulation.py.
+"""
+
+import numpy as np
+
+from libc.math cimport INFINITY, NAN, isnan
+from libc.stdlib cimport free, malloc, qsort
+from libc.string cimport memmove
+
+include "_orders.pxi"
+include "_predictors.pxi"
+include "_trials.pxi"
+
+CORRECTION_NAMES = ("request", "incremental", "doubling")
+cdef enum Correction:
+    CORRECT_REQUEST = 0
+    CORRECT_INCREMENTAL = 1
+    CORRECT_DOUBLING = 2
+
+# Tsafrir et al.'s increments for the `incremental` correction (seconds).
+cdef double INCREMENTS[11]
+INCREMENTS[:] = [60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0,
+                 36000.0, 72000.0, 180000.0, 360000.0]
+
+cdef enum:
+    BACKFILL_NONE_CODE = -2
+    BACKFILL_QUEUE_CODE = -1
+BACKFILL_NONE = BACKFILL_NONE_CODE
+BACKFILL_QUEUE = BACKFILL_QUEUE_CODE
+
+cdef enum JobState:
+    FUTURE = 0
+    WAITING = 1
+    RUNNING = 2
+    DONE = 3
+
+
+cdef struct Entry:
+    double key
+    Py_ssize_t idx
+
+
+cdef inline bint entry_less(double key_a, Py_ssize_t idx_a, double key_b, Py_ssize_t idx_b) noexcept nogil:
+    return key_a < key_b or (key_a == key_b and idx_a < idx_b)
+
+
+cdef int compare_entries(const void* a, const void* b) noexcept nogil:
+    cdef const Entry* x = <const Entry*> a
+    cdef const Entry* y = <const Entry*> b
+    if entry_less(x.key, x.idx, y.key, y.idx):
+        return -1
+    if entry_less(y.key, y.idx, x.key, x.idx):
+        return 1
+    return 0
+
+
+cdef Py_ssize_t lower_bound(Entry* items, Py_ssize_t size, double key, Py_ssize_t idx) noexcept nogil:
+    """First position whose entry is not less than (key, idx)."""
+    cdef Py_ssize_t lo = 0, hi = size, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if entry_less(items[mid].key, items[mid].idx, key, idx):
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef void sorted_insert(Entry* items, Py_ssize_t* size, double key, Py_ssize_t idx) noexcept nogil:
+    cdef Py_ssize_t pos = lower_bound(items, size[0], key, idx)
+    memmove(&items[pos + 1], &items[pos], (size[0] - pos) * sizeof(Entry))
+    items[pos].key = key
+    items[pos].idx = idx
+    size[0] += 1
+
+
+cdef void sorted_remove(Entry* items, Py_ssize_t* size, double key, Py_ssize_t idx) noexcept nogil:
+    cdef Py_ssize_t pos = lower_bound(items, size[0], key, idx)
+    memmove(&items[pos], &items[pos + 1], (size[0] - pos - 1) * sizeof(Entry))
+    size[0] -= 1
+
+
+# A binary min-heap of (time, job position) events.
+cdef struct Heap:
+    Entry* items
+    Py_ssize_t size
+
+
+cdef void heap_push(Heap* heap, double time, Py_ssize_t idx) noexcept nogil:
+    cdef Py_ssize_t i = heap.size, parent
+    heap.size += 1
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not entry_less(time, idx, heap.items[parent].key, heap.items[parent].idx):
+            break
+        heap.items[i] = heap.items[parent]
+        i = parent
+    heap.items[i].key = time
+    heap.items[i].idx = idx
+
+
+cdef Py_ssize_t heap_pop(Heap* heap) noexcept nogil:
+    cdef Py_ssize_t top = heap.items[0].idx
+    cdef Entry last
+    cdef Py_ssize_t i = 0, child
+    heap.size -= 1
+    last = heap.items[heap.size]
+    while True:
+        child = 2 * i + 1
+        if child >= heap.size:
+            break
+        if child + 1 < heap.size and entry_less(
+                heap.items[child + 1].key, heap.items[child + 1].idx,
+                heap.items[child].key, heap.items[child].idx):
+            child += 1
+        if not entry_less(heap.items[child].key, heap.items[child].idx, last.key, last.idx):
+            break
+        heap.items[i] = heap.items[child]
+        i = child
+    heap.items[i] = last
+    return top
+
+
+# Waiting jobs sorted by (key of `order`, position). Started jobs stay in the
+# array ("dead") until the next compaction, so starting a job is O(1).
+# A dynamic order's keys are recomputed and re-sorted before each use.
+cdef struct WaitList:
+    Entry* items
+    Py_ssize_t size
+    Py_ssize_t dead
+    int order
+    bint dynamic
+    double sorted_at
+
+
+# Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
+# position order (a prefix of the FCFS list, as t - r_j is non-increasing in
+# r_j even when rounded), then the queue order's list without them.
+cdef struct QueueCursor:
+    bint in_prefix
+    Py_ssize_t pos
+    double t
+
+
+cdef class Simulation:
+    """One EASY-family simulation over a workload, run in segments.
+
+    Use simcore.engine.simulation.Simulation (which validates inputs) rather than
+    this class directly.
+    """
+
+    cdef JobArrays jobs
+    cdef object _keep_alive
+    cdef long long machine_size, free_procs
+    cdef Py_ssize_t n, next_submission, n_done
+    cdef readonly int order
+    cdef int backfill, correction
+    cdef double function[FUNCTION_PARAMS]     # the FUNCTION order's parameters
+    cdef bint has_threshold
+    cdef double threshold
+    cdef readonly double now
+    cdef Predictor predictor
+    cdef double[::1] estimate, initial_estimate, estimated_end, start, end, reservation
+    cdef signed char[::1] state, order_at_start
+    cdef unsigned char[::1] backfilled
+    cdef int[::1] corrections
+    # lists[0] is FCFS; the queue and backfill orders use lists[queue_list]
+    # and lists[backfill_list] (-1: no backfill by another order).
+    cdef WaitList lists[3]
+    cdef int n_lists, queue_list, backfill_list
+    cdef Entry* running             # sorted by (estimated end, position)
+    cdef Py_ssize_t n_running
+    cdef Heap completions, expiries
+    cdef readonly long long passes
+
+    def __cinit__(self):
+        self.running = NULL
+        self.completions.items = NULL
+        self.expiries.items = NULL
+        for k in range(3):
+            self.lists[k].items = NULL
+
+    def __dealloc__(self):
+        self._release_predictor()
+        free(self.running)
+        free(self.completions.items)
+        free(self.expiries.items)
+        for k in range(3):
+            free(self.lists[k].items)
+
+    def __init__(self, const double[::1] submit, const double[::1] run, const double[::1] requested,
+                 const long long[::1] procs, const int[::1] user, int n_users, long long machine_size,
+                 int order, threshold, int backfill, Predictor predictor, int correction,
+                 function=None):
+        cdef Py_ssize_t n = submit.shape[0]
+        self._keep_alive = (submit, run, requested, procs, user)
+        self.n = n
+        self.jobs.n = n
+        self.jobs.n_users = n_users
+        if n > 0:
+            self.jobs.submit = &submit[0]
+            self.jobs.run = &run[0]
+            self.jobs.requested = &requested[0]
+            self.jobs.procs = &procs[0]
+            self.jobs.user = &user[0]
+        self.machine_size = machine_size
+        self.free_procs = machine_size
+        self.order = order
+        self.backfill = backfill
+        self.correction = correction
+        if function is not None:
+            if len(function) != FUNCTION_PARAMS:
+                raise ValueError(f"a priority function has {FUNCTION_PARAMS} parameters, got {len(function)}")
+            for k in range(FUNCTION_PARAMS):
+                self.function[k] = function[k]
+        self.has_threshold = threshold is not None
+        self.threshold = threshold if threshold is not None else INFINITY
+        if predictor.owner != 0:
+            raise ValueError(
+                f"{predictor!r} is driving another simulation that has not finished; "
+                "give each simulation run at the same time its own predictor instance")
+        predictor.bind(self.jobs)
+        self.predictor = predictor
+        predictor.owner = <size_t> <void*> self
+        self.now = -INFINITY
+        self.estimate = np.zeros(n)
+        self.initial_estimate = np.zeros(n)
+        self.estimated_end = np.zeros(n)
+        self.start = np.full(n, NAN)
+        self.end = np.full(n, NAN)
+        self.reservation = np.full(n, NAN)
+        self.state = np.zeros(n, dtype=np.int8)
+        self.order_at_start = np.full(n, -1, dtype=np.int8)
+        self.backfilled = np.zeros(n, dtype=np.uint8)
+        self.corrections = np.zeros(n, dtype=np.intc)
+        cdef size_t capacity = (n if n > 0 else 1) * sizeof(Entry)
+        self.running = <Entry*> malloc(capacity)
+        self.completions.items = <Entry*> malloc(capacity)
+        self.expiries.items = <Entry*> malloc(capacity)
+        for k in range(3):
+            self.lists[k].items = <Entry*> malloc(capacity)
+            if self.lists[k].items == NULL:
+                raise MemoryError()
+        if self.running == NULL or self.completions.items == NULL or self.expiries.items == NULL:
+            raise MemoryError()
+        self.lists[0].order = 0
+        self.lists[0].dynamic = False
+        self._configure_lists()
+
+    # -- waiting lists -------------------------------------------------------
+
+    cdef int _list_for(self, int order) except -1:
+        """The list holding `order`, creating it (filled, sorted) if needed."""
+        cdef int k
+        for k in range(self.n_lists):
+            if self.lists[k].order == order:
+                return k
+        k = self.n_lists
+        self.n_lists += 1
+        self.lists[k].order = order
+        self.lists[k].dynamic = ORDER_DYNAMIC[order]
+        self.lists[k].size = 0
+        self.lists[k].dead = 0
+        self.lists[k].sorted_at = NAN
+        cdef WaitList* fcfs = &self.lists[0]
+        cdef Py_ssize_t i, j
+        for i in range(fcfs.size):
+            j = fcfs.items[i].idx
+            if self.state[j] == WAITING:
+                self.lists[k].items[self.lists[k].size].key = self._key(order, j, self.now)
+                self.lists[k].items[self.lists[k].size].idx = j
+                self.lists[k].size += 1
+        qsort(self.lists[k].items, self.lists[k].size, sizeof(Entry), compare_entries)
+        return k
+
+    cdef int _configure_lists(self) except -1:
+        self._compact(&self.lists[0])
+        self.n_lists = 1
+        self.queue_list = self._list_for(self.order)
+        self.backfill_list = self._list_for(self.backfill) if self.backfill >= 0 else -1
+        return 0
+
+    cdef inline double _key(self, int order, Py_ssize_t j, double t) noexcept nogil:
+        cdef double key = ORDER_KEY[order](t, self.jobs.submit[j], self.estimate[j], <double> self.jobs.procs[j],
+                                           self.function)
+        return INFINITY if key != key else key
+
+    cdef void _compact(self, WaitList* wl) noexcept nogil:
+        cdef Py_ssize_t i, kept = 0
+        for i in range(wl.size):
+            if self.state[wl.items[i].idx] == WAITING:
+                wl.items[kept] = wl.items[i]
+                kept += 1
+        wl.size = kept
+        wl.dead = 0
+
+    cdef void _prepare(self, WaitList* wl, double t) noexcept nogil:
+        """Make a list ready to walk at instant t."""
+        cdef Py_ssize_t i
+        if wl.dynamic:
+            if wl.sorted_at == t:
+                return      # already sorted for this instant; dead entries are skipped
+            self._compact(wl)
+            for i in range(wl.size):
+                wl.items[i].key = self._key(wl.order, wl.items[i].idx, t)
+            qsort(wl.items, wl.size, sizeof(Entry), compare_entries)
+            wl.sorted_at = t
+        elif 2 * wl.dead > wl.size:
+            self._compact(wl)
+
+    cdef void _enqueue(self, Py_ssize_t j, double t) noexcept nogil:
+        cdef int k
+        cdef WaitList* wl
+        for k in range(self.n_lists):
+            wl = &self.lists[k]
+            if wl.dynamic:
+                wl.items[wl.size].idx = j
+                wl.size += 1
+                wl.sorted_at = NAN
+            else:
+                sorted_insert(wl.items, &wl.size, self._key(wl.order, j, t), j)
+
+    # -- the queue walk ------------------------------------------------------
+
+    cdef inline bint _over_threshold(self, Py_ssize_t j, double t) noexcept nogil:
+        # w_j = t - r_j compared with the threshold exactly as written: the
+        # rearranged r_j < t - threshold rounds differently.
+        return self.has_threshold and (t - self.jobs.submit[j]) > self.threshold
+
+    cdef inline Py_ssize_t _next_in_queue(self, QueueCursor* c) noexcept nogil:
+        cdef WaitList* fcfs = &self.lists[0]
+        cdef WaitList* wl = &self.lists[self.queue_list]
+        cdef Py_ssize_t j
+        while c.in_prefix:
+            if c.pos >= fcfs.size:
+                c.in_prefix = False
+                c.pos = 0
+                break
+            j = fcfs.items[c.pos].idx
+            if self.state[j] != WAITING:
+                c.pos += 1
+            elif self._over_threshold(j, c.t):
+                c.pos += 1
+                return j
+            else:
+                c.in_prefix = False
+                c.pos = 0
+        while c.pos < wl.size:
+            j = wl.items[c.pos].idx
+            c.pos += 1
+            if self.state[j] == WAITING and not self._over_threshold(j, c.t):
+                return j
+        return -1
+
+    # -- job life cycle ------------------------------------------------------
+
+    cdef void _start(self, Py_ssize_t j, double t, bint backfilled) noexcept nogil:
+        cdef int k
+        self.state[j] = RUNNING
+        self.start[j] = t
+        self.end[j] = t + self.jobs.run[j]
+        self.estimated_end[j] = t + self.estimate[j]
+        self.backfilled[j] = backfilled
+        self.order_at_start[j] = self.order
+        self.free_procs -= self.jobs.procs[j]
+        sorted_insert(self.running, &self.n_running, self.estimated_end[j], j)
+        heap_push(&self.completions, self.end[j], j)
+        self.predictor.started(j, t)
+        if self.end[j] > self.estimated_end[j]:
+            heap_push(&self.expiries, self.estimated_end[j], j)
+        for k in range(self.n_lists):
+            self.lists[k].dead += 1
+
+    cdef void _complete(self, Py_ssize_t j, double t) noexcept nogil:
+        self.state[j] = DONE
+        self.free_procs += self.jobs.procs[j]
+        sorted_remove(self.running, &self.n_running, self.estimated_end[j], j)
+        self.n_done += 1
+        self.predictor.learn(j, t)
+
+    cdef void _correct(self, Py_ssize_t j, double t) noexcept nogil:
+        """The estimate of running job j expired at t (under-prediction)."""
+        cdef double requested = self.jobs.requested[j]
+        cdef double corrected
+        cdef int k
+        self.corrections[j] += 1
+        k = self.corrections[j]
+        if self.correction == CORRECT_INCREMENTAL and k <= 11:
+            corrected = self.initial_estimate[j] + INCREMENTS[k - 1]
+        elif self.correction == CORRECT_DOUBLING:
+            corrected = 2.0 * (t - self.start[j])
+        else:
+            corrected = requested
+        if corrected > requested:
+            corrected = requested
+        sorted_remove(self.running, &self.n_running, self.estimated_end[j], j)
+        self.estimate[j] = corrected
+        self.estimated_end[j] = self.start[j] + corrected
+        sorted_insert(self.running, &self.n_running, self.estimated_end[j], j)
+        if self.end[j] > self.estimated_end[j]:
+            heap_push(&self.expiries, self.estimated_end[j], j)
+
+    cdef void _submit(self, Py_ssize_t j, double t) noexcept nogil:
+        cdef double e = self.predictor.predict(j, t)
+        cdef double requested = self.jobs.requested[j]
+        if not e <= requested:      # also maps NaN to the request
+            e = requested
+        if e < 1.0:
+            e = 1.0
+        self.estimate[j] = e
+        self.initial_estimate[j] = e
+        self.state[j] = WAITING
+        self._enqueue(j, t)
+
+    # -- one scheduling pass (SEMANTICS §4) ----------------------------------
+
+    cdef void _pass(self, double t) noexcept nogil:
+        cdef QueueCursor cursor
+        cdef Py_ssize_t j, h = -1, i
+        cdef long long q_h, available, extra
+        cdef double shadow
+        cdef WaitList* bf
+        if self.free_procs == 0:
+            return      # nothing can start: every job needs a processor
+        self.passes += 1
+        self._prepare(&self.lists[0], t)
+        self._prepare(&self.lists[self.queue_list], t)
+        cursor.in_prefix = self.has_threshold
+        cursor.pos = 0
+        cursor.t = t
+        # 1. start jobs in queue order while they fit
+        while True:
+            j = self._next_in_queue(&cursor)
+            if j < 0:
+                return
+            if self.jobs.procs[j] <= self.free_procs:
+                self._start(j, t, False)
+            else:
+                h = j
+                break
+        if self.backfill == BACKFILL_NONE_CODE:
+            return
+        # 2. the head's reservation: shadow time and extra processors
+        q_h = self.jobs.procs[h]
+        available = self.free_procs
+        i = 0
+        while available < q_h:
+            available += self.jobs.procs[self.running[i].idx]
+            i += 1
+        shadow = self.running[i - 1].key
+        while i < self.n_running and self.running[i].key == shadow:
+            available += self.jobs.procs[self.running[i].idx]
+            i += 1
+        extra = available - q_h
+        if isnan(self.reservation[h]):
+            self.reservation[h] = shadow
+        # 3. backfill without delaying the reservation
+        if self.backfill == BACKFILL_QUEUE_CODE:
+            while self.free_procs > 0:
+                j = self._next_in_queue(&cursor)
+                if j < 0:
+                    break
+                self._try_backfill(j, t, shadow, &extra)
+        else:
+            bf = &self.lists[self.backfill_list]
+            self._prepare(bf, t)
+            i = 0
+            while self.free_procs > 0 and i < bf.size:
+                j = bf.items[i].idx
+                i += 1
+                if j != h and self.state[j] == WAITING:
+                    self._try_backfill(j, t, shadow, &extra)
+
+    cdef inline void _try_backfill(self, Py_ssize_t j, double t, double shadow, long long* extra) noexcept nogil:
+        cdef long long q = self.jobs.procs[j]
+        cdef bint ends_after_shadow
+        if q > self.free_procs:
+            return
+        ends_after_shadow = t + self.estimate[j] > shadow
+        if ends_after_shadow and q > extra[0]:
+            return
+        self._start(j, t, True)
+        if ends_after_shadow:
+            extra[0] -= q
+
+    # -- the event loop (SEMANTICS §2) ---------------------------------------
+
+    cdef void _advance(self, double stop) noexcept nogil:
+        cdef double t
+        cdef Py_ssize_t j
+        while True:
+            t = INFINITY
+            if self.next_submission < self.n:
+                t = self.jobs.submit[self.next_submission]
+            if self.completions.size > 0 and self.completions.items[0].key < t:
+                t = self.completions.items[0].key
+            if self.expiries.size > 0 and self.expiries.items[0].key < t:
+                t = self.expiries.items[0].key
+            if t == INFINITY or t >= stop:
+                return
+            while self.completions.size > 0 and self.completions.items[0].key == t:
+                self._complete(heap_pop(&self.completions), t)
+            while self.expiries.size > 0 and self.expiries.items[0].key == t:
+                self._correct(heap_pop(&self.expiries), t)
+            while self.next_submission < self.n and self.jobs.submit[self.next_submission] == t:
+                self._submit(self.next_submission, t)
+                self.next_submission += 1
+            self.now = t
+            self._pass(t)
+
+    # -- Python interface ----------------------------------------------------
+
+    def run_until(self, double stop=INFINITY):
+        """Process every instant t < stop; return True when all jobs are done."""
+        with nogil:
+            self._advance(stop)
+        if self.n_done == self.n:
+            self._release_predictor()
+        return self.n_done == self.n
+
+    cdef void _release_predictor(self):
+        if self.predictor is not None and self.predictor.owner == <size_t> <void*> self:
+            self.predictor.owner = 0
+
+    def set_order(self, int order):
+        """Queue order for every pass from now on (a period switch)."""
+        self.order = order
+        self._configure_lists()
+
+    @property
+    def finished(self):
+        return self.n_done == self.n
+
+    @property
+    def start_times(self):
+        """Start of every job so far (NaN: not started), a read-only view."""
+        view = np.asarray(self.start)
+        view.flags.writeable = False
+        return view
+
+    @property
+    def end_times(self):
+        """End of every started job (NaN: not started), a read-only view."""
+        view = np.asarray(self.end)
+        view.flags.writeable = False
+        return view
+
+    def results(self):
+        """Per-job arrays (copies)."""
+        return {
+            "start": np.asarray(self.start).copy(),
+            "end": np.asarray(self.end).copy(),
+            "backfilled": np.asarray(self.backfilled).astype(bool),
+            "corrections": np.asarray(self.corrections).copy(),
+            "order_at_start": np.asarray(self.order_at_start).copy(),
+            "initial_estimate": np.asarray(self.initial_estimate).copy(),
+            "reservation": np.asarray(self.reservation).copy(),
+        }

@@ -1,0 +1,190 @@
+"""Python API of the simulator: validated options, segments, results."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from simcore.engine import _core
+from simcore.engine.metrics import job_metrics, summarize
+from simcore.engine.predictors import make_predictor
+from simcore.engine.priority import PriorityFunction
+from simcore.engine.workload import Workload
+
+ORDERS = tuple(_core.ORDER_NAMES)
+BANDIT_ORDERS = ORDERS[:_core.BANDIT_ORDER_COUNT]   # the bandit paper's 12, its learners' candidates
+ORDER_MEANINGS = dict(_core.ORDER_MEANINGS)
+CORRECTIONS = tuple(_core.CORRECTION_NAMES)
+NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")   # need nothing but their name
+BACKFILLS = ("none", "queue") + NAMED_ORDERS
+
+
+def order_code(name: str) -> int:
+    try:
+        return ORDERS.index(name)
+    except ValueError:
+        raise ValueError(f"unknown queue order {name!r}; choose one of {', '.join(ORDERS)}") from None
+
+
+def backfill_code(name: str) -> int:
+    if name == "none":
+        return _core.BACKFILL_NONE
+    if name == "queue":
+        return _core.BACKFILL_QUEUE
+    if name in ORDERS:
+        return ORDERS.index(name)
+    raise ValueError(f"unknown backfill variant {name!r}; choose none, queue or an order "
+                     f"({', '.join(ORDERS)})")
+
+
+def check_threshold(threshold) -> float | None:
+    if threshold is None:
+        return None
+    threshold = float(threshold)
+    if not threshold >= 0 or not np.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number of seconds >= 0, got {threshold}")
+    return threshold
+
+
+def _estimate_label(estimate) -> str:
+    """How a run's estimate is named in results and provenance."""
+    if isinstance(estimate, str):
+        return estimate
+    if isinstance(estimate, _core.Predictor):
+        return type(estimate).__name__
+    return "array"
+
+
+class Simulation:
+    """An EASY(order, threshold) simulation that can run in segments.
+
+    >>> sim = Simulation(workload, order="FCFS")
+    >>> sim.run_until(86400.0)      # every instant t < one day
+    >>> sim.set_order("SAF")        # in force from the next pass on
+    >>> result = sim.finish()
+
+    The order (or backfill order) FUNCTION schedules by `function`, a
+    simcore.engine.priority.PriorityFunction.
+    """
+
+    def __init__(self, workload: Workload, order: str = "FCFS", threshold=None,
+                 backfill: str = "queue", estimate="request", correction: str = "request",
+                 function: PriorityFunction | None = None):
+        if correction not in CORRECTIONS:
+            raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
+        if function is None and "FUNCTION" in (order, backfill):
+            raise ValueError("the order FUNCTION needs a priority function: "
+                             "function=simcore.engine.priority.PriorityFunction(form, theta)")
+        if function is not None and not isinstance(function, PriorityFunction):
+            raise ValueError(f"function must be a simcore.engine.priority.PriorityFunction, got {function!r}")
+        self.workload = workload
+        self.options = {
+            "order": order, "threshold": check_threshold(threshold), "backfill": backfill,
+            "estimate": _estimate_label(estimate),
+            "correction": correction,
+        }
+        if function is not None:
+            self.options["function"] = str(function)
+        users, n_users = workload.dense_users()
+        self._arrays = (
+            np.ascontiguousarray(workload.submit, dtype=np.float64),
+            np.ascontiguousarray(np.minimum(workload.run, workload.requested), dtype=np.float64),
+            np.ascontiguousarray(workload.requested, dtype=np.float64),
+            np.ascontiguousarray(workload.procs, dtype=np.int64),
+            np.ascontiguousarray(users, dtype=np.intc),
+        )
+        self._core = _core.Simulation(
+            *self._arrays, n_users, int(workload.machine_size), order_code(order),
+            self.options["threshold"], backfill_code(backfill),
+            make_predictor(estimate, len(workload)), CORRECTIONS.index(correction),
+            None if function is None else function.params())
+        self.kernel_seconds = 0.0
+
+    def run_until(self, stop: float) -> bool:
+        """Process every instant t < stop; True once every job has completed."""
+        began = time.perf_counter()
+        done = self._core.run_until(float(stop))
+        self.kernel_seconds += time.perf_counter() - began
+        return done
+
+    def set_order(self, order: str) -> None:
+        """Switch the queue order; the next pass (the first at t >= the last
+        stop) uses it."""
+        self._core.set_order(order_code(order))
+
+    @property
+    def order(self) -> str:
+        return ORDERS[self._core.order]
+
+    @property
+    def start_times(self) -> np.ndarray:
+        """Starts so far (NaN: not started yet); a read-only view, valid between segments."""
+        return self._core.start_times
+
+    @property
+    def end_times(self) -> np.ndarray:
+        """Ends of the jobs started so far (NaN: not started yet); a read-only view."""
+        return self._core.end_times
+
+    def finish(self) -> "SimulationResult":
+        self.run_until(np.inf)
+        return SimulationResult(self.workload, dict(self.options), self._core.results(),
+                                self.kernel_seconds, int(self._core.passes))
+
+
+def simulate(workload: Workload, order: str = "FCFS", threshold=None, backfill: str = "queue",
+             estimate="request", correction: str = "request",
+             function: PriorityFunction | None = None) -> "SimulationResult":
+    """Simulate EASY(order, threshold) with the given backfill variant.
+
+    backfill: "none", "queue" or an order name ("SPF" is EASY-SJBF).
+    estimate: "request", "clairvoyant", "ave2" (see simcore.engine.predictors) or
+    one prediction per job. correction: "request", "incremental", "doubling".
+    function: the priority function of the order FUNCTION.
+    """
+    return Simulation(workload, order, threshold, backfill, estimate, correction, function).finish()
+
+
+@dataclass
+class SimulationResult:
+    workload: Workload
+    options: dict
+    jobs: dict          # per-job arrays from the core
+    kernel_seconds: float
+    passes: int
+
+    @property
+    def start(self) -> np.ndarray:
+        return self.jobs["start"]
+
+    def summary(self) -> dict:
+        summary = summarize(self.workload, self.jobs["start"], self.jobs["backfilled"])
+        summary["kernel_seconds"] = self.kernel_seconds
+        return summary
+
+    def to_frame(self):
+        """One row per job, in workload order."""
+        import pandas as pd
+        w = self.workload
+        per_job = job_metrics(w, self.jobs["start"])
+        order_names = np.array(ORDERS + ("",), dtype=object)
+        return pd.DataFrame({
+            "job_id": w.job_id,
+            "submit": w.submit,
+            "start": self.jobs["start"],
+            "end": self.jobs["end"],
+            "wait": per_job["wait"],
+            "run": w.run,
+            "procs": w.procs,
+            "requested": w.requested,
+            "user": w.user,
+            "initial_estimate": self.jobs["initial_estimate"],
+            "backfilled": self.jobs["backfilled"],
+            "corrections": self.jobs["corrections"].astype(np.int32),
+            "order_at_start": pd.Categorical(order_names[self.jobs["order_at_start"]],
+                                             categories=list(ORDERS)),
+            "bsld": per_job["bsld"],
+            "ppbsld": per_job["ppbsld"],
+        })

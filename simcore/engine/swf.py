@@ -1,0 +1,165 @@
+"""Reading and filtering Standard Workload Format logs (SEMANTICS §1)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from simcore.engine._swf import SwfFormatError, tokenize
+from simcore.engine.workload import Workload
+
+FILTER_MODES = ("strict", "truncate")
+
+# SWF columns (0-based) used by the simulator.
+JOB_ID, SUBMIT, WAIT, RUN, ALLOC_PROCS = 0, 1, 2, 3, 4
+REQ_PROCS, REQ_TIME, STATUS, USER = 7, 8, 10, 11
+
+# Filter rules in the order SEMANTICS §1 applies them; a dropped job is
+# counted under the first rule that drops it.
+FILTER_RULES = (
+    "procs_over_machine",   # f5 > m or f8 > m
+    "no_procs",             # q <= 0
+    "negative_submit",      # f2 < 0
+    "bad_run_time",         # f4 < 0 (strict: also f4 == 0)
+    "no_requested_time",    # f9 <= 0
+    "run_over_request",     # f9 < f4, strict only
+)
+
+_LEADING_INT = re.compile(r"^\s*(-?\d+)")
+
+
+def parse_header(lines) -> dict:
+    """`; Key: value` comment lines to {key: value}; the first occurrence wins."""
+    header = {}
+    for _, text in lines:
+        key, sep, value = text.partition(":")
+        key = key.strip()
+        if sep and key and " " not in key and key not in header:
+            header[key] = value.strip()
+    return header
+
+
+def header_machine_size(header: dict) -> int | None:
+    """MaxProcs if present and > 0, else MaxNodes (case-insensitive keys)."""
+    lowered = {key.lower(): value for key, value in header.items()}
+    for key in ("maxprocs", "maxnodes"):
+        match = _LEADING_INT.match(lowered.get(key, ""))
+        if match and int(match.group(1)) > 0:
+            return int(match.group(1))
+    return None
+
+
+def read_bytes(path) -> tuple[bytes, str]:
+    """The text of a plain or gzip file, and the sha256 of the file as stored."""
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(raw), hashlib.sha256(raw).hexdigest()
+        except (OSError, EOFError) as error:
+            raise SwfFormatError(f"{path}: not a readable gzip file ({error})") from None
+    return raw, hashlib.sha256(raw).hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class SwfLog:
+    """A parsed, not yet filtered SWF log."""
+
+    source: str
+    sha256: str
+    fields: np.ndarray          # (jobs, 18) float64
+    line_numbers: np.ndarray    # line of each job in the file
+    header: dict
+
+    def workload(self, machine_size: int | None = None, filter: str = "strict") -> Workload:
+        """Filter (SEMANTICS §1) and sort by (submit, id); `machine_size`
+        overrides the header."""
+        if filter not in FILTER_MODES:
+            raise ValueError(f"unknown filter mode {filter!r}; choose one of {', '.join(FILTER_MODES)}")
+        if machine_size is None:
+            machine_size = header_machine_size(self.header)
+            if machine_size is None:
+                raise SwfFormatError(
+                    f"{self.source}: the header has no positive MaxProcs or MaxNodes; "
+                    "give the machine size explicitly (machine_size= / --machine-size)")
+        elif machine_size <= 0:
+            raise ValueError(f"machine size must be positive, got {machine_size}")
+        fields = self.fields
+        keep, run, counts = apply_filter(fields, machine_size, filter)
+        kept = fields[keep]
+        procs = np.where(kept[:, REQ_PROCS] > 0, kept[:, REQ_PROCS], kept[:, ALLOC_PROCS])
+        order = np.lexsort((kept[:, JOB_ID], kept[:, SUBMIT]))
+        workload = Workload(
+            job_id=kept[order, JOB_ID].astype(np.int64),
+            submit=kept[order, SUBMIT].copy(),
+            run=run[keep][order],
+            requested=kept[order, REQ_TIME].copy(),
+            procs=procs[order].astype(np.int64),
+            user=kept[order, USER].astype(np.int64),
+            machine_size=int(machine_size),
+            source=self.source,
+            source_sha256=self.sha256,
+            filter_mode=filter,
+            filter_counts=counts,
+            header=self.header,
+        )
+        workload.validate()
+        return workload
+
+
+def parse_swf(path) -> SwfLog:
+    """Parse an SWF log (plain or gzip). Raises SwfFormatError naming the
+    file and line for malformed input."""
+    source = str(path)
+    text, sha256 = read_bytes(path)
+    if text.startswith(b"PAR1"):
+        raise SwfFormatError(f"{source}: this is a Parquet file (a filtered workload?), not an SWF log")
+    fields, line_numbers, header_lines = tokenize(np.frombuffer(text, dtype=np.uint8), source)
+    if len(fields) == 0:
+        raise SwfFormatError(f"{source}: no job lines (empty or comment-only file)")
+    duplicate = _first_duplicate(fields[:, JOB_ID])
+    if duplicate is not None:
+        raise SwfFormatError(
+            f"{source}, line {line_numbers[duplicate]}: job id {int(fields[duplicate, JOB_ID])} appears twice")
+    return SwfLog(source, sha256, fields, line_numbers, parse_header(header_lines))
+
+
+def read_swf(path, machine_size: int | None = None, filter: str = "strict") -> Workload:
+    """Read an SWF log (plain or gzip), filter it and sort it by (submit, id)."""
+    return parse_swf(path).workload(machine_size, filter)
+
+
+def apply_filter(fields: np.ndarray, machine_size: int, mode: str):
+    """(keep mask, run time actually spent, counts) per SEMANTICS §1."""
+    alloc, req_procs = fields[:, ALLOC_PROCS], fields[:, REQ_PROCS]
+    run, requested = fields[:, RUN], fields[:, REQ_TIME]
+    procs = np.where(req_procs > 0, req_procs, alloc)
+    strict = mode == "strict"
+    rules = (
+        (alloc > machine_size) | (req_procs > machine_size),
+        procs <= 0,
+        fields[:, SUBMIT] < 0,
+        (run <= 0) if strict else (run < 0),
+        requested <= 0,
+        (requested < run) if strict else np.zeros(len(fields), dtype=bool),
+    )
+    keep = np.ones(len(fields), dtype=bool)
+    counts = {"lines": int(len(fields))}
+    for name, drop in zip(FILTER_RULES, rules):
+        dropped = keep & drop
+        counts[name] = int(dropped.sum())
+        keep &= ~drop
+    truncated = keep & (requested < run)
+    counts["truncated"] = int(truncated.sum())
+    counts["kept"] = int(keep.sum())
+    return keep, np.minimum(run, requested), counts
+
+
+def _first_duplicate(ids: np.ndarray):
+    order = np.argsort(ids, kind="stable")
+    same = np.flatnonzero(ids[order][1:] == ids[order][:-1])
+    return None if len(same) == 0 else int(order[same[0] + 1])

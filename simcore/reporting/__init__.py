@@ -1,0 +1,3 @@
+"""What every study shares to report its results: the figures' style, the
+cumulative-wait statistic, published numbers, the reproduction report and
+the workloads table. Imports the engine and the workloads only."""

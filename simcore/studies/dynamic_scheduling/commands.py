@@ -1,0 +1,115 @@
+"""`simcore` subcommands of the dynamic scheduling experiments (simcore.studies.dynamic_scheduling.study)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from simcore.engine.commands import positive_float
+from simcore.studies.dynamic_scheduling.study import (SETTINGS, best_ratios, learned_functions, median_table, policies,
+                                        run_sequences)
+from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
+from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
+from simcore.engine.priority import THESIS_FUNCTIONS
+
+
+def _part(text: str) -> tuple[int, int]:
+    part, _, parts = text.partition("/")
+    try:
+        part, parts = int(part), int(parts)
+    except ValueError:
+        part = parts = -1
+    if not 0 <= part < parts:
+        raise ValueError(f"--part must be K/N with 0 <= K < N, got {text!r}")
+    return part, parts
+
+
+def add_commands(commands) -> None:
+    sweep = commands.add_parser("dynamic-sweep", help="policies on non-overlapping sequences of a trace "
+                                                      "(the thesis's section 3.3)")
+    sweep.add_argument("workload", metavar="WORKLOAD.parquet", help="a filtered trace or a model")
+    sweep.add_argument("--trace", required=True, help="trace name written into the rows")
+    sweep.add_argument("--functions", metavar="FUNCTIONS.csv",
+                       help="fit-functions output; its best functions are the policies L1, L2, ...")
+    sweep.add_argument("--learned", type=int, default=0, help="how many learned functions to add (default 0)")
+    sweep.add_argument("--policies", nargs="+", default=["FCFS", "WFP3", "UNICEF", "SPF", *THESIS_FUNCTIONS],
+                       help="queue orders and the thesis's F1-F4 (default: those of Table 3.3)")
+    sweep.add_argument("--settings", nargs="+", choices=tuple(SETTINGS), default=list(SETTINGS))
+    sweep.add_argument("--days", type=positive_float, default=15.0, help="length of a sequence (default 15)")
+    sweep.add_argument("--max-sequences", type=int, help="only the first N sequences (default: all)")
+    sweep.add_argument("--part", default="0/1", metavar="K/N", help="the sequences numbered K mod N (default all)")
+    sweep.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+
+    tables = commands.add_parser("dynamic-tables", help="Table 3.3 and the report section")
+    tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
+    tables.add_argument("--functions", metavar="FUNCTIONS.csv", help="the learned functions, named in the report")
+    tables.add_argument("--outdir", required=True, help="directory of the tables")
+    tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
+    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
+
+    plot = commands.add_parser("plot-dynamic", help="box plots of the AVEbsld per sequence (Figures 3.3-3.6)")
+    plot.add_argument("runs", metavar="RUNS.parquet", help="dynamic-tables' runs.parquet")
+    plot.add_argument("--outdir", required=True, help="one PNG + PDF per setting")
+
+
+def run_sweep(args) -> int:
+    part, parts = _part(args.part)
+    if args.learned < 0:
+        raise ValueError(f"--learned must be >= 0, got {args.learned}")
+    if args.learned and not args.functions:
+        raise ValueError("--learned needs --functions (the fit-functions output)")
+    learned = learned_functions(pd.read_csv(args.functions), args.learned) if args.learned else {}
+    named = policies([*args.policies, *learned], learned)
+    workload = read_workload(args.workload)
+    model = read_provenance(args.workload).get("model") is not None
+    runs = run_sequences(workload, named, args.settings, args.days, args.max_sequences, part, parts)
+    # models are compared with the thesis's model rows by machine size
+    published_as = f"model-{workload.machine_size}" if model else args.trace
+    runs.insert(0, "published_as", published_as)
+    runs.insert(0, "trace", args.trace)
+    functions = {name: str(function) for name, (_, function) in named.items() if function is not None}
+    runs["function"] = runs["policy"].map(functions).fillna("")
+    write_parquet(runs, args.output, {
+        "command": "dynamic-sweep", "workload_file": args.workload, "policies": list(named),
+        "functions": functions,
+        "settings": args.settings, "days": args.days, "max_sequences": args.max_sequences, "part": args.part})
+    print(f"{args.output}: {runs['sequence'].nunique()} sequences of {args.trace} x {len(args.settings)} settings "
+          f"x {len(named)} policies")
+    return 0
+
+
+def run_tables(args) -> int:
+    runs = read_all(args.runs)
+    # traces in the order given, each trace's sequences in order (the parts interleave them)
+    traces = pd.Categorical(runs["trace"], categories=list(dict.fromkeys(runs["trace"])), ordered=True)
+    runs = runs.assign(trace_rank=traces.codes).sort_values(["trace_rank", "sequence"], kind="stable")
+    runs = runs.drop(columns="trace_rank").reset_index(drop=True)
+    outdir = Path(args.outdir)
+    medians = median_table(runs)
+    by_function = runs.loc[runs["function"] != "", "policy"].unique()
+    ratios = best_ratios(medians, {"thesis F1-F4": [p for p in by_function if p in THESIS_FUNCTIONS],
+                                   "ours L1-L4": [p for p in by_function if p not in THESIS_FUNCTIONS]})
+    functions = pd.read_csv(args.functions) if args.functions else None
+    write_parquet(runs, outdir / "runs.parquet", {"command": "dynamic-tables", "inputs": args.runs})
+    write_csv(medians, outdir / "medians.csv")
+    write_csv(ratios, outdir / "ratios.csv")
+    write_csv(reproduction_rows(medians), args.rows)
+    write_text(args.markdown, dynamic_markdown(medians, ratios, runs, functions))
+    print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['sequence'].size} runs")
+    return 0
+
+
+def run_plot(args) -> int:
+    from simcore.reporting.figures import save
+    from simcore.studies.dynamic_scheduling.figures import dynamic_boxplot_figure
+    runs, outdir = pd.read_parquet(args.runs), Path(args.outdir)
+    for setting in SETTINGS:
+        part = runs[runs["setting"] == setting]
+        if len(part):
+            save(dynamic_boxplot_figure(part, setting), [outdir / f"{setting}.{ext}" for ext in ("png", "pdf")])
+    print(f"{outdir}: box plots of {runs['setting'].nunique()} settings")
+    return 0
+
+
+COMMANDS = {"dynamic-sweep": run_sweep, "dynamic-tables": run_tables, "plot-dynamic": run_plot}

@@ -1,0 +1,26 @@
+"""Figures of the fixed-policy study (the bandit paper's Table 2 experiment)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from simcore.reporting.figures import plt, configurations, configuration_title
+from simcore.engine.simulation import ORDERS
+
+
+def bsld_figure(runs: pd.DataFrame, trace: str):
+    """Distribution over variants of AVEbsld per order (box plots)."""
+    groups = configurations(runs)
+    figure, axes = plt.subplots(len(groups), 1, figsize=(7.0, 2.8 * len(groups)), squeeze=False)
+    for axis, ((threshold, backfill), block) in zip(axes[:, 0], groups):
+        orders = [order for order in ORDERS if order in set(block["order"])]
+        axis.boxplot([block.loc[block["order"] == order, "avg_bsld"] for order in orders],
+                     tick_labels=orders, showfliers=True, flierprops={"markersize": 2})
+        axis.set_yscale("log")
+        axis.set_ylabel("AVEbsld (τ = 10 s)")
+        axis.set_title(configuration_title(threshold, backfill))
+        axis.grid(axis="y", alpha=0.3)
+    axes[-1, 0].set_xlabel("queue order")
+    figure.suptitle(f"{trace}: average bounded slowdown across {runs['variant'].nunique()} variants")
+    figure.tight_layout()
+    return figure

@@ -1,0 +1,1 @@
+"""The running-time prediction study: predictors, corrections and backfill variants."""

@@ -1,0 +1,169 @@
+"""`simcore` subcommands of the running-time prediction study (simcore.studies.prediction.study)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from simcore.engine._core import REGRESSION_BASES, REGRESSION_WEIGHTINGS
+from simcore.engine.commands import positive_float
+from simcore.workloads.files import read_all, read_variants, read_workload, write_csv, write_parquet, write_text
+from simcore.studies.prediction.study import (BACKFILL_VARIANTS, TRIPLE, chunk_of_grid, correlations, evaluate_triples,
+                                figure_triples, selection_table, table1, table6, table8, triple_grid,
+                                variant_table, variant_triples)
+from simcore.engine.simulation import CORRECTIONS
+
+
+
+
+def _add_model_arguments(parser) -> None:
+    parser.add_argument("--trace", required=True, help="trace name written into the rows")
+    parser.add_argument("--l2", type=float, default=1e-6, help="regression L2 weight (default 1e-6)")
+    parser.add_argument("--default-learning-rate", type=positive_float, default=1.0,
+                        help="E-Loss learning rate when no other trace can choose it (default 1)")
+
+
+def add_commands(commands) -> None:
+    grid = commands.add_parser("predict-grid", help="heuristic triples on a whole workload (a chunk of the grid)")
+    grid.add_argument("workload", metavar="WORKLOAD.parquet")
+    _add_model_arguments(grid)
+    grid.add_argument("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0])
+    grid.add_argument("--bases", nargs="+", choices=REGRESSION_BASES, default=list(REGRESSION_BASES),
+                      help="under/over-prediction loss bases")
+    grid.add_argument("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS,
+                      default=list(REGRESSION_WEIGHTINGS))
+    grid.add_argument("--corrections", nargs="+", choices=CORRECTIONS, default=list(CORRECTIONS))
+    grid.add_argument("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=list(BACKFILL_VARIANTS))
+    grid.add_argument("--chunk", type=int, default=0, help="this job's share: triples chunk, chunk+chunks, ...")
+    grid.add_argument("--chunks", type=int, default=1)
+    grid.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per triple")
+    grid.add_argument("--predictions", required=True, metavar="PREDICTIONS.parquet",
+                      help="per-job predictions of AVE2 and the E-Loss/squared regressions (incremental, SJBF)")
+
+    select = commands.add_parser("predict-select", help="leave-one-trace-out triple selection")
+    select.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet", help="predict-grid outputs")
+    select.add_argument("--default-learning-rate", type=positive_float, default=1.0)
+    select.add_argument("--grid", required=True, metavar="GRID.parquet", help="all triples of all traces")
+    select.add_argument("--selection", required=True, metavar="SELECTION.csv")
+
+    variants = commands.add_parser("predict-variants", help="baselines and selected triples on resampled variants")
+    variants.add_argument("variants", metavar="VARIANTS.parquet")
+    _add_model_arguments(variants)
+    variants.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
+    variants.add_argument("--selection", required=True, metavar="SELECTION.csv")
+    variants.add_argument("--runs", required=True, metavar="RUNS.parquet")
+
+    tables = commands.add_parser("predict-tables", help="the prediction paper's tables and report section")
+    tables.add_argument("--grid", required=True, metavar="GRID.parquet")
+    tables.add_argument("--selection", required=True, metavar="SELECTION.csv")
+    tables.add_argument("--variant-runs", nargs="*", default=[], metavar="RUNS.parquet")
+    tables.add_argument("--outdir", required=True, help="directory of the CSV tables")
+    tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
+    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
+
+    plot = commands.add_parser("plot-predictions", help="ECDFs of one trace's predictions (Figures 4, 5)")
+    plot.add_argument("--trace", required=True)
+    plot.add_argument("--predictions", nargs="+", required=True, metavar="PREDICTIONS.parquet")
+    plot.add_argument("--selection", required=True, metavar="SELECTION.csv")
+    plot.add_argument("--errors", nargs="+", required=True, metavar="FILE.png|pdf")
+    plot.add_argument("--values", nargs="+", required=True, metavar="FILE.png|pdf")
+
+    scatter = commands.add_parser("plot-correlations", help="triples' AVEbsld between traces (Figure 3)")
+    scatter.add_argument("--grid", required=True, metavar="GRID.parquet")
+    scatter.add_argument("--output", nargs="+", required=True, metavar="FILE.png|pdf")
+
+
+
+
+def run_grid(args) -> int:
+    workload = read_workload(args.workload)
+    grid = triple_grid(args.learning_rates, args.bases, args.weightings, args.corrections, args.backfills)
+    mine = chunk_of_grid(grid, args.chunk, args.chunks)
+    runs, kept = evaluate_triples(workload, mine, args.l2, figure_triples(args.learning_rates))
+    runs.insert(0, "trace", args.trace)
+    predictions = pd.DataFrame({"job_id": workload.job_id, "run": workload.run, "procs": workload.procs,
+                                "requested": workload.requested, **kept})
+    provenance = {"command": "predict-grid", "workload": args.workload, "trace": args.trace,
+                  "learning_rates": args.learning_rates, "bases": args.bases, "weightings": args.weightings,
+                  "corrections": args.corrections, "backfills": args.backfills, "l2": args.l2,
+                  "chunk": args.chunk, "chunks": args.chunks}
+    write_parquet(runs, args.runs, provenance)
+    write_parquet(predictions, args.predictions, provenance)
+    print(f"{args.runs}: {len(runs)} of {len(grid)} triples on {args.trace}")
+    return 0
+
+
+def _read_selection(path) -> pd.DataFrame:
+    return pd.read_csv(path, keep_default_na=True)
+
+
+def run_select(args) -> int:
+    grid = read_all(args.runs)
+    grid = grid.sort_values(["trace", *TRIPLE], kind="stable").reset_index(drop=True)
+    selection = selection_table(grid, args.default_learning_rate)
+    write_parquet(grid, args.grid, {"command": "predict-select", "inputs": args.runs})
+    write_csv(selection, args.selection)
+    print(f"{args.selection}: triples selected for {len(selection)} traces")
+    return 0
+
+
+def run_variants(args) -> int:
+    selection = _read_selection(args.selection).set_index("trace")
+    row = selection.loc[args.trace].to_dict() if args.trace in selection.index else None
+    triples = variant_triples(row, args.default_learning_rate)
+    first, _, stop = args.select.partition(":")
+    frames = []
+    for number, workload in read_variants(args.variants, range(int(first), int(stop))).items():
+        runs, _ = evaluate_triples(workload, triples, args.l2)
+        frames.append(runs.assign(trace=args.trace, variant=number))
+    runs = pd.concat(frames, ignore_index=True)
+    write_parquet(runs, args.runs, {"command": "predict-variants", "variants_file": args.variants,
+                                    "select": args.select, "triples": triples.values.tolist(), "l2": args.l2})
+    print(f"{args.runs}: {len(triples)} triples on {len(frames)} variants of {args.trace}")
+    return 0
+
+
+def run_tables(args) -> int:
+    from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
+    grid = pd.read_parquet(args.grid)
+    selection = _read_selection(args.selection)
+    variant_runs = (read_all(args.variant_runs)
+                    if args.variant_runs else None)
+    tables = {"table1": table1(grid), "table6": table6(grid), "table7": selection,
+              "table8": table8(grid, selection), "correlations": correlations(grid)}
+    if variant_runs is not None:
+        tables["variants"] = variant_table(variant_runs)
+    outdir = Path(args.outdir)
+    for name, frame in tables.items():
+        write_csv(frame, outdir / f"{name}.csv")
+    rows = reproduction_rows(tables)
+    write_csv(rows, args.rows)
+    write_text(args.markdown, prediction_markdown(tables))
+    print(f"{args.markdown}: {len(rows)} published values compared")
+    return 0
+
+
+def run_plot(args) -> int:
+    from simcore.reporting.figures import save
+    from simcore.studies.prediction.figures import prediction_ecdf_figure
+    predictions = pd.concat([pd.read_parquet(path) for path in args.predictions], axis=1)
+    predictions = predictions.loc[:, ~predictions.columns.duplicated()]
+    selection = _read_selection(args.selection).set_index("trace")
+    eloss = selection.at[args.trace, "eloss_predictor"] if args.trace in selection.index else None
+    save(prediction_ecdf_figure(predictions, args.trace, eloss, "errors"), args.errors)
+    save(prediction_ecdf_figure(predictions, args.trace, eloss, "values"), args.values)
+    print(f"prediction ECDFs of {args.trace}")
+    return 0
+
+
+def run_correlations(args) -> int:
+    from simcore.reporting.figures import save
+    from simcore.studies.prediction.figures import correlation_figure
+    save(correlation_figure(pd.read_parquet(args.grid)), args.output)
+    print(f"correlation figure of {args.grid}")
+    return 0
+
+
+COMMANDS = {"predict-grid": run_grid, "predict-select": run_select, "predict-variants": run_variants,
+            "predict-tables": run_tables, "plot-predictions": run_plot, "plot-correlations": run_correlations}

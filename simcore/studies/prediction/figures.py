@@ -1,0 +1,102 @@
+"""Figures of the running-time prediction study."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from simcore.reporting.figures import plt
+
+
+def _ecdf(axis, values, label, **style) -> None:
+    ordered = np.sort(values)
+    axis.step(ordered, np.arange(1, len(ordered) + 1) / len(ordered), where="post", label=label, **style)
+
+
+def prediction_ecdf_figure(predictions: pd.DataFrame, trace: str, eloss: str | None, kind: str):
+    """ECDF of prediction errors (prediction - actual run, kind "errors") or of
+    predicted values ("values"), the prediction paper's Figures 4 and 5:
+    requested times, AVE2 and the E-Loss and squared-loss regressions (at the
+    E-Loss's learning rate), all as used by the scheduler (incremental, SJBF)."""
+    from simcore.studies.prediction.study import SQUARED_LOSS, regression_label
+    curves = [("requested time", "requested"), ("AVE2", "ave2")]
+    if eloss is not None:
+        rate = float(eloss.rpartition("@")[2])
+        curves += [("E-Loss regression", eloss), ("squared-loss regression", regression_label(*SQUARED_LOSS, rate))]
+    if kind == "values":
+        curves.append(("actual run time", "run"))
+    figure, axis = plt.subplots(figsize=(5.0, 3.4))
+    plotted = []
+    for (label, column), colour in zip(curves, ("tab:blue", "tab:green", "tab:red", "tab:purple", "black")):
+        if column not in predictions:
+            continue
+        values = predictions[column].to_numpy(dtype=float)
+        if kind == "errors":
+            values = values - predictions["run"].to_numpy(dtype=float)
+        _ecdf(axis, values, label, color=colour)
+        plotted.append(values)
+    if kind == "errors":
+        # a symmetric log axis, cut at the 0.1 and 99.9 percentiles so that rare huge
+        # requests do not squeeze the body of the distributions
+        low, high = np.percentile(np.concatenate(plotted), [0.1, 99.9])
+        axis.set_xscale("symlog", linthresh=100.0, linscale=1.0)
+        axis.set_xlim(min(low, -100.0), max(high, 100.0))
+        axis.set_xticks([tick for tick in (-1e6, -1e4, -1e2, 0, 1e2, 1e4, 1e6)
+                         if min(low, -100.0) <= tick <= max(high, 100.0)])
+        axis.xaxis.set_minor_formatter(NullFormatter())
+        axis.axvline(0.0, color="grey", linewidth=0.6)
+        axis.set_xlabel("prediction error: predicted − actual run time (s)")
+        axis.set_title(f"{trace}: prediction errors")
+    else:
+        axis.set_xscale("log")
+        axis.set_xlabel("predicted run time (s)")
+        axis.set_title(f"{trace}: predicted values")
+    axis.set_ylabel("fraction of jobs")
+    axis.grid(alpha=0.3)
+    axis.legend(loc="lower right")
+    return figure
+
+
+def correlation_figure(grid: pd.DataFrame):
+    """The triples' AVEbsld on every pair of traces, relative to EASY on each
+    (the prediction paper's Figure 3), with Pearson's r per pair."""
+    from simcore.studies.prediction.study import EASY, TRIPLE
+    traces = list(dict.fromkeys(grid["trace"]))
+    easy = grid[(grid[TRIPLE] == list(EASY)).all(axis=1)].set_index("trace")["avg_bsld"]
+    relative = grid.assign(relative=grid["avg_bsld"] / grid["trace"].map(easy))
+    wide = relative.pivot_table(index=TRIPLE, columns="trace", values="relative", sort=False)
+    pairs = list(itertools.combinations(traces, 2))
+    if not pairs:
+        figure, axis = plt.subplots(figsize=(4.0, 1.5))
+        axis.text(0.5, 0.5, f"{traces[0]} only: the correlation needs two traces", ha="center", va="center")
+        axis.set_axis_off()
+        return figure
+    columns = min(len(pairs), 4)
+    rows = -(-len(pairs) // columns)
+    figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 2.5 * rows), squeeze=False)
+    for axis, (a, b) in zip(axes.flat, pairs):
+        pair = wide[[a, b]].dropna()
+        x, y = pair[a], pair[b]
+        clairvoyant = pair.index.get_level_values("predictor") == "clairvoyant"
+        axis.scatter(x[~clairvoyant], y[~clairvoyant], s=6, alpha=0.6, color="tab:blue", label="triples")
+        axis.scatter(x[clairvoyant], y[clairvoyant], s=14, marker="*", color="tab:red", label="clairvoyant")
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        for scaled in (axis.xaxis, axis.yaxis):
+            scaled.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            scaled.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+            scaled.set_minor_formatter(NullFormatter())
+        axis.set_xlabel(f"{a} AVEbsld / EASY")
+        axis.set_ylabel(f"{b} AVEbsld / EASY")
+        if len(pair) > 2:
+            axis.set_title(f"Pearson r = {x.corr(y):.2f}")
+        axis.grid(alpha=0.3)
+    for axis in axes.flat[len(pairs):]:
+        axis.set_visible(False)
+    axes.flat[0].legend(loc="upper left")
+    figure.suptitle("Heuristic triples: AVEbsld relative to EASY, between traces")
+    figure.tight_layout()
+    return figure

@@ -1,0 +1,95 @@
+"""Fetching Parallel Workloads Archive traces, verified by checksum.
+
+A trace is taken from the mirror first (a directory or a base URL holding the
+archive's file names), then from its archive URL. The sha256 of the
+*uncompressed* SWF text is checked, so any gzip packaging of the same log
+verifies; a mismatch leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import shutil
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import yaml
+
+from simcore.workloads.files import atomic_write
+
+DOWNLOAD_TIMEOUT = 60  # seconds without data before a download is abandoned
+
+
+class FetchError(RuntimeError):
+    """A trace could not be obtained; the message says how to provide it."""
+
+
+def load_catalogue(path) -> dict:
+    """{trace name: entry} with keys file, url, swf_sha256, machine_size."""
+    with open(path) as handle:
+        catalogue = yaml.safe_load(handle)
+    traces = catalogue.get("traces") if isinstance(catalogue, dict) else None
+    if not isinstance(traces, dict):
+        raise ValueError(f"{path}: expected a 'traces' mapping")
+    for name, entry in traces.items():
+        missing = {"file", "url", "swf_sha256"} - set(entry or {})
+        if missing:
+            raise ValueError(f"{path}: trace {name!r} lacks {', '.join(sorted(missing))}")
+    return traces
+
+
+def content_sha256(path) -> str:
+    """sha256 of the SWF text inside a plain or gzip file."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _sources(entry: dict, mirror) -> list[str]:
+    sources = []
+    if mirror:
+        mirror = str(mirror)
+        if "://" in mirror:
+            sources.append(mirror.rstrip("/") + "/" + entry["file"])
+        else:
+            sources.append(str(Path(mirror) / entry["file"]))
+    sources.append(entry["url"])
+    return sources
+
+
+def _copy(source: str, destination: Path) -> None:
+    if "://" in source:
+        with urllib.request.urlopen(source, timeout=DOWNLOAD_TIMEOUT) as response, \
+                open(destination, "wb") as out:
+            shutil.copyfileobj(response, out)
+    else:
+        shutil.copyfile(source, destination)
+
+
+def fetch_trace(name: str, entry: dict, destination, mirror=None) -> str:
+    """Put trace `name` at `destination`; return the source it came from."""
+    destination = Path(destination)
+    failures = []
+    for source in _sources(entry, mirror):
+        try:
+            with atomic_write(destination) as tmp:
+                _copy(source, tmp)
+                found = content_sha256(tmp)
+                if found != entry["swf_sha256"]:
+                    raise FetchError(f"{source}: checksum mismatch for {name}: the SWF text has sha256 "
+                                     f"{found}, the catalogue expects {entry['swf_sha256']}")
+            return source
+        except FetchError:
+            raise
+        except (OSError, urllib.error.URLError, EOFError) as error:
+            failures.append(f"  {source}: {getattr(error, 'reason', None) or error}")
+    raise FetchError(
+        f"cannot obtain trace {name}:\n" + "\n".join(failures) +
+        f"\nProvide it with --config pwa_mirror=DIR (a directory holding {entry['file']}) "
+        f"or put the file at {destination} yourself.")

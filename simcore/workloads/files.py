@@ -1,0 +1,164 @@
+"""Parquet outputs with provenance, written atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from simcore.workloads.resample import WEEK
+
+PROVENANCE_KEY = b"schedsweep"
+
+
+def _file_mode() -> int:
+    """Permissions of a newly created file under the current umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+FILE_MODE = _file_mode()   # mkstemp's 0600 is replaced by this before the rename
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """Package version, plus the git commit when running from a checkout."""
+    from simcore import __version__
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=Path(__file__).parent,
+                                capture_output=True, text=True, timeout=5, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=Path(__file__).parent, capture_output=True, text=True,
+                               timeout=5, check=True).stdout.strip()
+        return f"{__version__}+g{commit}{'.dirty' if dirty else ''}"
+    except (OSError, subprocess.SubprocessError):
+        return __version__
+
+
+@contextmanager
+def atomic_write(path):
+    """Yield a temporary path beside `path`, renamed over `path` on success
+    and removed on failure, so `path` appears complete or not at all."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_parquet(frame, path, provenance: dict) -> None:
+    """Write a DataFrame with `provenance` (JSON) in the schema metadata."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    metadata = dict(table.schema.metadata or {})
+    metadata[PROVENANCE_KEY] = json.dumps({"code_version": code_version(), **provenance},
+                                          sort_keys=True, default=str).encode()
+    table = table.replace_schema_metadata(metadata)
+    with atomic_write(path) as tmp:
+        pq.write_table(table, tmp)
+
+
+def read_provenance(path) -> dict:
+    metadata = pq.read_schema(path).metadata or {}
+    return json.loads(metadata.get(PROVENANCE_KEY, b"{}"))
+
+
+def workload_provenance(workload) -> dict:
+    return {
+        "input": workload.source,
+        "input_sha256": workload.source_sha256,
+        "machine_size": workload.machine_size,
+        "filter": workload.filter_mode,
+        "filter_counts": workload.filter_counts,
+        "jobs": len(workload),
+    }
+
+
+def write_workload(workload, path, extra: dict | None = None) -> None:
+    """A filtered or generated workload as Parquet, readable by read_workload."""
+    write_parquet(workload.to_frame(), path, {**workload_provenance(workload), **(extra or {})})
+
+
+def _workload_from_frame(frame, provenance: dict, source: str):
+    from simcore.engine.workload import Workload
+    workload = Workload(
+        job_id=frame["job_id"].to_numpy(np.int64), submit=frame["submit"].to_numpy(np.float64),
+        run=frame["run"].to_numpy(np.float64), requested=frame["requested"].to_numpy(np.float64),
+        procs=frame["procs"].to_numpy(np.int64), user=frame["user"].to_numpy(np.int64),
+        machine_size=int(provenance["machine_size"]), source=source,
+        source_sha256=provenance.get("input_sha256"), filter_mode=provenance.get("filter"),
+        filter_counts=provenance.get("filter_counts") or {})
+    workload.validate()
+    return workload
+
+
+def read_workload(path):
+    """The Workload stored by write_workload (or `simcore filter`)."""
+    provenance = read_provenance(path)
+    if "machine_size" not in provenance:
+        raise ValueError(f"{path}: not a workload file (no machine size in its provenance)")
+    return _workload_from_frame(pq.read_table(path).to_pandas(), provenance, provenance.get("input", str(path)))
+
+
+def write_variants(variants: dict, path, provenance: dict) -> None:
+    """Resampled variants {number: Workload} in one Parquet file (column `variant`)."""
+    frames = [workload.to_frame().assign(variant=number) for number, workload in variants.items()]
+    write_parquet(pd.concat(frames, ignore_index=True), path, provenance)
+
+
+def read_variants(path, numbers=None) -> dict:
+    """{variant number: Workload} from write_variants, optionally only `numbers`."""
+    provenance = read_provenance(path)
+    filters = [("variant", "in", list(numbers))] if numbers is not None else None
+    frame = pq.read_table(path, filters=filters).to_pandas()
+    return {int(number): _workload_from_frame(part.reset_index(drop=True), provenance,
+                                              f"{provenance.get('input', path)} variant {number}")
+            for number, part in frame.groupby("variant", sort=True)}
+
+
+def read_all(paths) -> pd.DataFrame:
+    """The Parquet files concatenated."""
+    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+
+
+def write_csv(frame: pd.DataFrame, path) -> None:
+    with atomic_write(path) as tmp:
+        frame.to_csv(tmp, index=False)
+
+
+def write_text(path, text: str) -> None:
+    with atomic_write(path) as tmp:
+        tmp.write_text(text)
+
+
+def map_variants(variants_path, select: str, trace: str, study) -> tuple[list[pd.DataFrame], int]:
+    """Run `study(workload, weeks, number)` -> frames on the variants FIRST:STOP
+    of a variants file; each returned frame concatenated over variants, tagged
+    with trace and variant. Returns (frames, number of variants)."""
+    first, _, stop = select.partition(":")
+    variants = read_variants(variants_path, range(int(first), int(stop)))
+    weeks = read_provenance(variants_path).get("weeks")
+    collected = None
+    for number, workload in variants.items():
+        span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
+        frames = study(workload, span, number)
+        collected = collected or [[] for _ in frames]
+        for parts, frame in zip(collected, frames):
+            parts.append(frame.assign(trace=trace, variant=number))
+    return [pd.concat(parts, ignore_index=True) for parts in collected], len(variants)
