@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from simcore.engine import commands as engine_commands
 from simcore.engine.workload import WorkloadError
 from simcore.reporting import commands as report_commands
 from simcore.studies.bandit import commands as bandit_commands
@@ -22,7 +21,7 @@ from simcore.studies.simple_policies import commands as simple_policies_commands
 from simcore.workloads import commands as workload_commands
 from simcore.workloads.catalogue import FetchError
 
-COMMAND_MODULES = (engine_commands, workload_commands, fixed_policy_commands, bandit_commands,
+COMMAND_MODULES = (workload_commands, fixed_policy_commands, bandit_commands,
                    prediction_commands, simple_policies_commands, learned_policies_commands,
                    dynamic_scheduling_commands, report_commands)
 COMMANDS = {name: run for module in COMMAND_MODULES for name, run in module.COMMANDS.items()}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simcore.engine.commands import positive_float
+from simcore.workloads.commands import positive_float
 from simcore.studies.dynamic_scheduling.study import (SETTINGS, best_ratios, learned_functions, median_table, policies,
                                         run_sequences)
 from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.engine.commands import optional_threshold
+from simcore.workloads.commands import optional_threshold
 from simcore.engine.simulation import BACKFILLS, BANDIT_ORDERS, NAMED_ORDERS
 from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
 from simcore.studies.fixed_policy.report import fixed_policy_markdown, reproduction_section, table2_rows

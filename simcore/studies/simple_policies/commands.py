@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore.engine.commands import positive_float
+from simcore.workloads.commands import positive_float
 from simcore.workloads.files import read_all, read_provenance, read_variants, read_workload, write_csv, write_parquet, write_text
 from simcore.workloads.resample import WEEK
 from simcore.studies.simple_policies.study import (gains_table, premature, study_variant, summary_table, threshold_for,

@@ -1,6 +1,10 @@
 """The running-time prediction paper's numbers on real traces (REPRODUCE.md §1).
 
-AVEbsld (tau = 10 s), truncate filter, header machine size, whole trace.
+AVEbsld (tau = 10 s), truncate filter, header machine size, whole trace. Our
+own values are pinned exactly by test_golden.py; here each published value
+is compared with a tolerance just above the error measured on 2026-11-22
+(published values are rounded to 0.1, so a cell's error includes up to
+±0.05 of rounding; SDSC-BLUE's EASY is the one cell off by more than 1%).
 """
 
 import pytest
@@ -14,6 +18,14 @@ PUBLISHED = {
     "SDSC-SP2": (87.9, 70.5, 56.8),
     "SDSC-BLUE": (36.5, 30.6, 13.2),
 }
+# Relative tolerance per cell, in the order of PUBLISHED (measured: KTH +0.29/+0.51/+0.59 %,
+# CTC -0.71/+0.23/-0.14 %, SDSC-SP2 -0.17/+0.10/-0.08 %, SDSC-BLUE +2.72/+0.17/-0.24 %).
+TOLERANCE = {
+    "KTH-SP2": (0.004, 0.006, 0.007),
+    "CTC-SP2": (0.008, 0.003, 0.002),
+    "SDSC-SP2": (0.002, 0.002, 0.001),
+    "SDSC-BLUE": (0.028, 0.002, 0.003),
+}
 CONFIGURATIONS = (
     {"estimate": "request"},
     {"estimate": "clairvoyant"},
@@ -21,12 +33,13 @@ CONFIGURATIONS = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_prediction_paper_table1_and_clairvoyant_sjbf(pwa_trace, name):
     workload = simcore.read_swf(pwa_trace(name), filter="truncate")
-    for published, options in zip(PUBLISHED[name], CONFIGURATIONS):
+    for published, tolerance, options in zip(PUBLISHED[name], TOLERANCE[name], CONFIGURATIONS):
         ours = simcore.simulate(workload, **options).summary()["avg_bsld"]
-        assert ours == pytest.approx(published, rel=0.05), (name, options, ours)
+        assert ours == pytest.approx(published, rel=tolerance), (name, options, ours)
 
 
 def test_header_machine_sizes(pwa_trace):

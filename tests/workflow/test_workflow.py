@@ -21,6 +21,8 @@ from conftest import PWA, REPO, TRACE_FILES
 from simcore.workloads.catalogue import FetchError, fetch_trace, load_catalogue
 from simcore.workloads.files import read_provenance
 
+pytestmark = pytest.mark.workflow
+
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
              "--workflow-profile", str(REPO / "workflow" / "profiles" / "default")]
 
