@@ -32,74 +32,15 @@ from functools import cache
 
 
 import numpy as np
+from scipy.special import gammainc
 
 from simcore.engine.workload import Workload
 from simcore.workloads.tsafrir import MIN_JOBS, check_int, check_tmax, make_generator, tsafrir_estimates
 
-# ---------------------------------------------------------------------------
-# Regularized lower incomplete gamma (§1.2 "Gamma CDF")
-# ---------------------------------------------------------------------------
-
-_GAMMA_MAX_ITERATIONS = 1000
-_GAMMA_EPSILON = 1e-15
-_TINY = 1e-300
-
-
-def regularized_lower_gamma(a: float, x: float) -> float:
-    """P(a, x) = γ(a, x) / Γ(a) for a > 0 (§1.2).
-
-    Series expansion for x < a + 1, otherwise the continued fraction of the
-    upper function Q = 1 − P (modified Lentz), as the reference evaluates it.
-    """
-    if not a > 0:
-        raise ValueError(f"the shape a must be > 0, got {a}")
-    if x <= 0:
-        return 0.0
-    if math.isinf(x):
-        return 1.0
-    # x^a e^-x / Γ(a), in logs so that large a and x do not overflow
-    prefactor = math.exp(a * math.log(x) - x - math.lgamma(a))
-    if x < a + 1:
-        return prefactor * _lower_gamma_series(a, x)
-    return 1.0 - prefactor * _upper_gamma_fraction(a, x)
-
-
-def _lower_gamma_series(a: float, x: float) -> float:
-    """Σ_{n≥0} x^n / (a (a+1) … (a+n)); converges fast when x < a + 1."""
-    term = total = 1.0 / a
-    denominator = a
-    for _ in range(_GAMMA_MAX_ITERATIONS):
-        denominator += 1.0
-        term *= x / denominator
-        total += term
-        if abs(term) < abs(total) * _GAMMA_EPSILON:
-            return total
-    raise ArithmeticError(f"incomplete gamma series did not converge for a={a}, x={x}")
-
-
-def _upper_gamma_fraction(a: float, x: float) -> float:
-    """1 / (x+1−a − 1·(1−a) / (x+3−a − 2·(2−a) / (x+5−a − …))), by modified Lentz."""
-    b = x + 1.0 - a
-    c = 1.0 / _TINY
-    d = 1.0 / b
-    result = d
-    for i in range(1, _GAMMA_MAX_ITERATIONS + 1):
-        numerator = -i * (i - a)
-        b += 2.0
-        d = numerator * d + b
-        d = 1.0 / (d if abs(d) >= _TINY else _TINY)
-        c = b + numerator / c
-        c = c if abs(c) >= _TINY else _TINY
-        step = c * d
-        result *= step
-        if abs(step - 1.0) < _GAMMA_EPSILON:
-            return result
-    raise ArithmeticError(f"incomplete gamma continued fraction did not converge for a={a}, x={x}")
-
-
 def gamma_cdf(x: float, shape: float, scale: float) -> float:
-    """G(x; α, β) = P(α, x/β) for Gamma(shape α, scale β) (§1.2)."""
-    return regularized_lower_gamma(shape, x / scale)
+    """G(x; α, β) = P(α, x/β) for Gamma(shape α, scale β) (§1.2): SciPy's
+    regularized lower incomplete gamma."""
+    return float(gammainc(shape, x / scale))
 
 
 # ---------------------------------------------------------------------------
