@@ -21,7 +21,7 @@ from conftest import PWA, REPO, TRACE_FILES
 from simcore.workloads.catalogue import FetchError, fetch_trace, load_catalogue
 from simcore.workloads.files import read_provenance
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("tiny_run")]
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
              "--workflow-profile", str(REPO / "workflow" / "profiles" / "default")]
