@@ -19,8 +19,6 @@ import pandas as pd
 from simcore.workloads.resample import WEEK
 
 CONFIG_COLUMNS = ["order", "threshold", "backfill"]
-SUMMARY_COLUMNS = ["jobs", "avg_wait", "max_wait", "avg_bsld", "avg_ppbsld", "avg_flow", "utilization",
-                   "backfilled", "total_wait"]
 
 
 def cumulative_wait_by_week(submit: np.ndarray, wait: np.ndarray, weeks: int) -> np.ndarray:
