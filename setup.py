@@ -1,15 +1,28 @@
-"""Builds the Cython extensions of simcore (metadata is in pyproject.toml)."""
+"""Builds the Cython extensions of simcore (metadata is in pyproject.toml).
+
+One extension module per .pyx; they share declarations through the .pxd files
+beside them (cimport), so a new module is one more line below.
+"""
 
 import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
+MODULES = (
+    "simcore.engine._orders",        # queue-order key functions and registry
+    "simcore.engine._predictor",     # Predictor interface, simple predictors
+    "simcore.engine._regression",    # regression predictor, NAG, losses
+    "simcore.engine._core",          # the event loop
+    "simcore.engine._swf",           # SWF tokenizer
+    "simcore.studies.learned_policies._trials",   # trial scores (chapter 3)
+)
+
 extensions = [
-    Extension(f"simcore.engine.{name}", [f"simcore/engine/{name}.pyx"],
+    Extension(name, [name.replace(".", "/") + ".pyx"],
               include_dirs=[numpy.get_include()],
               extra_compile_args=["-O3"],
               define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
-    for name in ("_core", "_swf")
+    for name in MODULES
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}))

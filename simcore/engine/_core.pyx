@@ -1,9 +1,12 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
 """The event loop of the simulator: EASY-family scheduling (SEMANTICS §2-6).
 
 Everything inside `Simulation.run_until` is C: sorted arrays and binary heaps
 over job positions, no Python object touched per event. The Python-facing
-wrapper with validation and metrics is simcore/simulation.py.
+wrapper with validation and metrics is simcore/engine/simulation.py. The queue
+orders (_orders.pxd) and the predictors (_predictor.pxd) are other extension
+modules, called through function pointers and the Predictor vtable.
 """
 
 import numpy as np
@@ -12,9 +15,9 @@ from libc.math cimport INFINITY, NAN, isnan
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memmove
 
-include "_orders.pxi"
-include "_predictors.pxi"
-include "_trials.pxi"
+from simcore.engine._jobs cimport JobArrays
+from simcore.engine._orders cimport FUNCTION_PARAMS, key_fn_t, order_entry
+from simcore.engine._predictor cimport Predictor
 
 CORRECTION_NAMES = ("request", "incremental", "doubling")
 cdef enum Correction:
@@ -45,7 +48,8 @@ cdef struct Entry:
     Py_ssize_t idx
 
 
-cdef inline bint entry_less(double key_a, Py_ssize_t idx_a, double key_b, Py_ssize_t idx_b) noexcept nogil:
+cdef inline bint entry_less(double key_a, Py_ssize_t idx_a,
+                            double key_b, Py_ssize_t idx_b) noexcept nogil:
     return key_a < key_b or (key_a == key_b and idx_a < idx_b)
 
 
@@ -59,7 +63,8 @@ cdef int compare_entries(const void* a, const void* b) noexcept nogil:
     return 0
 
 
-cdef Py_ssize_t lower_bound(Entry* items, Py_ssize_t size, double key, Py_ssize_t idx) noexcept nogil:
+cdef Py_ssize_t lower_bound(Entry* items, Py_ssize_t size,
+                            double key, Py_ssize_t idx) noexcept nogil:
     """First position whose entry is not less than (key, idx)."""
     cdef Py_ssize_t lo = 0, hi = size, mid
     while lo < hi:
@@ -71,7 +76,8 @@ cdef Py_ssize_t lower_bound(Entry* items, Py_ssize_t size, double key, Py_ssize_
     return lo
 
 
-cdef void sorted_insert(Entry* items, Py_ssize_t* size, double key, Py_ssize_t idx) noexcept nogil:
+cdef void sorted_insert(Entry* items, Py_ssize_t* size,
+                        double key, Py_ssize_t idx) noexcept nogil:
     cdef Py_ssize_t pos = lower_bound(items, size[0], key, idx)
     memmove(&items[pos + 1], &items[pos], (size[0] - pos) * sizeof(Entry))
     items[pos].key = key
@@ -79,7 +85,8 @@ cdef void sorted_insert(Entry* items, Py_ssize_t* size, double key, Py_ssize_t i
     size[0] += 1
 
 
-cdef void sorted_remove(Entry* items, Py_ssize_t* size, double key, Py_ssize_t idx) noexcept nogil:
+cdef void sorted_remove(Entry* items, Py_ssize_t* size,
+                        double key, Py_ssize_t idx) noexcept nogil:
     cdef Py_ssize_t pos = lower_bound(items, size[0], key, idx)
     memmove(&items[pos], &items[pos + 1], (size[0] - pos - 1) * sizeof(Entry))
     size[0] -= 1
@@ -118,7 +125,8 @@ cdef Py_ssize_t heap_pop(Heap* heap) noexcept nogil:
                 heap.items[child + 1].key, heap.items[child + 1].idx,
                 heap.items[child].key, heap.items[child].idx):
             child += 1
-        if not entry_less(heap.items[child].key, heap.items[child].idx, last.key, last.idx):
+        if not entry_less(heap.items[child].key, heap.items[child].idx,
+                          last.key, last.idx):
             break
         heap.items[i] = heap.items[child]
         i = child
@@ -128,12 +136,15 @@ cdef Py_ssize_t heap_pop(Heap* heap) noexcept nogil:
 
 # Waiting jobs sorted by (key of `order`, position). Started jobs stay in the
 # array ("dead") until the next compaction, so starting a job is O(1).
-# A dynamic order's keys are recomputed and re-sorted before each use.
+# A dynamic order's keys are recomputed and re-sorted before each use. The
+# order's key function is looked up once, when the list is configured, and
+# called through `key` from then on.
 cdef struct WaitList:
     Entry* items
     Py_ssize_t size
     Py_ssize_t dead
     int order
+    key_fn_t key
     bint dynamic
     double sorted_at
 
@@ -165,7 +176,8 @@ cdef class Simulation:
     cdef double threshold
     cdef readonly double now
     cdef Predictor predictor
-    cdef double[::1] estimate, initial_estimate, estimated_end, start, end, reservation
+    cdef double[::1] estimate, initial_estimate, estimated_end, start, end
+    cdef double[::1] reservation
     cdef signed char[::1] state, order_at_start
     cdef unsigned char[::1] backfilled
     cdef int[::1] corrections
@@ -193,10 +205,11 @@ cdef class Simulation:
         for k in range(3):
             free(self.lists[k].items)
 
-    def __init__(self, const double[::1] submit, const double[::1] run, const double[::1] requested,
-                 const long long[::1] procs, const int[::1] user, int n_users, long long machine_size,
-                 int order, threshold, int backfill, Predictor predictor, int correction,
-                 function=None):
+    def __init__(self, const double[::1] submit, const double[::1] run,
+                 const double[::1] requested, const long long[::1] procs,
+                 const int[::1] user, int n_users, long long machine_size,
+                 int order, threshold, int backfill, Predictor predictor,
+                 int correction, function=None):
         cdef Py_ssize_t n = submit.shape[0]
         self._keep_alive = (submit, run, requested, procs, user)
         self.n = n
@@ -215,7 +228,8 @@ cdef class Simulation:
         self.correction = correction
         if function is not None:
             if len(function) != FUNCTION_PARAMS:
-                raise ValueError(f"a priority function has {FUNCTION_PARAMS} parameters, got {len(function)}")
+                raise ValueError(f"a priority function has {FUNCTION_PARAMS} "
+                                 f"parameters, got {len(function)}")
             for k in range(FUNCTION_PARAMS):
                 self.function[k] = function[k]
         self.has_threshold = threshold is not None
@@ -246,10 +260,11 @@ cdef class Simulation:
             self.lists[k].items = <Entry*> malloc(capacity)
             if self.lists[k].items == NULL:
                 raise MemoryError()
-        if self.running == NULL or self.completions.items == NULL or self.expiries.items == NULL:
+        if (self.running == NULL or self.completions.items == NULL
+                or self.expiries.items == NULL):
             raise MemoryError()
         self.lists[0].order = 0
-        self.lists[0].dynamic = False
+        order_entry(0, &self.lists[0].key, &self.lists[0].dynamic)    # FCFS
         self._configure_lists()
 
     # -- waiting lists -------------------------------------------------------
@@ -261,33 +276,36 @@ cdef class Simulation:
             if self.lists[k].order == order:
                 return k
         k = self.n_lists
+        order_entry(order, &self.lists[k].key, &self.lists[k].dynamic)
         self.n_lists += 1
         self.lists[k].order = order
-        self.lists[k].dynamic = ORDER_DYNAMIC[order]
         self.lists[k].size = 0
         self.lists[k].dead = 0
         self.lists[k].sorted_at = NAN
         cdef WaitList* fcfs = &self.lists[0]
+        cdef WaitList* wl = &self.lists[k]
         cdef Py_ssize_t i, j
         for i in range(fcfs.size):
             j = fcfs.items[i].idx
             if self.state[j] == WAITING:
-                self.lists[k].items[self.lists[k].size].key = self._key(order, j, self.now)
-                self.lists[k].items[self.lists[k].size].idx = j
-                self.lists[k].size += 1
-        qsort(self.lists[k].items, self.lists[k].size, sizeof(Entry), compare_entries)
+                wl.items[wl.size].key = self._key(wl.key, j, self.now)
+                wl.items[wl.size].idx = j
+                wl.size += 1
+        qsort(wl.items, wl.size, sizeof(Entry), compare_entries)
         return k
 
     cdef int _configure_lists(self) except -1:
         self._compact(&self.lists[0])
         self.n_lists = 1
         self.queue_list = self._list_for(self.order)
-        self.backfill_list = self._list_for(self.backfill) if self.backfill >= 0 else -1
+        self.backfill_list = (self._list_for(self.backfill) if self.backfill >= 0
+                              else -1)
         return 0
 
-    cdef inline double _key(self, int order, Py_ssize_t j, double t) noexcept nogil:
-        cdef double key = ORDER_KEY[order](t, self.jobs.submit[j], self.estimate[j], <double> self.jobs.procs[j],
-                                           self.function)
+    cdef inline double _key(self, key_fn_t key_fn, Py_ssize_t j,
+                            double t) noexcept nogil:
+        cdef double key = key_fn(t, self.jobs.submit[j], self.estimate[j],
+                                 <double> self.jobs.procs[j], self.function)
         return INFINITY if key != key else key
 
     cdef void _compact(self, WaitList* wl) noexcept nogil:
@@ -307,7 +325,7 @@ cdef class Simulation:
                 return      # already sorted for this instant; dead entries are skipped
             self._compact(wl)
             for i in range(wl.size):
-                wl.items[i].key = self._key(wl.order, wl.items[i].idx, t)
+                wl.items[i].key = self._key(wl.key, wl.items[i].idx, t)
             qsort(wl.items, wl.size, sizeof(Entry), compare_entries)
             wl.sorted_at = t
         elif 2 * wl.dead > wl.size:
@@ -323,7 +341,7 @@ cdef class Simulation:
                 wl.size += 1
                 wl.sorted_at = NAN
             else:
-                sorted_insert(wl.items, &wl.size, self._key(wl.order, j, t), j)
+                sorted_insert(wl.items, &wl.size, self._key(wl.key, j, t), j)
 
     # -- the queue walk ------------------------------------------------------
 
@@ -476,7 +494,8 @@ cdef class Simulation:
                 if j != h and self.state[j] == WAITING:
                     self._try_backfill(j, t, shadow, &extra)
 
-    cdef inline void _try_backfill(self, Py_ssize_t j, double t, double shadow, long long* extra) noexcept nogil:
+    cdef inline void _try_backfill(self, Py_ssize_t j, double t, double shadow,
+                                   long long* extra) noexcept nogil:
         cdef long long q = self.jobs.procs[j]
         cdef bint ends_after_shadow
         if q > self.free_procs:
@@ -492,7 +511,6 @@ cdef class Simulation:
 
     cdef void _advance(self, double stop) noexcept nogil:
         cdef double t
-        cdef Py_ssize_t j
         while True:
             t = INFINITY
             if self.next_submission < self.n:
@@ -507,7 +525,8 @@ cdef class Simulation:
                 self._complete(heap_pop(&self.completions), t)
             while self.expiries.size > 0 and self.expiries.items[0].key == t:
                 self._correct(heap_pop(&self.expiries), t)
-            while self.next_submission < self.n and self.jobs.submit[self.next_submission] == t:
+            while (self.next_submission < self.n
+                   and self.jobs.submit[self.next_submission] == t):
                 self._submit(self.next_submission, t)
                 self.next_submission += 1
             self.now = t

@@ -1,16 +1,18 @@
 """Registry of running-time predictors (SEMANTICS §5).
 
-A predictor is a Cython class deriving from simcore.engine._core.Predictor; the
-event loop calls its C-level predict/learn methods directly. To add one,
-write the class in simcore/_predictors.pxi and add it to PREDICTORS.
+A predictor is a Cython class deriving from simcore.engine._predictor.Predictor;
+the event loop calls its C-level predict/learn methods directly. To add one,
+write the class in its own .pyx (see simcore/engine/_predictor.pxd), add it to
+setup.py and to PREDICTORS.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from simcore.engine._core import (ArrayPredictor, Ave2Predictor, ClairvoyantPredictor, Predictor,
-                           RegressionPredictor, RequestPredictor)
+from simcore.engine._predictor import (ArrayPredictor, Ave2Predictor, ClairvoyantPredictor, Predictor,
+                                       RequestPredictor)
+from simcore.engine._regression import RegressionPredictor
 
 PREDICTORS = {
     "request": RequestPredictor,

@@ -57,7 +57,7 @@ class PriorityFunction:
         object.__setattr__(self, "theta", theta)
 
     def params(self) -> tuple:
-        """The core's encoding: φ codes, op codes, θ (simcore/_orders.pxi)."""
+        """The core's encoding: φ codes, op codes, θ (simcore/engine/_orders.pyx)."""
         bases = list(BASES)
         return (*(float(bases.index(phi)) for phi in self.form[:3]),
                 *(float(OPERATORS.index(op)) for op in self.form[3:]), *self.theta)

@@ -7,15 +7,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.engine import _core
+from simcore.engine import _core, _orders, _predictor
 from simcore.engine.metrics import job_metrics, summarize
 from simcore.engine.predictors import make_predictor
 from simcore.engine.priority import PriorityFunction
 from simcore.engine.workload import Workload
 
-ORDERS = tuple(_core.ORDER_NAMES)
-BANDIT_ORDERS = ORDERS[:_core.BANDIT_ORDER_COUNT]   # the bandit paper's 12, its learners' candidates
-ORDER_MEANINGS = dict(_core.ORDER_MEANINGS)
+ORDERS = tuple(_orders.ORDER_NAMES)
+BANDIT_ORDERS = ORDERS[:_orders.BANDIT_ORDER_COUNT]   # the bandit paper's 12, its learners' candidates
+ORDER_MEANINGS = dict(_orders.ORDER_MEANINGS)
 CORRECTIONS = tuple(_core.CORRECTION_NAMES)
 NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")   # need nothing but their name
 BACKFILLS = ("none", "queue") + NAMED_ORDERS
@@ -52,7 +52,7 @@ def _estimate_label(estimate) -> str:
     """How a run's estimate is named in results and provenance."""
     if isinstance(estimate, str):
         return estimate
-    if isinstance(estimate, _core.Predictor):
+    if isinstance(estimate, _predictor.Predictor):
         return type(estimate).__name__
     return "array"
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.engine._core import (REGRESSION_BASES, REGRESSION_WEIGHTINGS, NAGRegressor,
-                           RegressionPredictor, loss_and_gradient)
+from simcore.engine._regression import (REGRESSION_BASES, REGRESSION_WEIGHTINGS, NAGRegressor,
+                                        RegressionPredictor, loss_and_gradient)
 from simcore.engine.predictors import PREDICTORS, make_predictor
 
 KTH = "/work/shared/pwa/KTH-SP2-1996-2.1-cln.swf.gz"

@@ -2,7 +2,8 @@
 
 Trial scores (section 3.2.2): tuples (S, Q) of consecutive jobs drawn from a
 Lublin-Feitelson workload, and for each tuple many random permutations of Q,
-each simulated in the core as list scheduling (simcore.engine._core.trial_scores).
+each simulated in C as list scheduling (trial_scores, in
+simcore/studies/learned_policies/_trials.pyx).
 Nonlinear regression (section 3.2.3): every function of the family
 (θ1 φ1(p)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)), φ in {identity, sqrt, log10,
 inverse}, op in {+, ×, ÷}, fitted by least squares weighted by p·q
@@ -17,8 +18,8 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from simcore.engine._core import trial_scores
 from simcore.engine.priority import BASE_NAMES, BASES, OPERATORS, describe, evaluate
+from simcore.studies.learned_policies._trials import trial_scores
 
 WARM, QUEUE = 16, 32                  # |S| and |Q| of the thesis
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simcore.engine._core import REGRESSION_BASES, REGRESSION_WEIGHTINGS
+from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS
 from simcore.workloads.commands import positive_float
 from simcore.workloads.files import read_all, read_variants, read_workload, write_csv, write_parquet, write_text
 from simcore.studies.prediction.study import (BACKFILL_VARIANTS, TRIPLE, chunk_of_grid, correlations, evaluate_triples,

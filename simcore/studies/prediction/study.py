@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from simcore.engine._core import REGRESSION_BASES, REGRESSION_WEIGHTINGS, RegressionPredictor, losses
+from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS, RegressionPredictor, losses
 from simcore.engine.simulation import simulate
 
 # The paper's two backfilling variants and the core's names for them.

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore.engine._core import trial_scores
+from simcore.studies.learned_policies._trials import trial_scores
 from simcore.studies.learned_policies.study import (draw_tuples, evaluate, family, fit_family, score_spread, score_tuples)
 from simcore.workloads.lublin import lublin_workload
 

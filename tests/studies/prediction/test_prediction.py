@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import simcore
 from reference_sim import reference_simulate
-from simcore.engine._core import RegressionPredictor, losses
+from simcore.engine._regression import RegressionPredictor, losses
 from simcore.studies.prediction.study import (E_LOSS, EASY, EASY_PLUS_PLUS, TRIPLE, chunk_of_grid, correlations,
                                 evaluate_triples, figure_triples, loto_best, make_estimate, parse_regression,
                                 prediction_quality, regression_label, selection_table, table1, table6, table8,

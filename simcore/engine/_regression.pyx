@@ -1,114 +1,28 @@
-# Online running-time predictors (SEMANTICS §5), called by the event loop at
-# C level: predict() when a job is submitted, started() when it starts,
-# learn() when it completes.
-# The core clips every prediction to [1, requested]. To add a predictor:
-# subclass Predictor, override bind/predict/learn, and register it in
-# simcore/predictors.py.
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""Online regression predictor (Gaussier et al., "Improving backfilling by
+using machine learning to predict running times", section 4.2): the
+asymmetric weighted losses, the NAG regressor and RegressionPredictor, a
+Predictor (simcore/engine/_predictor.pxd) in its own module. Decisions are
+recorded in docs/semantics.md, "Regression predictor".
+"""
 
-cdef struct JobArrays:
-    Py_ssize_t n
-    const double* submit
-    const double* run          # time actually spent: min(p_j, p~_j)
-    const double* requested
-    const long long* procs
-    const int* user            # dense user index in [0, n_users)
-    int n_users
+import numpy as np
 
+from libc.math cimport NAN, isnan
+from libc.math cimport cos as _cos, sin as _sin, log as _log, sqrt as _sqrt
+from libc.math cimport fabs as _fabs
 
-cdef class Predictor:
-    """Base class: predicts the requested time (the `request` estimate)."""
-
-    cdef JobArrays jobs
-    # The simulation driving this instance (its address), 0 when free: one
-    # instance must not serve two simulations at the same time.
-    cdef size_t owner
-
-    cdef int bind(self, JobArrays jobs) except -1:
-        """Attach to a workload and forget everything learned before."""
-        self.jobs = jobs
-        return 0
-
-    cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
-        return self.jobs.requested[j]
-
-    cdef void started(self, Py_ssize_t j, double t) noexcept nogil:
-        pass
-
-    cdef void learn(self, Py_ssize_t j, double t) noexcept nogil:
-        pass
-
-
-cdef class RequestPredictor(Predictor):
-    """`request`: the user's requested time."""
-    pass
-
-
-cdef class ClairvoyantPredictor(Predictor):
-    """`clairvoyant`: the actual run time."""
-
-    cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
-        return self.jobs.run[j]
-
-
-cdef class ArrayPredictor(Predictor):
-    """A caller-supplied prediction per job (clipped by the core)."""
-
-    cdef const double[::1] values
-
-    def __init__(self, values):
-        self.values = np.ascontiguousarray(values, dtype=np.float64)
-
-    cdef int bind(self, JobArrays jobs) except -1:
-        if self.values.shape[0] != jobs.n:
-            raise ValueError(
-                f"estimate array has {self.values.shape[0]} values for {jobs.n} jobs")
-        self.jobs = jobs
-        return 0
-
-    cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
-        return self.values[j]
-
-
-cdef class Ave2Predictor(Predictor):
-    """`ave2` (Tsafrir et al.): mean of the user's last two finished run
-    times; the request until two of the user's jobs have finished."""
-
-    cdef double[::1] last, before_last
-    cdef int[::1] finished
-
-    cdef int bind(self, JobArrays jobs) except -1:
-        self.jobs = jobs
-        self.last = np.zeros(jobs.n_users, dtype=np.float64)
-        self.before_last = np.zeros(jobs.n_users, dtype=np.float64)
-        self.finished = np.zeros(jobs.n_users, dtype=np.intc)
-        return 0
-
-    cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
-        cdef int u = self.jobs.user[j]
-        if self.finished[u] < 2:
-            return self.jobs.requested[j]
-        return (self.last[u] + self.before_last[u]) / 2.0
-
-    cdef void learn(self, Py_ssize_t j, double t) noexcept nogil:
-        cdef int u = self.jobs.user[j]
-        self.before_last[u] = self.last[u]
-        self.last[u] = self.jobs.run[j]
-        self.finished[u] += 1
-
-
-# ---------------------------------------------------------------------------
-# Online regression predictor (Gaussier et al., "Improving backfilling by
-# using machine learning to predict running times", section 4.2). Decisions
-# are recorded in docs/semantics.md, "Regression predictor".
-
-from libc.math cimport cos as _cos, sin as _sin, log as _log, sqrt as _sqrt, fabs as _fabs
+from simcore.engine._jobs cimport JobArrays
+from simcore.engine._predictor cimport Predictor
 
 cdef enum:
     REG_NFEAT = 20                                  # raw features (Table 2)
     REG_DIM = 1 + REG_NFEAT + REG_NFEAT * (REG_NFEAT + 1) // 2   # degree-2 basis
 
 REGRESSION_BASES = ("squared", "linear")
-REGRESSION_WEIGHTINGS = ("constant", "short_wide", "long_narrow", "small_area", "large_area")
+REGRESSION_WEIGHTINGS = ("constant", "short_wide", "long_narrow", "small_area",
+                         "large_area")
 REGRESSION_FEATURES = (
     "requested", "last_run_1", "last_run_2", "last_run_3", "ave2_run", "ave3_run",
     "ave_all_run", "procs", "ave_hist_procs", "procs_over_ave_hist_procs",
@@ -165,8 +79,8 @@ def loss_and_gradient(double prediction, double target, under="linear", over="sq
     cdef double d = 0.0
     u, o, w = _reg_codes(under, over, weighting)
     cdef double g = _reg_gamma(w, procs, target)
-    cdef double l = _reg_loss(u, o, g, prediction, target, &d)
-    return l, d
+    cdef double loss = _reg_loss(u, o, g, prediction, target, &d)
+    return loss, d
 
 
 def losses(predictions, targets, procs, under="linear", over="squared",
@@ -190,7 +104,8 @@ def losses(predictions, targets, procs, under="linear", over="squared",
 
 def _reg_codes(under, over, weighting):
     if under not in REGRESSION_BASES:
-        raise ValueError(f"under={under!r}: choose one of {', '.join(REGRESSION_BASES)}")
+        raise ValueError(
+            f"under={under!r}: choose one of {', '.join(REGRESSION_BASES)}")
     if over not in REGRESSION_BASES:
         raise ValueError(f"over={over!r}: choose one of {', '.join(REGRESSION_BASES)}")
     if weighting not in REGRESSION_WEIGHTINGS:
@@ -295,14 +210,14 @@ cdef class NAGRegressor:
 
 
 cdef void _reg_basis(const double* x, double* phi) noexcept nogil:
-    """Degree-2 basis (1, x_1..x_n, x_k x_l for k <= l)."""
-    cdef int k, l, m = 1 + REG_NFEAT
+    """Degree-2 basis (1, x_1..x_n, x_k x_i for k <= i)."""
+    cdef int k, i, m = 1 + REG_NFEAT
     phi[0] = 1.0
     for k in range(REG_NFEAT):
         phi[1 + k] = x[k]
     for k in range(REG_NFEAT):
-        for l in range(k, REG_NFEAT):
-            phi[m] = x[k] * x[l]
+        for i in range(k, REG_NFEAT):
+            phi[m] = x[k] * x[i]
             m += 1
 
 
@@ -314,7 +229,7 @@ cdef class RegressionPredictor(Predictor):
     log(q p))."""
 
     cdef NAGRegressor model
-    cdef double[::1] feat                 # REG_NFEAT features per job, set at submission
+    cdef double[::1] feat           # REG_NFEAT features per job, set at submission
     cdef double[::1] last1, last2, last3, sum_run, sum_procs, last_completion
     cdef long long[::1] n_finished, n_submitted
     # Each user's running jobs, a doubly linked list in start order (starts
@@ -380,7 +295,8 @@ cdef class RegressionPredictor(Predictor):
             x[5] = x[4]
         x[6] = self.sum_run[u] / nf if nf > 0 else 0.0
         x[7] = q
-        hist_q = self.sum_procs[u] / self.n_submitted[u] if self.n_submitted[u] > 0 else q
+        hist_q = (self.sum_procs[u] / self.n_submitted[u] if self.n_submitted[u] > 0
+                  else q)
         x[8] = hist_q
         x[9] = q / hist_q if hist_q > 0 else 1.0
         # the user's jobs running at t (started before this submission)
@@ -389,7 +305,8 @@ cdef class RegressionPredictor(Predictor):
         x[12] = t - self.run_start[self.run_head[u]] if nr > 0 else 0.0
         x[13] = nr * t - self.running_starts[u] if nr > 0 else 0.0
         x[14] = self.running_procs[u]
-        x[15] = t - self.last_completion[u] if not isnan(self.last_completion[u]) else 0.0
+        x[15] = (t - self.last_completion[u] if not isnan(self.last_completion[u])
+                 else 0.0)
         ph = 2.0 * 3.141592653589793 * ((r % 86400.0) / 86400.0)
         x[16] = _cos(ph)
         x[17] = _sin(ph)
@@ -425,7 +342,8 @@ cdef class RegressionPredictor(Predictor):
         cdef double p = self.jobs.run[j]
         _reg_basis(&self.feat[j * REG_NFEAT], self.phi)
         self.model._step(self.phi, p,
-                         _reg_gamma(self.model.weighting, <double> self.jobs.procs[j], p))
+                         _reg_gamma(self.model.weighting,
+                                    <double> self.jobs.procs[j], p))
         self.last3[u] = self.last2[u]
         self.last2[u] = self.last1[u]
         self.last1[u] = p
@@ -453,7 +371,8 @@ cdef class RegressionPredictor(Predictor):
         if v.shape[0] != REG_NFEAT:
             raise ValueError(f"expected {REG_NFEAT} features, got {v.shape[0]}")
         _reg_basis(&v[0], self.phi)
-        self.model._step(self.phi, target, _reg_gamma(self.model.weighting, procs, target))
+        self.model._step(self.phi, target,
+                         _reg_gamma(self.model.weighting, procs, target))
 
     def predict_features(self, features):
         """The model's (unclipped) output for a raw feature vector."""

@@ -1,9 +1,15 @@
-# Trial scores of the thesis's chapter 3 (section 3.2.2, equation 3.3),
-# computed in C: for one tuple (S, Q), many random permutations of Q, each
-# simulated as list scheduling (no backfilling) with S first, in arrival
-# order, then Q in the permutation's order. Decisions: docs/semantics.md,
-# "Trial scores".
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""Trial scores of the thesis's chapter 3 (section 3.2.2, equation 3.3),
+computed in C: for one tuple (S, Q), many random permutations of Q, each
+simulated as list scheduling (no backfilling) with S first, in arrival order,
+then Q in the permutation's order. Decisions: docs/semantics.md, "Trial
+scores". Needs nothing from the engine, so it cimports nothing from it.
+"""
 
+import numpy as np
+
+from libc.math cimport INFINITY
 from libc.stdint cimport uint64_t
 
 
@@ -20,8 +26,9 @@ cdef inline Py_ssize_t _below(uint64_t* state, Py_ssize_t n) noexcept nogil:
     return <Py_ssize_t> ((_splitmix64(state) >> 11) * (1.0 / 9007199254740992.0) * n)
 
 
-cdef void _list_schedule(Py_ssize_t n, const double* release, const double* run, const long long* procs,
-                         const Py_ssize_t* priority, long long m, double* start, double* end,
+cdef void _list_schedule(Py_ssize_t n, const double* release, const double* run,
+                         const long long* procs, const Py_ssize_t* priority,
+                         long long m, double* start, double* end,
                          unsigned char* started) noexcept nogil:
     """List scheduling of n jobs on m processors: at every release or
     completion instant, released jobs are taken in `priority` order and
@@ -61,8 +68,8 @@ cdef void _list_schedule(Py_ssize_t n, const double* release, const double* run,
             done += 1
 
 
-def trial_scores(release, run, procs, Py_ssize_t warm, long long machine_size, Py_ssize_t trials,
-                 unsigned long long seed):
+def trial_scores(release, run, procs, Py_ssize_t warm, long long machine_size,
+                 Py_ssize_t trials, unsigned long long seed):
     """Scores of the jobs after the first `warm` (the set Q), equation 3.3:
     score(j) = sum of AVEbsld(Q) over the trials where j comes first in the
     permutation / sum of AVEbsld(Q) over all trials. Also returns how often
@@ -71,7 +78,7 @@ def trial_scores(release, run, procs, Py_ssize_t warm, long long machine_size, P
     cdef const double[::1] r = np.ascontiguousarray(release, dtype=np.float64)
     cdef const double[::1] p = np.ascontiguousarray(run, dtype=np.float64)
     cdef const long long[::1] q = np.ascontiguousarray(procs, dtype=np.int64)
-    cdef Py_ssize_t n = r.shape[0], nq = n - warm, k, i, tmp, trial
+    cdef Py_ssize_t n = r.shape[0], nq = n - warm, k, i, tmp, _trial
     if p.shape[0] != n or q.shape[0] != n:
         raise ValueError("release, run and procs differ in length")
     if not 0 <= warm < n:
@@ -80,7 +87,8 @@ def trial_scores(release, run, procs, Py_ssize_t warm, long long machine_size, P
         raise ValueError(f"trials={trials}: need at least one")
     for k in range(n):
         if q[k] < 1 or q[k] > machine_size:
-            raise ValueError(f"job {k} needs {q[k]} processors, the machine has {machine_size}")
+            raise ValueError(f"job {k} needs {q[k]} processors, "
+                             f"the machine has {machine_size}")
         if not p[k] >= 0:
             raise ValueError(f"job {k} has run time {p[k]}")
         if k and r[k] < r[k - 1]:
@@ -96,14 +104,15 @@ def trial_scores(release, run, procs, Py_ssize_t warm, long long machine_size, P
     cdef uint64_t state = seed
     cdef double total = 0.0, bsld, flow
     with nogil:
-        for trial in range(trials):
+        for _trial in range(trials):
             # Fisher-Yates shuffle of Q's priorities (positions warm..n-1)
             for i in range(n - 1, warm, -1):
                 k = warm + _below(&state, i - warm + 1)
                 tmp = priority[i]
                 priority[i] = priority[k]
                 priority[k] = tmp
-            _list_schedule(n, &r[0], &p[0], &q[0], &priority[0], machine_size, &start[0], &end[0], &started[0])
+            _list_schedule(n, &r[0], &p[0], &q[0], &priority[0], machine_size,
+                           &start[0], &end[0], &started[0])
             bsld = 0.0
             for k in range(warm, n):
                 flow = end[k] - r[k]

@@ -1,0 +1,44 @@
+# Declares the queue orders (SEMANTICS §3) as the event loop sees them: the
+# key function type, the FUNCTION order's parameter count, the registry's
+# entry point for adding an order and its look-up. The key functions and the
+# registry itself (ORDER_NAMES, ORDER_MEANINGS, BANDIT_ORDER_COUNT, visible
+# from Python) are in _orders.pyx.
+#
+# The event loop calls order_entry() once when it configures a waiting list
+# and keeps the key function pointer in the list, so the hot loop calls the
+# key directly (module-level C arrays are not shared across modules by
+# cimport; a function is).
+#
+# To add an order, write its key function in _orders.pyx and add one
+# register_order line at the end of that file. An order can also live in its
+# own file, e.g. simcore/engine/_myorders.pyx:
+#
+#     # cython: language_level=3, cdivision=True
+#     from simcore.engine._orders cimport register_order
+#
+#     cdef double key_lwf(double t, double r, double e, double q,
+#                         const double* params) noexcept nogil:
+#         return -(t - r)             # longest waiting first (= FCFS)
+#
+#     register_order("LWF", key_lwf, True, "longest waiting first")
+#
+# then one Extension line in setup.py, and `from simcore.engine import
+# _myorders` in simcore/engine/simulation.py before it reads ORDER_NAMES
+# (codes are registration positions, so the module must be imported by then).
+
+cdef enum:
+    FUNCTION_PARAMS = 8     # φ codes of p, q, r; op codes 1, 2; θ1, θ2, θ3
+
+# Key of a waiting job at instant t: r its submission, e its estimate, q its
+# processors, params the simulation's priority function (FUNCTION_PARAMS
+# doubles, read only by the parametric order FUNCTION). Keys are ascending;
+# ties go to the workload position; a NaN key counts as +inf. A key that
+# depends on t must be registered as dynamic.
+ctypedef double (*key_fn_t)(double t, double r, double e, double q,
+                            const double* params) noexcept nogil
+
+# Append an order to the registry; its code is its position.
+cdef int register_order(str name, key_fn_t key, bint dynamic, str meaning) except -1
+
+# The key function and dynamic flag of order `code` (ValueError if unknown).
+cdef int order_entry(int code, key_fn_t* key, bint* dynamic) except -1

@@ -1,0 +1,59 @@
+# Declares the online running-time predictor interface (SEMANTICS §5), which
+# the event loop (simcore/engine/_core.pyx) calls at C level: bind() when a
+# simulation takes the predictor, predict() when a job is submitted, started()
+# when it starts, learn() when it completes. The core clips every prediction
+# to [1, requested]. Also declares the four simple predictors, so that they
+# can be subclassed elsewhere too; the regression predictor is in
+# _regression.pyx.
+#
+# A predictor can live in its own file, e.g. simcore/engine/_mypredictor.pyx:
+#
+#     # cython: language_level=3, boundscheck=False, wraparound=False
+#     # cython: cdivision=True, initializedcheck=False
+#     from simcore.engine._jobs cimport JobArrays   # to override bind()
+#     from simcore.engine._predictor cimport Predictor
+#
+#     cdef class HalfRequestPredictor(Predictor):
+#         """`half`: half the requested time."""
+#
+#         cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
+#             return self.jobs.requested[j] / 2.0
+#
+# (override bind to allocate per-workload state, started/learn to learn), one
+# Extension line in setup.py, and one PREDICTORS entry in
+# simcore/engine/predictors.py.
+
+from simcore.engine._jobs cimport JobArrays
+
+
+cdef class Predictor:
+    cdef JobArrays jobs
+    # The simulation driving this instance (its address), 0 when free: one
+    # instance must not serve two simulations at the same time.
+    cdef size_t owner
+
+    # Attach to a workload and forget everything learned before.
+    cdef int bind(self, JobArrays jobs) except -1
+    # The running-time estimate of job j, submitted at t.
+    cdef double predict(self, Py_ssize_t j, double t) noexcept nogil
+    # Job j started at t.
+    cdef void started(self, Py_ssize_t j, double t) noexcept nogil
+    # Job j completed at t: its run time jobs.run[j] is known.
+    cdef void learn(self, Py_ssize_t j, double t) noexcept nogil
+
+
+cdef class RequestPredictor(Predictor):
+    pass
+
+
+cdef class ClairvoyantPredictor(Predictor):
+    pass
+
+
+cdef class ArrayPredictor(Predictor):
+    cdef const double[::1] values
+
+
+cdef class Ave2Predictor(Predictor):
+    cdef double[::1] last, before_last
+    cdef int[::1] finished
