@@ -1,11 +1,31 @@
 """Shared fixtures: the local PWA mirror (../shared/pwa) and small SWF files."""
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PWA = REPO.parent / "shared" / "pwa"
+
+
+def _pwa_mirror() -> Path:
+    """The local mirror: $SCHEDSWEEP_PWA, else ../shared/pwa beside the repository, or
+    beside the main checkout when the repository is a git worktree elsewhere."""
+    if os.environ.get("SCHEDSWEEP_PWA"):
+        return Path(os.environ["SCHEDSWEEP_PWA"]).resolve()
+    beside = REPO.parent / "shared" / "pwa"
+    dot_git = REPO / ".git"
+    if beside.exists() or not dot_git.is_file():
+        return beside
+    # a linked worktree: .git says "gitdir: MAIN/.git/worktrees/NAME", MAIN's parent has shared/
+    gitdir = REPO / dot_git.read_text().partition("gitdir:")[2].strip()
+    commondir = gitdir / "commondir"
+    common = (gitdir / commondir.read_text().strip()) if commondir.exists() else gitdir.parent.parent
+    main = common.resolve().parent / ".." / "shared" / "pwa"
+    return main.resolve() if main.exists() else beside
+
+
+PWA = _pwa_mirror()
 
 TRACE_FILES = {
     "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
