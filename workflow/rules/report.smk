@@ -40,8 +40,16 @@ rule report:
             root=wildcards.root,
             trace=settings(wildcards.root)["traces"],
         ),
-        sections=expand("{{root}}/{study}/report.md", study=REPORT_SECTIONS),
-        section_rows=expand("{{root}}/{study}/reproduction.csv", study=REPORT_SECTIONS),
+        sections=lambda wildcards: expand(
+            "{root}/{study}/report.md",
+            root=wildcards.root,
+            study=report_sections(wildcards.root),
+        ),
+        section_rows=lambda wildcards: expand(
+            "{root}/{study}/reproduction.csv",
+            root=wildcards.root,
+            study=report_sections(wildcards.root),
+        ),
     output:
         bandit_csv=report("{root}/tables/bandit.csv", category="Tables"),
         bandit_md="{root}/tables/bandit.md",
@@ -53,6 +61,9 @@ rule report:
         reproduction_md=report("{root}/reproduction.md", category="Reproduction"),
     log:
         "{root}/logs/report.log",
+    wildcard_constraints:
+        # where the fixed-policy study runs (else rule reproduction_sections)
+        root=_alternatives(REPORT_ROOTS),
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -71,3 +82,33 @@ rule report:
         "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--sections {input.sections} --section-rows {input.section_rows} "
         "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"
+
+
+rule reproduction_sections:
+    input:
+        sections=lambda wildcards: expand(
+            "{root}/{study}/report.md",
+            root=wildcards.root,
+            study=report_sections(wildcards.root),
+        ),
+        section_rows=lambda wildcards: expand(
+            "{root}/{study}/reproduction.csv",
+            root=wildcards.root,
+            study=report_sections(wildcards.root),
+        ),
+    output:
+        reproduction_csv="{root}/reproduction.csv",
+        reproduction_md=report("{root}/reproduction.md", category="Reproduction"),
+    log:
+        "{root}/logs/reproduction_sections.log",
+    wildcard_constraints:
+        # where `only` skips the fixed-policy and bandit studies but not all the others
+        root=_alternatives(SECTIONS_ONLY_ROOTS),
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        traces=lambda wildcards: settings(wildcards.root)["declared"]["fixed_policy"],
+    script:
+        "../scripts/reproduction_sections.py"
