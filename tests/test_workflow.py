@@ -8,6 +8,7 @@ import copy
 import gzip
 import hashlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -237,6 +238,27 @@ def test_html_report_has_figures_and_tables(tiny_run):
     for name in ("reproduction.md", "fixed_policy.csv", "KTH-SP2.cumulative_wait.png", "UniLu-Gaia.bsld.png",
                  "KTH-SP2.ecdf_errors.png", "correlations.png", "report.md"):
         assert name in html, name
+    assert '"caption": ""' not in html                      # every entry has its caption, rendered
+    assert "KTH-SP2: cumulative waiting time of each fixed queue order" in html     # for its own trace
+    for study in ("prediction", "simple policies", "learned functions", "dynamic scheduling"):
+        assert f"report section: {study}" in html             # the four report.md, told apart
+
+
+def test_every_report_entry_has_a_caption():
+    captions = []
+    for rules in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        text = rules.read_text()
+        for start in (match.end() for match in re.finditer(r"\breport\(", text)):
+            depth, end = 1, start
+            while depth:
+                depth += {"(": 1, ")": -1}.get(text[end], 0)
+                end += 1
+            caption = re.search(r'caption="\.\./report/([\w.]+\.rst)"', text[start:end])
+            assert caption, f"{rules.name}: report({text[start:end][:60]}...) has no caption"
+            captions.append(caption.group(1))
+    assert len(captions) >= 20
+    shipped = {path.name for path in (REPO / "workflow" / "report").glob("*.rst")}
+    assert set(captions) == shipped            # every caption exists, and every caption file is used
 
 
 def test_workloads_table_counts_filtered_jobs(tiny_run):

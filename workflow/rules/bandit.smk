@@ -63,15 +63,33 @@ rule plot_learners:
         shares="{root}/summary/{trace}.bandit.shares.parquet",
     output:
         strategies=[
-            report("{root}/plots/{trace}.strategies.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.strategies.png",
+                caption="../report/bandit_strategies.rst",
+                category=REPORT_CATEGORIES["bandit"],
+                subcategory="{trace}",
+                labels={"result": "strategies against EASY-FCFS (figure)"},
+            ),
             "{root}/plots/{trace}.strategies.pdf",
         ],
         regret=[
-            report("{root}/plots/{trace}.regret.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.regret.png",
+                caption="../report/bandit_regret.rst",
+                category=REPORT_CATEGORIES["bandit"],
+                subcategory="{trace}",
+                labels={"result": "regret against the best fixed order (figure)"},
+            ),
             "{root}/plots/{trace}.regret.pdf",
         ],
         choices=[
-            report("{root}/plots/{trace}.choices.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.choices.png",
+                caption="../report/bandit_choices.rst",
+                category=REPORT_CATEGORIES["bandit"],
+                subcategory="{trace}",
+                labels={"result": "orders chosen over time (figure)"},
+            ),
             "{root}/plots/{trace}.choices.pdf",
         ],
     log:

@@ -6,6 +6,7 @@ from pathlib import Path
 from snakemake.logging import logger
 
 from simcore.dynamic_scheduling import SETTINGS as DYNAMIC_SETTINGS
+from simcore.dynamic_scheduling import SETTING_TITLES as DYNAMIC_SETTING_TITLES
 from simcore.fetch import load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
@@ -43,6 +44,19 @@ REPORT_SECTIONS = (
     "learned_policies",
     "dynamic_scheduling",
 )
+
+# Categories of the HTML report (`snakemake --report`), one per study; figures of one
+# trace go in a subcategory named after it, the others in "All traces".
+REPORT_CATEGORIES = {
+    "fixed_policy": "Fixed policies (bandit paper, Table 2)",
+    "bandit": "Online policy selection (bandit paper, Table 3)",
+    "prediction": "Running-time prediction (prediction paper)",
+    "simple_policies": "Simple policies (thesis, chapter 4)",
+    "learned_policies": "Learned priority functions (thesis, chapter 3)",
+    "dynamic_scheduling": "Dynamic scheduling (thesis, section 3.3)",
+    "reproduction": "Reproduction report",
+}
+ALL_TRACES = "All traces"
 
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/.
 STUDY_ROOTS = {"campaign": "results", "demo": "results/demo"}

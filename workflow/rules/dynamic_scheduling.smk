@@ -50,7 +50,12 @@ rule dynamic_tables:
             "medians.csv",
             "ratios.csv",
         ),
-        markdown=report("{root}/dynamic_scheduling/report.md", category="Reproduction"),
+        markdown=report(
+            "{root}/dynamic_scheduling/report.md",
+            caption="../report/dynamic_scheduling_section.rst",
+            category=REPORT_CATEGORIES["dynamic_scheduling"],
+            labels={"result": "report section: dynamic scheduling (Table 3.3)"},
+        ),
         rows="{root}/dynamic_scheduling/reproduction.csv",
     log:
         "{root}/logs/dynamic_tables.log",
@@ -72,13 +77,18 @@ rule plot_dynamic:
     input:
         "{root}/dynamic_scheduling/tables/runs.parquet",
     output:
-        report(
-            expand(
-                "{{root}}/dynamic_scheduling/plots/{setting}.png",
-                setting=list(DYNAMIC_SETTINGS),
-            ),
-            category="Figures",
-        ),
+        [
+            report(
+                f"{{root}}/dynamic_scheduling/plots/{setting}.png",
+                caption="../report/dynamic_scheduling_boxplots.rst",
+                category=REPORT_CATEGORIES["dynamic_scheduling"],
+                labels={
+                    "result": "AVEbsld per sequence, "
+                    f"{DYNAMIC_SETTING_TITLES[setting]} (figure)"
+                },
+            )
+            for setting in DYNAMIC_SETTINGS
+        ],
         expand(
             "{{root}}/dynamic_scheduling/plots/{setting}.pdf",
             setting=list(DYNAMIC_SETTINGS),

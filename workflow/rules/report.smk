@@ -7,11 +7,25 @@ rule plot_fixed_policies:
         curves="{root}/summary/{trace}.curves.parquet",
     output:
         cumulative_wait=[
-            report("{root}/plots/{trace}.cumulative_wait.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.cumulative_wait.png",
+                caption="../report/fixed_policy_cumulative_wait.rst",
+                category=REPORT_CATEGORIES["fixed_policy"],
+                subcategory="{trace}",
+                labels={
+                    "result": "cumulative waiting time against EASY-FCFS (figure)"
+                },
+            ),
             "{root}/plots/{trace}.cumulative_wait.pdf",
         ],
         bsld=[
-            report("{root}/plots/{trace}.bsld.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.bsld.png",
+                caption="../report/fixed_policy_bsld.rst",
+                category=REPORT_CATEGORIES["fixed_policy"],
+                subcategory="{trace}",
+                labels={"result": "AVEbsld per queue order (figure)"},
+            ),
             "{root}/plots/{trace}.bsld.pdf",
         ],
     log:
@@ -51,14 +65,33 @@ rule report:
             study=report_sections(wildcards.root),
         ),
     output:
-        bandit_csv=report("{root}/tables/bandit.csv", category="Tables"),
+        bandit_csv=report(
+            "{root}/tables/bandit.csv",
+            caption="../report/bandit_table.rst",
+            category=REPORT_CATEGORIES["bandit"],
+            subcategory=ALL_TRACES,
+            labels={"result": "strategies against EASY-FCFS, every trace (Table 3)"},
+        ),
         bandit_md="{root}/tables/bandit.md",
         workloads_csv="{root}/tables/workloads.csv",
         workloads_md="{root}/tables/workloads.md",
-        table_csv=report("{root}/tables/fixed_policy.csv", category="Tables"),
+        table_csv=report(
+            "{root}/tables/fixed_policy.csv",
+            caption="../report/fixed_policy_table.rst",
+            category=REPORT_CATEGORIES["fixed_policy"],
+            subcategory=ALL_TRACES,
+            labels={
+                "result": "fixed policies against EASY-FCFS, every trace (Table 2)"
+            },
+        ),
         table_md="{root}/tables/fixed_policy.md",
         reproduction_csv="{root}/reproduction.csv",
-        reproduction_md=report("{root}/reproduction.md", category="Reproduction"),
+        reproduction_md=report(
+            "{root}/reproduction.md",
+            caption="../report/reproduction.rst",
+            category=REPORT_CATEGORIES["reproduction"],
+            labels={"result": "published values next to ours, every study"},
+        ),
     log:
         "{root}/logs/report.log",
     wildcard_constraints:
@@ -98,7 +131,12 @@ rule reproduction_sections:
         ),
     output:
         reproduction_csv="{root}/reproduction.csv",
-        reproduction_md=report("{root}/reproduction.md", category="Reproduction"),
+        reproduction_md=report(
+            "{root}/reproduction.md",
+            caption="../report/reproduction.rst",
+            category=REPORT_CATEGORIES["reproduction"],
+            labels={"result": "published values next to ours, every study"},
+        ),
     log:
         "{root}/logs/reproduction_sections.log",
     wildcard_constraints:
