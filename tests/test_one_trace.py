@@ -171,7 +171,7 @@ def test_only_one_trace_plans_its_studies_alone(trace, tmp_path):
         assert "nothing to do: no study uses these traces" in output
 
 
-def test_one_trace_commands_of_readme_plan_the_same_jobs(tmp_path):
+def test_only_takes_a_single_name(tmp_path):
     """A single name works like a list of one."""
     assert job_stats(dry_run(tmp_path, "--config", "only=KTH-SP2")) == expected_jobs("KTH-SP2")
 
