@@ -1,11 +1,16 @@
 """Shared fixtures: the local PWA mirror (../shared/pwa) and small SWF files."""
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-PWA = REPO.parent / "shared" / "pwa"
+
+
+# The local mirror of the Parallel Workloads Archive: ../shared/pwa beside the repository,
+# or $SCHEDSWEEP_PWA (a checkout elsewhere, e.g. a git worktree).
+PWA = Path(os.environ.get("SCHEDSWEEP_PWA") or REPO.parent / "shared" / "pwa").resolve()
 
 TRACE_FILES = {
     "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 import simcore
+from conftest import PWA
 
-PWA = Path(__file__).resolve().parent.parent.parent / "shared" / "pwa"
 GOLDEN = Path(__file__).resolve().parent / "golden.json"
 
 # name -> (file in the mirror, machine size or None for the header's)

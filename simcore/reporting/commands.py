@@ -14,7 +14,7 @@ from simcore.workloads.files import read_provenance, write_csv, write_text
 
 def add_commands(commands) -> None:
     report = commands.add_parser("report", help="the workloads table and the reproduction report")
-    report.add_argument("--workloads", nargs="+", required=True, metavar="TRACE.parquet",
+    report.add_argument("--workloads", nargs="*", default=[], metavar="TRACE.parquet",
                         help="the filtered or generated traces (for the filter-count table)")
     report.add_argument("--workloads-csv", required=True)
     report.add_argument("--workloads-md", required=True)

@@ -4,9 +4,11 @@ Each run works in its own temporary directory (`--directory`), reads traces
 through the local mirror ../shared/pwa and never touches the network.
 """
 
+import copy
 import gzip
 import hashlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,42 +28,27 @@ pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("tiny_run")]
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
              "--workflow-profile", str(REPO / "workflow" / "profiles" / "default")]
 
-TINY = {
-    "catalogue": str(REPO / "config" / "pwa_catalogue.yaml"),
-    "pwa_mirror": str(PWA),
-    "traces": ["KTH-SP2", "UniLu-Gaia"],
-    "variants": 3,
-    "resample": {"method": "user-weeks", "weeks": 8},
-    "fixed_policy": {"orders": ["FCFS", "SPF", "LQF", "SAF"], "thresholds": [None, 144000],
-                     "backfills": ["queue"], "variants_per_job": 2},
-    "bandit": {"base": {"threshold": 144000, "backfill": "queue", "decay": 1.0,
-                        "candidates": ["FCFS", "SPF", "LQF", "SAF"]},
-               "seed": 0, "variants_per_job": 2,
-               "strategies": {"Full-W": {"learner": "full", "period": "week"},
-                              "eps-D": {"learner": "epsilon-greedy", "period": "day", "epsilon": 0.5},
-                              "UCB1-D": {"learner": "ucb1", "period": "day"},
-                              "Full-W-artifact": {"learner": "full", "period": "week", "threshold": 200000,
-                                                  "backfill": "LQF", "feedback_jobs": "started"}}},
-    "prediction": {"traces": ["KTH-SP2", "UniLu-Gaia"], "learning_rates": [1],
-                   "weightings": ["constant", "large_area"], "bases": ["linear", "squared"],
-                   "corrections": ["request", "incremental"], "grid_jobs_per_trace": 2,
-                   "variants": 2, "variants_per_job": 1, "resample": {"method": "user-weeks", "weeks": 8}},
-    "simple_policies": {"traces": ["KTH-SP2"], "variants": 2, "variants_per_job": 1,
-                        "resample": {"method": "user-weeks", "weeks": 8}},
-    "learned_policies": {"model": "lublin-128", "tuples": 3, "tuples_per_job": 2, "trials": 400,
-                         "spread_trials": [100, 400], "spread_repeats": 2},
-    "dynamic_scheduling": {"traces": ["lublin-256", "KTH-SP2"], "max_sequences": {"lublin-256": 2, "KTH-SP2": 3},
-                           "learned": 2, "jobs_per_trace": 2},
-}
+
+def load_config(path: Path) -> dict:
+    """A configuration file, with the catalogue and the local mirror as absolute paths
+    (the runs work in temporary directories)."""
+    config = yaml.safe_load(path.read_text())
+    return {**config, "catalogue": str(REPO / "config" / "pwa_catalogue.yaml"), "pwa_mirror": str(PWA)}
+
+
+# The small end-to-end configuration (.test/config/config.yaml, see .test/README.md).
+TINY = load_config(REPO / ".test" / "config" / "config.yaml")
+CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 STRATEGIES = ["Full-W", "eps-D", "UCB1-D", "Full-W-artifact"]
 # request and clairvoyant x 2 variants, (AVE2 + 2 x 2 x 2 regressions) x 2 corrections x 2 variants
 TINY_TRIPLES = 4 + (1 + 8) * 2 * 2
 
 
-def run_snakemake(workdir: Path, config: dict, *args, check=True, **popen):
+def run_snakemake(workdir: Path, config: dict, *args, base=TINY, check=True, **popen):
+    """Snakemake in workdir on `config` merged onto `base` (TINY, or CAMPAIGN: config/config.yaml)."""
     workdir.mkdir(parents=True, exist_ok=True)
     configfile = workdir / "test-config.yaml"
-    full = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    full = copy.deepcopy(base)
     for key, value in config.items():      # sections are merged one level deep, like `--config`
         full[key] = {**full[key], **value} if isinstance(value, dict) and key in full else value
     configfile.write_text(yaml.safe_dump(full, sort_keys=False))
@@ -253,6 +240,27 @@ def test_html_report_has_figures_and_tables(tiny_run):
     for name in ("reproduction.md", "fixed_policy.csv", "KTH-SP2.cumulative_wait.png", "UniLu-Gaia.bsld.png",
                  "KTH-SP2.ecdf_errors.png", "correlations.png", "report.md"):
         assert name in html, name
+    assert '"caption": ""' not in html                      # every entry has its caption, rendered
+    assert "KTH-SP2: cumulative waiting time of each fixed queue order" in html     # for its own trace
+    for study in ("prediction", "simple policies", "learned functions", "dynamic scheduling"):
+        assert f"report section: {study}" in html             # the four report.md, told apart
+
+
+def test_every_report_entry_has_a_caption():
+    captions = []
+    for rules in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        text = rules.read_text()
+        for start in (match.end() for match in re.finditer(r"\breport\(", text)):
+            depth, end = 1, start
+            while depth:
+                depth += {"(": 1, ")": -1}.get(text[end], 0)
+                end += 1
+            caption = re.search(r'caption="\.\./report/([\w.]+\.rst)"', text[start:end])
+            assert caption, f"{rules.name}: report({text[start:end][:60]}...) has no caption"
+            captions.append(caption.group(1))
+    assert len(captions) >= 20
+    shipped = {path.name for path in (REPO / "workflow" / "report").glob("*.rst")}
+    assert set(captions) == shipped            # every caption exists, and every caption file is used
 
 
 def test_workloads_table_counts_filtered_jobs(tiny_run):
@@ -265,7 +273,7 @@ def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
     done = run_snakemake(tiny_run, TINY)
     assert "Nothing to be done" in done.stdout + done.stderr
     again = tmp_path / "again"
-    run_snakemake(again, {**TINY, "traces": ["KTH-SP2"]})
+    run_snakemake(again, {**TINY, "only": ["KTH-SP2"]})      # every study on KTH-SP2 alone
     for name in ("variants/KTH-SP2.parquet", "summary/KTH-SP2.runs.parquet", "summary/KTH-SP2.curves.parquet"):
         assert (again / "results" / name).read_bytes() == (tiny_run / "results" / name).read_bytes(), name
 
@@ -291,7 +299,7 @@ def test_interrupted_run_resumes_to_identical_outputs(tiny_run, tmp_path):
 
 def test_full_campaign_dry_run_is_small_and_fast(tmp_path):
     began = time.perf_counter()
-    done = run_snakemake(tmp_path, {}, "--dry-run")
+    done = run_snakemake(tmp_path, {}, "--dry-run", base=CAMPAIGN)
     elapsed = time.perf_counter() - began
     assert elapsed < 10, f"dry run took {elapsed:.1f} s"
     total = [line for line in done.stdout.splitlines() if line.startswith("total")]
@@ -303,17 +311,22 @@ def test_lint_is_clean():
     assert done.returncode == 0 and "good condition" in done.stdout + done.stderr, done.stdout + done.stderr
 
 
+def rejected(workdir: Path, config: dict):
+    """A dry run of the campaign with `config` merged in, expected to fail."""
+    return run_snakemake(workdir, config, "--dry-run", base=CAMPAIGN, check=False)
+
+
 def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
-    done = run_snakemake(tmp_path, {"filter": "loose"}, "--dry-run", check=False)
+    done = rejected(tmp_path, {"filter": "loose"})
     assert done.returncode != 0
     assert "filter" in done.stdout + done.stderr
-    done = run_snakemake(tmp_path, {"traces": ["NOPE-1999"]}, "--dry-run", check=False)
+    done = rejected(tmp_path, {"traces": ["NOPE-1999"]})
     assert done.returncode != 0 and "unknown traces ['NOPE-1999']" in done.stdout + done.stderr
-    done = run_snakemake(tmp_path, {"prediction": {"learning_rates": [0]}}, "--dry-run", check=False)
+    done = rejected(tmp_path, {"prediction": {"learning_rates": [0]}})
     assert done.returncode != 0 and "learning_rates" in done.stdout + done.stderr
-    done = run_snakemake(tmp_path, {"prediction": {"traces": ["NOPE-2000"]}}, "--dry-run", check=False)
+    done = rejected(tmp_path, {"prediction": {"traces": ["NOPE-2000"]}})
     assert done.returncode != 0 and "unknown traces ['NOPE-2000']" in done.stdout + done.stderr
-    done = run_snakemake(tmp_path, {"dynamic_scheduling": {"policies": ["FCFS", "F9"]}}, "--dry-run", check=False)
+    done = rejected(tmp_path, {"dynamic_scheduling": {"policies": ["FCFS", "F9"]}})
     assert done.returncode != 0 and "F9" in done.stdout + done.stderr
 
 

@@ -63,15 +63,33 @@ rule plot_learners:
         shares="{root}/summary/{trace}.bandit.shares.parquet",
     output:
         strategies=[
-            report("{root}/plots/{trace}.strategies.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.strategies.png",
+                caption="../report/bandit_strategies.rst",
+                category=REPORT_CATEGORIES["bandit"],
+                subcategory="{trace}",
+                labels={"result": "strategies against EASY-FCFS (figure)"},
+            ),
             "{root}/plots/{trace}.strategies.pdf",
         ],
         regret=[
-            report("{root}/plots/{trace}.regret.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.regret.png",
+                caption="../report/bandit_regret.rst",
+                category=REPORT_CATEGORIES["bandit"],
+                subcategory="{trace}",
+                labels={"result": "regret against the best fixed order (figure)"},
+            ),
             "{root}/plots/{trace}.regret.pdf",
         ],
         choices=[
-            report("{root}/plots/{trace}.choices.png", category="Figures"),
+            report(
+                "{root}/plots/{trace}.choices.png",
+                caption="../report/bandit_choices.rst",
+                category=REPORT_CATEGORIES["bandit"],
+                subcategory="{trace}",
+                labels={"result": "orders chosen over time (figure)"},
+            ),
             "{root}/plots/{trace}.choices.pdf",
         ],
     log:
@@ -96,7 +114,13 @@ rule bandit_tables:
             trace=settings(wildcards.root)["traces"],
         ),
     output:
-        table_csv=report("{root}/tables/bandit.csv", category="Tables"),
+        table_csv=report(
+            "{root}/tables/bandit.csv",
+            caption="../report/bandit_table.rst",
+            category=REPORT_CATEGORIES["bandit"],
+            subcategory=ALL_TRACES,
+            labels={"result": "strategies against EASY-FCFS, every trace (Table 3)"},
+        ),
         table_md="{root}/tables/bandit.md",
         section="{root}/bandit/report.md",
         rows="{root}/bandit/reproduction.csv",

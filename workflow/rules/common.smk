@@ -3,7 +3,10 @@ import json
 import re
 from pathlib import Path
 
+from snakemake.logging import logger
+
 from simcore.studies.dynamic_scheduling.study import SETTINGS as DYNAMIC_SETTINGS
+from simcore.studies.dynamic_scheduling.study import SETTING_TITLES as DYNAMIC_SETTING_TITLES
 from simcore.workloads.catalogue import load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
@@ -23,8 +26,11 @@ MODELS = config.get("models", {})
 
 # Studies with their own trace list, filter and variants (a section of the config each).
 TRACE_STUDIES = ("prediction", "simple_policies", "dynamic_scheduling")
-# Studies whose report section is appended to the reproduction report, in this order.
-REPORT_SECTIONS = (
+# Every study, in the campaign's order (also the order of the reproduction report's
+# sections). Each uses the traces study_traces() names: the
+# fixed-policy and bandit studies `traces`, the three above their own `traces`, the
+# learned-policies study its `model`.
+STUDIES = (
     "fixed_policy",
     "bandit",
     "prediction",
@@ -33,12 +39,46 @@ REPORT_SECTIONS = (
     "dynamic_scheduling",
 )
 
+# Categories of the HTML report (`snakemake --report`), one per study; figures of one
+# trace go in a subcategory named after it, the others in "All traces".
+REPORT_CATEGORIES = {
+    "fixed_policy": "Fixed policies (bandit paper, Table 2)",
+    "bandit": "Online policy selection (bandit paper, Table 3)",
+    "prediction": "Running-time prediction (prediction paper)",
+    "simple_policies": "Simple policies (thesis, chapter 4)",
+    "learned_policies": "Learned priority functions (thesis, chapter 3)",
+    "dynamic_scheduling": "Dynamic scheduling (thesis, section 3.3)",
+    "reproduction": "Reproduction report",
+}
+ALL_TRACES = "All traces"
+
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/.
 STUDY_ROOTS = {"campaign": "results", "demo": "results/demo"}
 
 
 def _alternatives(names):
+    """A regular expression matching exactly the names (none: nothing at all)."""
+    if not names:
+        return "$^"
     return "|".join(re.escape(name) for name in sorted(names))
+
+
+def _only():
+    """`only`: the traces and models every study is restricted to (None: no restriction)."""
+    only = config.get("only")
+    if only is None:
+        return None
+    only = [only] if isinstance(only, str) else list(only)
+    unknown = [name for name in only if name not in CATALOGUE and name not in MODELS]
+    if unknown:
+        raise ValueError(
+            f"config: only: unknown traces or models {unknown}; known: "
+            f"{sorted(CATALOGUE) + sorted(MODELS)}"
+        )
+    return only
+
+
+ONLY = _only()
 
 
 wildcard_constraints:
@@ -52,7 +92,16 @@ def study_of(root):
     return next(study for study, path in STUDY_ROOTS.items() if path == root)
 
 
-def settings(root):
+def study_traces(chosen, study):
+    """The traces a study uses under settings `chosen` (the learned-policies study: its model)."""
+    if study in ("fixed_policy", "bandit"):
+        return list(chosen["traces"])
+    if study == "learned_policies":
+        return [chosen["learned_policies"]["model"]]
+    return list(chosen[study]["traces"])
+
+
+def _declared_settings(root):
     """The campaign's settings, with the demo's overrides for results/demo."""
     chosen = {
         key: config[key]
@@ -78,6 +127,7 @@ def settings(root):
         trace
         for trace in chosen["traces"]
         + [trace for study in TRACE_STUDIES for trace in chosen[study]["traces"]]
+        + [chosen["learned_policies"]["model"]]
         if trace not in CATALOGUE and trace not in MODELS
     ]
     if unknown:
@@ -85,6 +135,87 @@ def settings(root):
             f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}"
         )
     return chosen
+
+
+def _restricted(chosen):
+    """The settings with every study restricted to `only`: the traces each study
+    declares (`declared`), the studies left (`studies`: study -> its traces),
+    the ones skipped (`skipped`: study -> why) and what else changes (`notes`)."""
+    declared = {study: study_traces(chosen, study) for study in STUDIES}
+    chosen = dict(chosen, declared=declared, skipped={}, notes=[])
+    if ONLY is not None:
+
+        def kept(traces):
+            return [trace for trace in traces if trace in ONLY]
+
+        chosen["traces"] = kept(chosen["traces"])
+        for study in TRACE_STUDIES:
+            chosen[study] = {**chosen[study], "traces": kept(chosen[study]["traces"])}
+        for study, traces in declared.items():
+            if not kept(traces):
+                chosen["skipped"][study] = (
+                    f"its model {traces[0]} is not in `only`"
+                    if study == "learned_policies"
+                    else f"none of its traces ({', '.join(traces)}) is in `only`"
+                )
+    chosen["studies"] = {
+        study: [trace for trace in traces if ONLY is None or trace in ONLY]
+        for study, traces in declared.items()
+        if study not in chosen["skipped"]
+    }
+    learned = chosen["dynamic_scheduling"]["learned"]
+    if (
+        "dynamic_scheduling" in chosen["studies"]
+        and "learned_policies" in chosen["skipped"]
+        and learned
+    ):
+        # the learned functions come from the learned-policies study: without it, the
+        # dynamic scheduling experiments run their other policies only
+        chosen["dynamic_scheduling"] = {**chosen["dynamic_scheduling"], "learned": 0}
+        chosen["notes"].append(
+            f"dynamic_scheduling runs without the learned functions L1-L{learned} "
+            "(learned_policies, which fits them, is skipped)"
+        )
+    return chosen
+
+
+_SETTINGS = {}
+
+
+def settings(root):
+    """The settings of a study root: the campaign's (results), with the demo's
+    overrides (results/demo), every study restricted to `only`."""
+    if root not in _SETTINGS:
+        _SETTINGS[root] = _restricted(_declared_settings(root))
+    return _SETTINGS[root]
+
+
+def runs(root, study):
+    """Whether `study` runs under root (False when `only` names none of its traces)."""
+    return study in settings(root)["studies"]
+
+
+_ANNOUNCED = set()
+
+
+def announce(root):
+    """Say once, when the DAG is planned, what `only` leaves of the studies."""
+    if ONLY is None or root in _ANNOUNCED or not workflow.is_main_process:
+        return
+    _ANNOUNCED.add(root)
+    chosen = settings(root)
+    lines = [
+        f"only=[{', '.join(ONLY)}]: every study restricted to these traces ({root}/)"
+    ]
+    lines += [
+        f"  runs:    {study} on {', '.join(traces)}"
+        for study, traces in chosen["studies"].items()
+    ]
+    lines += [f"  skipped: {study}: {why}" for study, why in chosen["skipped"].items()]
+    lines += [f"  note:    {note}" for note in chosen["notes"]]
+    if not chosen["studies"]:
+        lines.append("  nothing to do: no study uses these traces")
+    logger.info("\n".join(lines))
 
 
 def chunks(root, study="fixed_policy"):
@@ -148,23 +279,40 @@ def trace_plots(root, trace):
 
 
 def study_outputs(study):
+    """Every output of the campaign (or the demo) that `only` leaves."""
     root = STUDY_ROOTS[study]
+    announce(root)
     traces = settings(root)["traces"]
-    return (
-        prediction_outputs(study)
-        + simple_policies_outputs(study)
-        + learned_policies_outputs(study)
-        + [
+    fixed_policy = (
+        [
             *expand("{root}/summary/{trace}.runs.parquet", root=root, trace=traces),
             *[plot for trace in traces for plot in trace_plots(root, trace)],
             f"{root}/tables/workloads.md",
             f"{root}/tables/bandit.md",
             f"{root}/tables/fixed_policy.csv",
             f"{root}/tables/fixed_policy.md",
-            f"{root}/reproduction.csv",
-            f"{root}/reproduction.md",
         ]
+        if runs(root, "fixed_policy")
+        else []
     )
+    reproduction = (
+        [f"{root}/reproduction.csv", f"{root}/reproduction.md"]
+        if report_sections(root)
+        else []
+    )
+    return (
+        prediction_outputs(study)
+        + simple_policies_outputs(study)
+        + learned_policies_outputs(study)
+        + dynamic_scheduling_outputs(study)
+        + fixed_policy
+        + reproduction
+    )
+
+
+def report_sections(root):
+    """The studies whose section the reproduction report appends (those that run)."""
+    return [study for study in STUDIES if runs(root, study)]
 
 
 # -- the running-time prediction study (rules/prediction.smk) ------------------
@@ -201,6 +349,9 @@ def prediction_variant_runs(root):
 
 def prediction_outputs(study):
     root = STUDY_ROOTS[study]
+    announce(root)
+    if not runs(root, "prediction"):
+        return []
     return [
         f"{root}/prediction/report.md",
         *expand(
@@ -233,6 +384,9 @@ def simple_outputs(kind, root):
 
 def simple_policies_outputs(study):
     root = STUDY_ROOTS[study]
+    announce(root)
+    if not runs(root, "simple_policies"):
+        return []
     return [
         f"{root}/simple_policies/report.md",
         *expand(
@@ -268,12 +422,15 @@ def tuple_chunks(root):
 
 
 def learned_policies_outputs(study):
-    """The thesis's chapter 3: learned functions, then the dynamic scheduling experiments."""
+    """The thesis's chapter 3: the trial scores and the learned functions."""
     root = STUDY_ROOTS[study]
+    announce(root)
+    if not runs(root, "learned_policies"):
+        return []
     return [
         f"{root}/learned_policies/report.md",
         f"{root}/learned_policies/plots/scores.png",
-    ] + dynamic_scheduling_outputs(study)
+    ]
 
 
 # -- the dynamic scheduling experiments (rules/dynamic_scheduling.smk) ---------
@@ -292,8 +449,18 @@ def dynamic_runs(root):
     ]
 
 
+def learned_functions_input(root):
+    """The learned functions, where the dynamic scheduling experiments use some."""
+    if dynamic_scheduling(root)["learned"]:
+        return f"{root}/learned_policies/functions.csv"
+    return []
+
+
 def dynamic_scheduling_outputs(study):
     root = STUDY_ROOTS[study]
+    announce(root)
+    if not runs(root, "dynamic_scheduling"):
+        return []
     return [
         f"{root}/dynamic_scheduling/report.md",
         *expand(

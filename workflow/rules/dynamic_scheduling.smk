@@ -6,11 +6,8 @@
 rule dynamic_sweep:
     input:
         workload=lambda wildcards: study_workload("dynamic_scheduling", wildcards.trace),
-        functions=lambda wildcards: (
-            f"{wildcards.root}/learned_policies/functions.csv"
-            if dynamic_scheduling(wildcards.root)["learned"]
-            else []
-        ),
+        # none when `learned` is 0 or `only` skips the learned-policies study
+        functions=lambda wildcards: learned_functions_input(wildcards.root),
     output:
         "{root}/dynamic_scheduling/runs/{trace}/{chunk}.parquet",
     log:
@@ -45,7 +42,7 @@ rule dynamic_sweep:
 rule dynamic_tables:
     input:
         runs=lambda wildcards: dynamic_runs(wildcards.root),
-        functions="{root}/learned_policies/functions.csv",
+        functions=lambda wildcards: learned_functions_input(wildcards.root),
     output:
         tables=multiext(
             "{root}/dynamic_scheduling/tables/",
@@ -53,7 +50,12 @@ rule dynamic_tables:
             "medians.csv",
             "ratios.csv",
         ),
-        markdown=report("{root}/dynamic_scheduling/report.md", category="Reproduction"),
+        markdown=report(
+            "{root}/dynamic_scheduling/report.md",
+            caption="../report/dynamic_scheduling_section.rst",
+            category=REPORT_CATEGORIES["dynamic_scheduling"],
+            labels={"result": "report section: dynamic scheduling (Table 3.3)"},
+        ),
         rows="{root}/dynamic_scheduling/reproduction.csv",
     log:
         "{root}/logs/dynamic_tables.log",
@@ -63,8 +65,11 @@ rule dynamic_tables:
         mem_mb=2000,
     params:
         outdir=lambda wildcards: f"{wildcards.root}/dynamic_scheduling/tables",
+        functions=lambda wildcards, input: (
+            f"--functions {input.functions}" if input.functions else ""
+        ),
     shell:
-        "simcore dynamic-tables {input.runs} --functions {input.functions} --outdir {params.outdir} "
+        "simcore dynamic-tables {input.runs} {params.functions} --outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
 
 
@@ -72,13 +77,18 @@ rule plot_dynamic:
     input:
         "{root}/dynamic_scheduling/tables/runs.parquet",
     output:
-        report(
-            expand(
-                "{{root}}/dynamic_scheduling/plots/{setting}.png",
-                setting=list(DYNAMIC_SETTINGS),
-            ),
-            category="Figures",
-        ),
+        [
+            report(
+                f"{{root}}/dynamic_scheduling/plots/{setting}.png",
+                caption="../report/dynamic_scheduling_boxplots.rst",
+                category=REPORT_CATEGORIES["dynamic_scheduling"],
+                labels={
+                    "result": "AVEbsld per sequence, "
+                    f"{DYNAMIC_SETTING_TITLES[setting]} (figure)"
+                },
+            )
+            for setting in DYNAMIC_SETTINGS
+        ],
         expand(
             "{{root}}/dynamic_scheduling/plots/{setting}.pdf",
             setting=list(DYNAMIC_SETTINGS),

@@ -14,7 +14,9 @@ rule resample:
     resources:
         # 100 variants of 100 weeks hold every variant in memory: 1.1 GB for KTH-SP2 (0.4 MB
         # compressed trace) to 12.6 GB for CEA-Curie (4.2 MB)
-        mem_mb=lambda wildcards, input, attempt: int(max(6000, 3500 * input.size_mb) * attempt),
+        mem_mb=lambda wildcards, input, attempt: int(
+            max(6000, 3500 * input.size_mb) * attempt
+        ),
     params:
         arguments=lambda wildcards: resample_arguments(settings(wildcards.root)),
     shell:
@@ -73,6 +75,44 @@ rule aggregate_fixed_policies:
         "--curves {output.curves} --table {output.table} > {log} 2>&1"
 
 
+rule plot_fixed_policies:
+    input:
+        summary="{root}/summary/{trace}.runs.parquet",
+        curves="{root}/summary/{trace}.curves.parquet",
+    output:
+        cumulative_wait=[
+            report(
+                "{root}/plots/{trace}.cumulative_wait.png",
+                caption="../report/fixed_policy_cumulative_wait.rst",
+                category=REPORT_CATEGORIES["fixed_policy"],
+                subcategory="{trace}",
+                labels={
+                    "result": "cumulative waiting time against EASY-FCFS (figure)"
+                },
+            ),
+            "{root}/plots/{trace}.cumulative_wait.pdf",
+        ],
+        bsld=[
+            report(
+                "{root}/plots/{trace}.bsld.png",
+                caption="../report/fixed_policy_bsld.rst",
+                category=REPORT_CATEGORIES["fixed_policy"],
+                subcategory="{trace}",
+                labels={"result": "AVEbsld per queue order (figure)"},
+            ),
+            "{root}/plots/{trace}.bsld.pdf",
+        ],
+    log:
+        "{root}/logs/plot/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    shell:
+        "simcore plot --trace {wildcards.trace} --summary {input.summary} --curves {input.curves} "
+        "--cumulative-wait {output.cumulative_wait} --bsld {output.bsld} > {log} 2>&1"
+
+
 rule fixed_policy_tables:
     input:
         lambda wildcards: expand(
@@ -81,7 +121,13 @@ rule fixed_policy_tables:
             trace=settings(wildcards.root)["traces"],
         ),
     output:
-        table_csv=report("{root}/tables/fixed_policy.csv", category="Tables"),
+        table_csv=report(
+            "{root}/tables/fixed_policy.csv",
+            caption="../report/fixed_policy_table.rst",
+            category=REPORT_CATEGORIES["fixed_policy"],
+            subcategory=ALL_TRACES,
+            labels={"result": "fixed policies against EASY-FCFS, every trace (Table 2)"},
+        ),
         table_md="{root}/tables/fixed_policy.md",
         section="{root}/fixed_policy/report.md",
         rows="{root}/fixed_policy/reproduction.csv",

@@ -57,8 +57,18 @@ rule fit_functions:
         ],
         spread="{root}/learned_policies/spread.csv",
     output:
-        functions=report("{root}/learned_policies/functions.csv", category="Tables"),
-        markdown=report("{root}/learned_policies/report.md", category="Reproduction"),
+        functions=report(
+            "{root}/learned_policies/functions.csv",
+            caption="../report/learned_policies_functions.rst",
+            category=REPORT_CATEGORIES["learned_policies"],
+            labels={"result": "fitted functions ranked by MAE (Table 3.2)"},
+        ),
+        markdown=report(
+            "{root}/learned_policies/report.md",
+            caption="../report/learned_policies_section.rst",
+            category=REPORT_CATEGORIES["learned_policies"],
+            labels={"result": "report section: learned functions (Table 3.2)"},
+        ),
         rows="{root}/learned_policies/reproduction.csv",
     log:
         "{root}/logs/fit_functions.log",
@@ -79,7 +89,12 @@ rule plot_trial_scores:
         ],
         spread="{root}/learned_policies/spread.csv",
     output:
-        report("{root}/learned_policies/plots/scores.png", category="Figures"),
+        report(
+            "{root}/learned_policies/plots/scores.png",
+            caption="../report/learned_policies_scores.rst",
+            category=REPORT_CATEGORIES["learned_policies"],
+            labels={"result": "trial scores and their spread (Figure 3.1)"},
+        ),
         "{root}/learned_policies/plots/scores.pdf",
     log:
         "{root}/logs/plot_trial_scores.log",

@@ -100,7 +100,13 @@ rule prediction_tables:
             "correlations.csv",
             "variants.csv",
         ),
-        markdown=report("{root}/prediction/report.md", category="Reproduction"),
+        markdown=report(
+            "{root}/prediction/report.md",
+            caption="../report/prediction_section.rst",
+            category=REPORT_CATEGORIES["prediction"],
+            subcategory=ALL_TRACES,
+            labels={"result": "report section: prediction (Tables 1, 6-8)"},
+        ),
         rows="{root}/prediction/reproduction.csv",
     log:
         "{root}/logs/prediction_tables.log",
@@ -125,13 +131,21 @@ rule plot_predictions:
     output:
         errors=[
             report(
-                "{root}/prediction/plots/{trace}.ecdf_errors.png", category="Figures"
+                "{root}/prediction/plots/{trace}.ecdf_errors.png",
+                caption="../report/prediction_ecdf_errors.rst",
+                category=REPORT_CATEGORIES["prediction"],
+                subcategory="{trace}",
+                labels={"result": "ECDF of prediction errors (Figure 4)"},
             ),
             "{root}/prediction/plots/{trace}.ecdf_errors.pdf",
         ],
         values=[
             report(
-                "{root}/prediction/plots/{trace}.ecdf_values.png", category="Figures"
+                "{root}/prediction/plots/{trace}.ecdf_values.png",
+                caption="../report/prediction_ecdf_values.rst",
+                category=REPORT_CATEGORIES["prediction"],
+                subcategory="{trace}",
+                labels={"result": "ECDF of predicted values (Figure 5)"},
             ),
             "{root}/prediction/plots/{trace}.ecdf_values.pdf",
         ],
@@ -150,7 +164,13 @@ rule plot_correlations:
     input:
         "{root}/prediction/grid.parquet",
     output:
-        report("{root}/prediction/plots/correlations.png", category="Figures"),
+        report(
+            "{root}/prediction/plots/correlations.png",
+            caption="../report/prediction_correlations.rst",
+            category=REPORT_CATEGORIES["prediction"],
+            subcategory=ALL_TRACES,
+            labels={"result": "triples' AVEbsld between traces (Figure 3)"},
+        ),
         "{root}/prediction/plots/correlations.pdf",
     log:
         "{root}/logs/plot_correlations.log",

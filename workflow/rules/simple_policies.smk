@@ -51,7 +51,13 @@ rule simple_aggregate:
             "summary.csv",
             "premature.csv",
         ),
-        markdown=report("{root}/simple_policies/report.md", category="Reproduction"),
+        markdown=report(
+            "{root}/simple_policies/report.md",
+            caption="../report/simple_policies_section.rst",
+            category=REPORT_CATEGORIES["simple_policies"],
+            subcategory=ALL_TRACES,
+            labels={"result": "report section: simple policies (Tables 4.3, 4.4)"},
+        ),
         rows="{root}/simple_policies/reproduction.csv",
     log:
         "{root}/logs/simple_aggregate.log",
@@ -73,7 +79,13 @@ rule simple_trace_plot:
         "{root}/simple_policies/tables/curves.parquet",
     output:
         report(
-            "{root}/simple_policies/plots/{trace}.objectives.png", category="Figures"
+            "{root}/simple_policies/plots/{trace}.objectives.png",
+            caption="../report/simple_policies_objectives.rst",
+            category=REPORT_CATEGORIES["simple_policies"],
+            subcategory="{trace}",
+            labels={
+                "result": "cumulative weekly means of three objectives (Figure 4.1)"
+            },
         ),
         "{root}/simple_policies/plots/{trace}.objectives.pdf",
     log:
@@ -97,13 +109,25 @@ rule simple_summary_plots:
         "{root}/simple_policies/tables/runs.parquet",
     output:
         report(
-            multiext(
-                "{root}/simple_policies/plots/",
-                "delayed.png",
-                "categories.png",
-                "backfilled.png",
-            ),
-            category="Figures",
+            "{root}/simple_policies/plots/delayed.png",
+            caption="../report/simple_policies_delayed.rst",
+            category=REPORT_CATEGORIES["simple_policies"],
+            subcategory=ALL_TRACES,
+            labels={"result": "processors of the most delayed jobs (Figure 4.2)"},
+        ),
+        report(
+            "{root}/simple_policies/plots/categories.png",
+            caption="../report/simple_policies_categories.rst",
+            category=REPORT_CATEGORIES["simple_policies"],
+            subcategory=ALL_TRACES,
+            labels={"result": "jobs per slowdown category (Figure 4.3)"},
+        ),
+        report(
+            "{root}/simple_policies/plots/backfilled.png",
+            caption="../report/simple_policies_backfilled.rst",
+            category=REPORT_CATEGORIES["simple_policies"],
+            subcategory=ALL_TRACES,
+            labels={"result": "backfilled jobs per variant (Figure 4.4)"},
         ),
         multiext(
             "{root}/simple_policies/plots/",

@@ -1,0 +1,273 @@
+"""`--config only=[NAME]`: one trace alone is one trace.
+
+Every study declares the traces it uses (the fixed-policy and bandit studies
+`traces`, the prediction, simple-policies and dynamic-scheduling studies their
+own `traces`, the learned-policies study its `model`); `only` restricts every
+study to the names it lists and skips a study left with none. For every trace
+of the catalogue, a dry run of the full campaign restricted to it must plan the
+jobs of the studies that use it and nothing else, fetch that trace alone, and
+say once which studies it skips. Dry runs take seconds each; two small real
+runs check that the reproduction report builds when only some studies run.
+"""
+
+import copy
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import PWA, REPO
+
+CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+CATALOGUE = list(yaml.safe_load((REPO / "config" / "pwa_catalogue.yaml").read_text())["traces"])
+TINY = {**yaml.safe_load((REPO / ".test" / "config" / "config.yaml").read_text()),
+        "catalogue": str(REPO / "config" / "pwa_catalogue.yaml"), "pwa_mirror": str(PWA)}
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
+
+STUDIES = ("fixed_policy", "bandit", "prediction", "simple_policies", "learned_policies", "dynamic_scheduling")
+# the rule whose jobs show that a study runs
+STUDY_RULES = {"fixed_policy": "sweep_fixed_policies", "bandit": "learn_strategies", "prediction": "predict_grid",
+               "simple_policies": "simple_sweep", "learned_policies": "trial_scores",
+               "dynamic_scheduling": "dynamic_sweep"}
+
+
+def study_traces(config: dict) -> dict:
+    """The traces each study uses, as the configuration declares them."""
+    return {"fixed_policy": config["traces"], "bandit": config["traces"],
+            "prediction": config["prediction"]["traces"], "simple_policies": config["simple_policies"]["traces"],
+            "learned_policies": [config["learned_policies"]["model"]],
+            "dynamic_scheduling": config["dynamic_scheduling"]["traces"]}
+
+
+def users(name: str, config: dict = CAMPAIGN) -> set:
+    """The studies that use trace (or model) `name`."""
+    return {study for study, traces in study_traces(config).items() if name in traces}
+
+
+def jobs_for(total: int, per_job: int) -> int:
+    return -(-total // per_job)
+
+
+def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
+    """Jobs per rule of the campaign restricted to `name` alone, from the configuration."""
+    studies = users(name, config)
+    fixed, prediction, simple, learned, dynamic = (
+        int(study in studies) for study in ("fixed_policy", "prediction", "simple_policies", "learned_policies",
+                                            "dynamic_scheduling"))
+    logged = int(name in CATALOGUE)           # a PWA log is fetched and filtered; a model is generated
+    section = prediction or simple or learned or dynamic
+    jobs = {
+        "fetch_trace": logged * bool(studies),
+        "filter_trace": logged * fixed,
+        "model_trace": (1 - logged) * bool(studies),
+        "study_trace": logged * (prediction + simple + dynamic),
+        "resample": fixed,
+        "sweep_fixed_policies": fixed * jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]),
+        "aggregate_fixed_policies": fixed,
+        "plot_fixed_policies": fixed,
+        "learn_strategies": fixed * jobs_for(config["variants"], config["bandit"]["variants_per_job"]),
+        "aggregate_learners": fixed,
+        "plot_learners": fixed,
+        "resample_study_trace": prediction + simple,
+        "predict_grid": prediction * config["prediction"]["grid_jobs_per_trace"],
+        "select_triples": prediction,
+        "predict_variants": prediction * jobs_for(config["prediction"]["variants"],
+                                                  config["prediction"]["variants_per_job"]),
+        "prediction_tables": prediction,
+        "plot_predictions": prediction,
+        "plot_correlations": prediction,
+        "simple_sweep": simple * jobs_for(config["simple_policies"]["variants"],
+                                          config["simple_policies"]["variants_per_job"]),
+        "simple_aggregate": simple,
+        "simple_trace_plot": simple,
+        "simple_summary_plots": simple,
+        "trial_scores": learned * jobs_for(config["learned_policies"]["tuples"],
+                                           config["learned_policies"]["tuples_per_job"]),
+        "trial_spread": learned,
+        "fit_functions": learned,
+        "plot_trial_scores": learned,
+        "dynamic_sweep": dynamic * config["dynamic_scheduling"]["jobs_per_trace"],
+        "dynamic_tables": dynamic,
+        "plot_dynamic": dynamic,
+        "fixed_policy_tables": fixed,
+        "bandit_tables": fixed,
+        "report": int(bool(fixed or section)),   # the sections of the studies that run
+        "all": 1,
+    }
+    return {rule: count for rule, count in jobs.items() if count}
+
+
+def dry_run(workdir: Path, *args) -> str:
+    """A dry run of the campaign (config/config.yaml) with `args`, its whole output."""
+    done = subprocess.run(SNAKEMAKE + ["--configfile", str(REPO / "config" / "config.yaml"),
+                                       "--directory", str(workdir), "--dry-run", "--printshellcmds", *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout + done.stderr
+
+
+JOB = re.compile(r"^(?:local)?rule (\w+):$")
+
+
+def planned_jobs(output: str) -> list[dict]:
+    """The jobs a dry run lists: rule, wildcards, inputs and shell command of each."""
+    jobs, job = [], None
+    for line in output.splitlines():
+        match = JOB.match(line)
+        if match:
+            job = {"rule": match.group(1), "wildcards": {}, "input": "", "shell": ""}
+            jobs.append(job)
+        elif job is not None and line.startswith("    "):
+            key, _, value = line.strip().partition(": ")
+            if key == "wildcards":
+                job["wildcards"] = dict(item.split("=", 1) for item in value.split(", "))
+            elif key == "input":
+                job["input"] = value
+        elif job is not None and line.startswith("Shell command: "):
+            job["shell"] = line.partition(": ")[2]
+        elif job is not None and not line.startswith("["):
+            job = None
+    return jobs
+
+
+def job_stats(output: str) -> dict:
+    """The dry run's "Job stats" table (its first copy), without the total."""
+    lines = output.splitlines()
+    stats = {}
+    for line in lines[lines.index("Job stats:") + 3:]:
+        rule, count = line.split()
+        if rule == "total":
+            return stats
+        stats[rule] = int(count)
+    raise AssertionError("no total in the job stats")
+
+
+def announced(output: str, kind: str) -> set:
+    """The studies the planning message says run ("runs") or are skipped ("skipped")."""
+    return set(re.findall(rf"^  {kind}: +(\w+)", output, flags=re.MULTILINE))
+
+
+@pytest.mark.parametrize("trace", CATALOGUE)
+def test_only_one_trace_plans_its_studies_alone(trace, tmp_path):
+    output = dry_run(tmp_path, "--config", f"only=[{trace}]")
+    jobs = planned_jobs(output)
+    counts = Counter(job["rule"] for job in jobs)
+    assert dict(counts) == job_stats(output)             # the job listing and the summary agree
+    assert dict(counts) == expected_jobs(trace)
+    fetched = [job["wildcards"]["trace"] for job in jobs if job["rule"] == "fetch_trace"]
+    assert fetched == ([trace] if users(trace) else [])
+    assert {job["wildcards"]["trace"] for job in jobs if "trace" in job["wildcards"]} <= {trace}
+    assert {study for study, rule in STUDY_RULES.items() if counts[rule]} == users(trace)
+    # said once, when the DAG is planned: which studies run, which are skipped
+    assert output.count(f"only=[{trace}]: every study restricted") == 1
+    assert announced(output, "runs") == users(trace)
+    assert announced(output, "skipped") == set(STUDIES) - users(trace)
+    if not users(trace):
+        assert "nothing to do: no study uses these traces" in output
+
+
+def test_only_takes_a_single_name(tmp_path):
+    """A single name works like a list of one."""
+    assert job_stats(dry_run(tmp_path, "--config", "only=KTH-SP2")) == expected_jobs("KTH-SP2")
+
+
+def test_learned_functions_follow_the_learned_policies_study(tmp_path):
+    # the model of the learned-policies study alone: that study alone
+    output = dry_run(tmp_path, "--config", "only=[lublin-256]")
+    assert job_stats(output) == expected_jobs("lublin-256")
+    assert announced(output, "runs") == {"learned_policies"}
+    # with it, the dynamic scheduling experiments run the learned functions L1-L4 ...
+    output = dry_run(tmp_path, "--config", "only=[lublin-256, CTC-SP2]")
+    sweeps = [job for job in planned_jobs(output) if job["rule"] in ("dynamic_sweep", "dynamic_tables")]
+    assert len(sweeps) == 3
+    for job in sweeps:
+        assert "results/learned_policies/functions.csv" in job["input"]
+        assert "--functions results/learned_policies/functions.csv" in job["shell"]
+    assert "--learned 4" in sweeps[0]["shell"]
+    # ... without it, their other policies only, and the message says so
+    output = dry_run(tmp_path, "--config", "only=[CTC-SP2]")
+    sweeps = [job for job in planned_jobs(output) if job["rule"] in ("dynamic_sweep", "dynamic_tables")]
+    assert len(sweeps) == 3
+    for job in sweeps:
+        assert "learned_policies" not in job["input"] and "--functions" not in job["shell"]
+        assert "--policies FCFS WFP3 UNICEF SPF F4 F3 F2 F1" in job["shell"] or job["rule"] == "dynamic_tables"
+    assert "dynamic_scheduling runs without the learned functions L1-L4" in output
+
+
+def test_only_applies_to_the_demo(tmp_path):
+    output = dry_run(tmp_path, "demo", "--config", "only=[lublin-256]")
+    assert "only=[lublin-256]: every study restricted to these traces (results/demo/)" in output
+    assert announced(output, "skipped") == {"learned_policies"}      # the demo's model is lublin-128
+    jobs = planned_jobs(output)
+    assert {job["wildcards"].get("trace") for job in jobs} <= {"lublin-256", None}
+    assert all(job["wildcards"].get("root", "results/demo") == "results/demo" for job in jobs)
+    assert "(results/)" not in output          # the campaign's studies are not planned, so not announced
+
+
+def test_only_names_catalogue_traces_or_models(tmp_path):
+    command = SNAKEMAKE + ["--configfile", str(REPO / "config" / "config.yaml"), "--directory", str(tmp_path),
+                           "--dry-run", "--config"]
+    done = subprocess.run(command + ["only=[KTH-SP2, NOPE-1999]"], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    assert "config: only: unknown traces or models ['NOPE-1999']" in done.stdout + done.stderr
+    for bad in ("only=[]", "only=3"):
+        done = subprocess.run(command + [bad], capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0 and "schema['properties']['only']" in done.stdout + done.stderr, bad
+
+
+def test_full_campaign_without_only_plans_every_study(tmp_path):
+    output = dry_run(tmp_path, "--quiet", "rules")
+    stats = job_stats(output)
+    assert all(stats.get(rule) for rule in STUDY_RULES.values())
+    assert stats["fetch_trace"] == len({trace for traces in study_traces(CAMPAIGN).values() for trace in traces
+                                        if trace in CATALOGUE})
+    assert "every study restricted" not in output
+
+
+# ---- real runs: the reproduction report when only some studies run -------------
+
+def run(workdir: Path, config: dict, *args) -> None:
+    workdir.mkdir(parents=True, exist_ok=True)
+    configfile = workdir / "test-config.yaml"
+    configfile.write_text(yaml.safe_dump(config, sort_keys=False))
+    done = subprocess.run(SNAKEMAKE + ["--configfile", str(configfile), "--directory", str(workdir), "--cores", "2",
+                                       *args], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
+    # .test's configuration restricted to lublin-256: the dynamic scheduling experiments alone,
+    # without the learned functions; the report from their section alone
+    alone = tmp_path / "alone"
+    run(alone, TINY, "--config", "only=[lublin-256]")
+    results = alone / "results"
+    assert sorted(path.name for path in results.iterdir()) == [
+        "dynamic_scheduling", "logs", "reproduction.csv", "reproduction.md", "traces"]   # traces: the model
+    assert not (alone / "resources").exists()                   # nothing fetched
+    medians = pd.read_csv(results / "dynamic_scheduling" / "tables" / "medians.csv")
+    assert medians["trace"].unique().tolist() == ["lublin-256"]
+    assert list(medians.columns[4:]) == ["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1"]
+    reproduction = pd.read_csv(results / "reproduction.csv")
+    assert set(reproduction["table"]) == {"Table 3.3"} and len(reproduction) == 3 * 8
+    text = (results / "reproduction.md").read_text()
+    assert text.startswith("# Reproduction report") and "did not run" in text
+    assert "Thesis, section 3.3" in text and "## Bandit policy selection" not in text
+
+    # the same with lublin-256 as the fixed-policy and bandit studies' trace: rule report, one section
+    both = tmp_path / "both"
+    config = copy.deepcopy(TINY)
+    config["traces"] = ["lublin-256"]
+    run(both, config, "--config", "only=[lublin-256]")
+    results = both / "results"
+    assert (results / "tables" / "fixed_policy.csv").exists() and (results / "plots" / "lublin-256.regret.png").exists()
+    assert not (results / "prediction").exists() and not (results / "learned_policies").exists()
+    text = (results / "reproduction.md").read_text()
+    assert "Thesis, section 3.3" in text and "Running-time prediction" not in text
+    for chunk in range(2):          # the sequences' runs do not depend on what else runs
+        name = f"dynamic_scheduling/runs/lublin-256/{chunk}.parquet"
+        assert (results / name).read_bytes() == (alone / "results" / name).read_bytes()
