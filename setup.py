@@ -9,19 +9,22 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 MODULES = (
-    "simcore.engine._orders",        # queue-order key functions and registry
-    "simcore.engine._predictor",     # Predictor interface, simple predictors
-    "simcore.engine._regression",    # regression predictor, NAG, losses
-    "simcore.engine._core",          # the event loop
-    "simcore.engine._swf",           # SWF tokenizer
-    "simcore.studies.learned_policies._trials",   # trial scores (chapter 3)
+    "simcore.engine._orders",  # queue-order key functions and registry
+    "simcore.engine._predictor",  # Predictor interface, simple predictors
+    "simcore.engine._regression",  # regression predictor, NAG, losses
+    "simcore.engine._core",  # the event loop
+    "simcore.engine._swf",  # SWF tokenizer
+    "simcore.studies.learned_policies._trials",  # trial scores (chapter 3)
 )
 
 extensions = [
-    Extension(name, [name.replace(".", "/") + ".pyx"],
-              include_dirs=[numpy.get_include()],
-              extra_compile_args=["-O3"],
-              define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")])
+    Extension(
+        name,
+        [name.replace(".", "/") + ".pyx"],
+        include_dirs=[numpy.get_include()],
+        extra_compile_args=["-O3"],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
     for name in MODULES
 ]
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import yaml
 
 import simcore
+from simcore.studies.bandit.learners import run_learner
 from simcore.studies.bandit.study import PERIODS
 from simcore.workloads.catalogue import load_catalogue
-from simcore.studies.bandit.learners import run_learner
 from simcore.workloads.resample import resample
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,8 +44,9 @@ def main(argv=None) -> int:
         workload = simcore.read_swf(args.pwa / catalogue[trace]["file"], filter=config["filter"])
         variant, _ = resample(workload, config["base_seed"], config["resample"]["method"], args.weeks)
         began = time.process_time()
-        for threshold, backfill in {(s.get("threshold", base["threshold"]), s.get("backfill", base["backfill"]))
-                                    for s in strategies.values()}:
+        for threshold, backfill in {
+            (s.get("threshold", base["threshold"]), s.get("backfill", base["backfill"])) for s in strategies.values()
+        }:
             for order in simcore.ORDERS:
                 simcore.simulate(variant, order=order, threshold=threshold, backfill=backfill)
         fixed = time.process_time() - began
@@ -58,11 +59,17 @@ def main(argv=None) -> int:
             costs.append(time.process_time() - began)
         per_variant = fixed + sum(costs)
         total += per_variant * args.variants
-        print(f"| {trace} | {len(variant):,} | {fixed:.1f} | " + " | ".join(f"{c:.1f}" for c in costs)
-              + f" | {per_variant:.1f} |", flush=True)
-    print(f"\nWhole study: {args.variants} variants x {len(args.traces)} traces = {total / 3600:.2f} CPU hours; "
-          f"on {args.cores} cores about {total / args.cores / 60:.1f} minutes (perfect balance, chunks of "
-          f"{config['bandit']['variants_per_job']} variants).")
+        print(
+            f"| {trace} | {len(variant):,} | {fixed:.1f} | "
+            + " | ".join(f"{c:.1f}" for c in costs)
+            + f" | {per_variant:.1f} |",
+            flush=True,
+        )
+    print(
+        f"\nWhole study: {args.variants} variants x {len(args.traces)} traces = {total / 3600:.2f} CPU hours; "
+        f"on {args.cores} cores about {total / args.cores / 60:.1f} minutes (perfect balance, chunks of "
+        f"{config['bandit']['variants_per_job']} variants)."
+    )
     return 0
 
 

@@ -48,15 +48,18 @@ def core_worker(path: str, repeat: int) -> dict:
         began = time.perf_counter()
         workload = simcore.read_swf(path, filter="strict")
         parse_times.append(time.perf_counter() - began)
-    kernel = {name: min(simcore.simulate(workload, **config).kernel_seconds for _ in range(repeat))
-              for name, config in CONFIGS.items()}
+    kernel = {
+        name: min(simcore.simulate(workload, **config).kernel_seconds for _ in range(repeat))
+        for name, config in CONFIGS.items()
+    }
     return dict(jobs=len(workload), parse_s=min(parse_times), kernel_s=kernel, peak_mb=peak_mb())
 
 
 def prefix(w: simcore.Workload, n: int) -> simcore.Workload:
     """The first n jobs (the workload is sorted by submit time)."""
-    return simcore.Workload.from_arrays(w.submit[:n], w.run[:n], w.requested[:n], w.procs[:n],
-                                        w.machine_size, user=w.user[:n], job_id=w.job_id[:n])
+    return simcore.Workload.from_arrays(
+        w.submit[:n], w.run[:n], w.requested[:n], w.procs[:n], w.machine_size, user=w.user[:n], job_id=w.job_id[:n]
+    )
 
 
 def reference_worker(path: str, budget: float, repeat: int) -> dict:
@@ -87,10 +90,13 @@ def reference_worker(path: str, budget: float, repeat: int) -> dict:
         mismatch = None
         if len(differ):
             i = differ[0]
-            mismatch = (f"{len(differ)} of {n} start times differ; first: job {part.job_id[i]}, "
-                        f"core {float(core_start[i])}, reference {float(reference_start[i])}")
-        results[name] = dict(n=n, reference_s=reference_s,
-                             core_s=min(r.kernel_seconds for r in runs), mismatch=mismatch)
+            mismatch = (
+                f"{len(differ)} of {n} start times differ; first: job {part.job_id[i]}, "
+                f"core {float(core_start[i])}, reference {float(reference_start[i])}"
+            )
+        results[name] = dict(
+            n=n, reference_s=reference_s, core_s=min(r.kernel_seconds for r in runs), mismatch=mismatch
+        )
     return results
 
 
@@ -101,17 +107,21 @@ def in_fresh_process(function, *args):
 
 
 def table(results: dict) -> list[str]:
-    lines = ["| trace | jobs | parse+filter s | config | core kernel s | reference N | reference s "
-             "| core s on N | ratio | peak MB |",
-             "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|"]
+    lines = [
+        "| trace | jobs | parse+filter s | config | core kernel s | reference N | reference s "
+        "| core s on N | ratio | peak MB |",
+        "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|",
+    ]
     for trace, (core, reference) in results.items():
         for name in CONFIGS:
             ref = reference[name]
             n = f"{ref['n']:,}" + (" (all)" if ref["n"] == core["jobs"] else "")
-            lines.append(f"| {trace} | {core['jobs']:,} | {core['parse_s']:.3f} | {name} "
-                         f"| {core['kernel_s'][name]:.3f} | {n} | {ref['reference_s']:.2f} "
-                         f"| {ref['core_s']:.4f} | {ref['reference_s'] / ref['core_s']:,.0f}× "
-                         f"| {core['peak_mb']:.0f} |")
+            lines.append(
+                f"| {trace} | {core['jobs']:,} | {core['parse_s']:.3f} | {name} "
+                f"| {core['kernel_s'][name]:.3f} | {n} | {ref['reference_s']:.2f} "
+                f"| {ref['core_s']:.4f} | {ref['reference_s'] / ref['core_s']:,.0f}× "
+                f"| {core['peak_mb']:.0f} |"
+            )
     return lines
 
 
@@ -124,8 +134,7 @@ def target_lines(results: dict) -> list[str]:
     ratio = reference[worst]["reference_s"] / reference[worst]["core_s"]
     checks = [
         (kernel <= 0.25, f"CEA-Curie EASY-FCFS kernel {kernel:.3f} s ≤ 0.25 s"),
-        (ratio >= 50, f"CEA-Curie ratio {ratio:,.0f}× ≥ 50× (lowest: {worst}, "
-                      f"N = {reference[worst]['n']:,})"),
+        (ratio >= 50, f"CEA-Curie ratio {ratio:,.0f}× ≥ 50× (lowest: {worst}, N = {reference[worst]['n']:,})"),
         (core["parse_s"] <= 2, f"CEA-Curie parse+filter {core['parse_s']:.3f} s ≤ 2 s"),
         (core["peak_mb"] <= 500, f"CEA-Curie peak (read + 3 simulations) {core['peak_mb']:.0f} MB ≤ 500 MB"),
     ]
@@ -134,17 +143,25 @@ def target_lines(results: dict) -> list[str]:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pwa", type=Path, default=REPO.parent / "shared" / "pwa",
-                        help="directory holding the gzip SWF traces (default: %(default)s)")
-    parser.add_argument("--traces", nargs="+", choices=list(TRACES), default=list(TRACES),
-                        help="traces to measure (default: all)")
-    parser.add_argument("--reference-budget", type=float, metavar="SECONDS",
-                        help="reference time budget per trace, shared by the configurations "
-                             "(default: 120, or 10 with --quick)")
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: reference budget 10 s, 1 repetition instead of best of 3")
-    parser.add_argument("--output", type=Path, metavar="FILE",
-                        help="also write the report to FILE (Markdown)")
+    parser.add_argument(
+        "--pwa",
+        type=Path,
+        default=REPO.parent / "shared" / "pwa",
+        help="directory holding the gzip SWF traces (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--traces", nargs="+", choices=list(TRACES), default=list(TRACES), help="traces to measure (default: all)"
+    )
+    parser.add_argument(
+        "--reference-budget",
+        type=float,
+        metavar="SECONDS",
+        help="reference time budget per trace, shared by the configurations (default: 120, or 10 with --quick)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: reference budget 10 s, 1 repetition instead of best of 3"
+    )
+    parser.add_argument("--output", type=Path, metavar="FILE", help="also write the report to FILE (Markdown)")
     args = parser.parse_args(argv)
     budget = args.reference_budget if args.reference_budget is not None else (10.0 if args.quick else 120.0)
     repeat = 1 if args.quick else 3
@@ -160,9 +177,12 @@ def main(argv=None) -> int:
         print(f"{trace}: reference ...", file=sys.stderr, flush=True)
         results[trace] = core, in_fresh_process(reference_worker, str(path), budget, repeat)
 
-    mismatches = [f"- MISMATCH {trace} {name}: {ref['mismatch']}"
-                  for trace, (_, reference) in results.items()
-                  for name, ref in reference.items() if ref["mismatch"]]
+    mismatches = [
+        f"- MISMATCH {trace} {name}: {ref['mismatch']}"
+        for trace, (_, reference) in results.items()
+        for name, ref in reference.items()
+        if ref["mismatch"]
+    ]
     checked = sum(len(reference) for _, reference in results.values())
     report = [
         f"Best of {repeat}; reference budget {budget:g} s per trace ({budget / len(CONFIGS):.3g} s "
@@ -171,8 +191,7 @@ def main(argv=None) -> int:
         "",
         *table(results),
         "",
-        f"Start times, core vs reference on the N-job prefix: {checked - len(mismatches)} of "
-        f"{checked} identical.",
+        f"Start times, core vs reference on the N-job prefix: {checked - len(mismatches)} of {checked} identical.",
         *mismatches,
         "",
         *target_lines(results),

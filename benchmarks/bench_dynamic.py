@@ -33,8 +33,9 @@ def load(name, config, study, mirror):
         model = config["models"][name]
         return lublin_workload(model["jobs"], model["machine_size"], model["seed"])
     entry = load_catalogue(REPO / config["catalogue"])[name]
-    return simcore.read_swf(Path(mirror) / entry["file"], filter=study["filter"],
-                            machine_size=study["machine_size"].get(name))
+    return simcore.read_swf(
+        Path(mirror) / entry["file"], filter=study["filter"], machine_size=study["machine_size"].get(name)
+    )
 
 
 def cpu_seconds(parts, order, function, setting) -> float:
@@ -52,8 +53,9 @@ def main(argv=None) -> int:
     parser.add_argument("--mirror", default=str(REPO.parent / "shared" / "pwa"))
     args = parser.parse_args(argv)
     named = policies(MEASURED, {})
-    print(f"{'trace':18s} {'seqs':>5s} {'jobs/seq':>9s} {'setting':12s} "
-          + " ".join(f"{name:>14s}" for name in MEASURED))
+    print(
+        f"{'trace':18s} {'seqs':>5s} {'jobs/seq':>9s} {'setting':12s} " + " ".join(f"{name:>14s}" for name in MEASURED)
+    )
     for name in args.traces:
         workload = load(name, config, study, args.mirror)
         parts = [part for _, _, part in sequences(workload, study["days"], study["max_sequences"].get(name))]
@@ -65,8 +67,10 @@ def main(argv=None) -> int:
             total += sum(seconds[p] if p in seconds else seconds["F2"] for p in study["policies"])
             total += study["learned"] * seconds["F2"]
             base = seconds["FCFS"]
-            print(f"{name:18s} {len(parts):5d} {jobs:9.0f} {setting:12s} "
-                  + " ".join(f"{seconds[p]:6.2f}s ({seconds[p] / base:4.1f}x)" for p in MEASURED))
+            print(
+                f"{name:18s} {len(parts):5d} {jobs:9.0f} {setting:12s} "
+                + " ".join(f"{seconds[p]:6.2f}s ({seconds[p] / base:4.1f}x)" for p in MEASURED)
+            )
         print(f"{name:18s} whole sweep (policies x settings): {total:.1f} CPU s")
     return 0
 

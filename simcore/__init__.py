@@ -8,17 +8,37 @@
 See docs/semantics.md for the exact semantics.
 """
 
+from simcore.engine.predictors import PREDICTORS
 from simcore.engine.priority import PriorityFunction
-from simcore.engine.simulation import (BACKFILLS, BANDIT_ORDERS, CORRECTIONS, ORDER_MEANINGS, ORDERS, Simulation,
-                                SimulationResult, simulate)
+from simcore.engine.simulation import (
+    BACKFILLS,
+    BANDIT_ORDERS,
+    CORRECTIONS,
+    ORDER_MEANINGS,
+    ORDERS,
+    Simulation,
+    SimulationResult,
+    simulate,
+)
 from simcore.engine.swf import FILTER_MODES, SwfFormatError, read_swf
 from simcore.engine.workload import Workload, WorkloadError
-from simcore.engine.predictors import PREDICTORS
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BACKFILLS", "BANDIT_ORDERS", "CORRECTIONS", "FILTER_MODES", "ORDERS", "ORDER_MEANINGS", "PREDICTORS",
-    "PriorityFunction", "Simulation", "SimulationResult", "SwfFormatError", "Workload", "WorkloadError",
-    "read_swf", "simulate",
+    "BACKFILLS",
+    "BANDIT_ORDERS",
+    "CORRECTIONS",
+    "FILTER_MODES",
+    "ORDERS",
+    "ORDER_MEANINGS",
+    "PREDICTORS",
+    "PriorityFunction",
+    "Simulation",
+    "SimulationResult",
+    "SwfFormatError",
+    "Workload",
+    "WorkloadError",
+    "read_swf",
+    "simulate",
 ]

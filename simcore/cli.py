@@ -21,9 +21,16 @@ from simcore.studies.simple_policies import commands as simple_policies_commands
 from simcore.workloads import commands as workload_commands
 from simcore.workloads.catalogue import FetchError
 
-COMMAND_MODULES = (workload_commands, fixed_policy_commands, bandit_commands,
-                   prediction_commands, simple_policies_commands, learned_policies_commands,
-                   dynamic_scheduling_commands, report_commands)
+COMMAND_MODULES = (
+    workload_commands,
+    fixed_policy_commands,
+    bandit_commands,
+    prediction_commands,
+    simple_policies_commands,
+    learned_policies_commands,
+    dynamic_scheduling_commands,
+    report_commands,
+)
 COMMANDS = {name: run for module in COMMAND_MODULES for name, run in module.COMMANDS.items()}
 
 

@@ -27,10 +27,12 @@ TRACE_FILES = {
 @pytest.fixture(scope="session")
 def pwa_trace():
     """Path of a real trace in the local mirror; the mirror is required."""
+
     def path(name: str) -> Path:
         trace = PWA / TRACE_FILES[name]
         assert trace.exists(), f"missing {trace}: the tests need ../shared/pwa beside the repository"
         return trace
+
     return path
 
 
@@ -45,8 +47,10 @@ def job_line(job_id, submit, run, procs, requested, user=1, alloc=None):
 @pytest.fixture
 def write_swf(tmp_path):
     """Write SWF text (str) to a file and return its path."""
+
     def write(text: str, name: str = "trace.swf") -> Path:
         path = tmp_path / name
         path.write_text(text)
         return path
+
     return write

@@ -49,8 +49,11 @@ def file_digest(path: Path) -> str:
 
 
 def digests(root: Path) -> dict[str, str]:
-    return {str(path.relative_to(root)): file_digest(path) for path in sorted(root.rglob("*"))
-            if path.is_file() and "logs" not in path.relative_to(root).parts and path.suffix != ".log"}
+    return {
+        str(path.relative_to(root)): file_digest(path)
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "logs" not in path.relative_to(root).parts and path.suffix != ".log"
+    }
 
 
 def main(argv=None) -> int:
@@ -70,8 +73,11 @@ def main(argv=None) -> int:
         print(f"pinned {len(computed)} files of {args.root} in {PINNED}")
         return 0
     pinned = json.loads(PINNED.read_text())
-    problems = [f"{name}: {'missing' if name not in computed else 'differs'}"
-                for name in pinned if computed.get(name) != pinned[name]]
+    problems = [
+        f"{name}: {'missing' if name not in computed else 'differs'}"
+        for name in pinned
+        if computed.get(name) != pinned[name]
+    ]
     problems += [f"{name}: not pinned" for name in computed if name not in pinned]
     print("\n".join(problems) or f"{len(pinned)} files identical to the pinned digests")
     return 1 if problems else 0

@@ -27,9 +27,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from conftest import PWA
 
 import simcore
-from conftest import PWA
 
 GOLDEN = Path(__file__).resolve().parent / "golden.json"
 
@@ -50,9 +50,8 @@ TRACES = {
     "RICC": ("RICC-2010-2.swf.gz", None),
     "LPC-EGEE": ("LPC-EGEE-2004-1.2-cln.swf.gz", None),
 }
-THRESHOLD = 144000.0    # 40 h, the bandit paper's text
-ORDERS = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF",
-          "WFP3", "UNICEF")
+THRESHOLD = 144000.0  # 40 h, the bandit paper's text
+ORDERS = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF", "WFP3", "UNICEF")
 PREDICTION_CONFIGURATIONS = {
     "EASY": {},
     "EASY-SJBF-clairvoyant": {"backfill": "SPF", "estimate": "clairvoyant"},
@@ -80,8 +79,10 @@ def trace_values(trace: str, pwa: Path = PWA) -> dict:
     values = {}
     for label, mode, options in configurations():
         result = simcore.simulate(workloads[mode], **options)
-        values[label] = {"avg_bsld": float(result.summary()["avg_bsld"]),
-                         "start_sha256": start_sha256(result.jobs["start"])}
+        values[label] = {
+            "avg_bsld": float(result.summary()["avg_bsld"]),
+            "start_sha256": start_sha256(result.jobs["start"]),
+        }
     return values
 
 

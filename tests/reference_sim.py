@@ -22,8 +22,23 @@ describes.
 
 import math
 
-ORDERS = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
-          "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF", "WFP3", "UNICEF", "FUNCTION")
+ORDERS = (
+    "FCFS",
+    "LCFS",
+    "SPF",
+    "LPF",
+    "SQF",
+    "LQF",
+    "SEXP",
+    "LEXP",
+    "SRF",
+    "LRF",
+    "SAF",
+    "LAF",
+    "WFP3",
+    "UNICEF",
+    "FUNCTION",
+)
 
 ESTIMATES = ("request", "clairvoyant", "ave2")
 CORRECTIONS = ("request", "incremental", "doubling")
@@ -31,8 +46,7 @@ BACKFILLS = ("none", "queue") + ORDERS
 
 # Tsafrir et al. incremental corrections C_1..C_11, in seconds:
 # 1 min, 5 min, 15 min, 30 min, 1 h, 2 h, 5 h, 10 h, 20 h, 50 h, 100 h.
-INCREMENTS = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0,
-              18000.0, 36000.0, 72000.0, 180000.0, 360000.0)
+INCREMENTS = (60.0, 300.0, 900.0, 1800.0, 3600.0, 7200.0, 18000.0, 36000.0, 72000.0, 180000.0, 360000.0)
 
 
 def ieee_divide(a, b):
@@ -47,6 +61,7 @@ def ieee_divide(a, b):
 def function_value(function, r, e, q):
     """(θ1 φ1(e)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)), × and ÷ before +, the
     arguments floored at 1; `function` has .form and .theta."""
+
     def phi(name, x):
         x = max(x, 1.0)
         return {"id": x, "sqrt": math.sqrt(x), "log": math.log10(x), "inv": 1.0 / x}[name]
@@ -55,8 +70,7 @@ def function_value(function, r, e, q):
         return a + b if op == "+" else a * b if op == "*" else ieee_divide(a, b)
 
     phi1, phi2, phi3, op1, op2 = function.form
-    a, b, c = (function.theta[k] * phi(name, x)
-               for k, (name, x) in enumerate(((phi1, e), (phi2, q), (phi3, r))))
+    a, b, c = (function.theta[k] * phi(name, x) for k, (name, x) in enumerate(((phi1, e), (phi2, q), (phi3, r))))
     if op1 == "+" and op2 != "+":
         return a + combine(b, c, op2)
     return combine(combine(a, b, op1), c, op2)
@@ -110,47 +124,39 @@ def clip_estimate(prediction, requested):
     return max(1.0, min(max(float(prediction), 1.0), requested))
 
 
-def _check_inputs(submit, run, requested, procs, user, machine_size, order,
-                  threshold, backfill, estimate, correction, switches):
+def _check_inputs(
+    submit, run, requested, procs, user, machine_size, order, threshold, backfill, estimate, correction, switches
+):
     n = len(submit)
-    for name, seq in (("run", run), ("requested", requested),
-                      ("procs", procs), ("user", user)):
+    for name, seq in (("run", run), ("requested", requested), ("procs", procs), ("user", user)):
         if len(seq) != n:
-            raise ValueError("length mismatch: submit has %d jobs, %s has %d"
-                             % (n, name, len(seq)))
+            raise ValueError("length mismatch: submit has %d jobs, %s has %d" % (n, name, len(seq)))
     if int(machine_size) != machine_size or machine_size < 1:
-        raise ValueError("machine_size must be a positive integer, got %r"
-                         % (machine_size,))
+        raise ValueError("machine_size must be a positive integer, got %r" % (machine_size,))
     for i, q in enumerate(procs):
         if int(q) != q or not (1 <= q <= machine_size):
-            raise ValueError("procs[%d] = %r is outside [1, machine_size=%d]"
-                             % (i, q, machine_size))
+            raise ValueError("procs[%d] = %r is outside [1, machine_size=%d]" % (i, q, machine_size))
     for i in range(1, n):
         if float(submit[i]) < float(submit[i - 1]):
-            raise ValueError("jobs must be sorted by submit time "
-                             "(submit[%d] < submit[%d])" % (i, i - 1))
+            raise ValueError("jobs must be sorted by submit time (submit[%d] < submit[%d])" % (i, i - 1))
     if order not in ORDERS:
-        raise ValueError("unknown order %r (expected one of %s)"
-                         % (order, ", ".join(ORDERS)))
+        raise ValueError("unknown order %r (expected one of %s)" % (order, ", ".join(ORDERS)))
     if threshold is not None:
         if not (float(threshold) >= 0.0):
-            raise ValueError("threshold must be None or >= 0, got %r"
-                             % (threshold,))
+            raise ValueError("threshold must be None or >= 0, got %r" % (threshold,))
     if backfill not in BACKFILLS:
-        raise ValueError("unknown backfill %r (expected 'none', 'queue' or "
-                         "an order name)" % (backfill,))
+        raise ValueError("unknown backfill %r (expected 'none', 'queue' or an order name)" % (backfill,))
     if isinstance(estimate, str):
         if estimate not in ESTIMATES:
-            raise ValueError("unknown estimate %r (expected one of %s, or a "
-                             "sequence of predictions)"
-                             % (estimate, ", ".join(ESTIMATES)))
+            raise ValueError(
+                "unknown estimate %r (expected one of %s, or a "
+                "sequence of predictions)" % (estimate, ", ".join(ESTIMATES))
+            )
     else:
         if len(estimate) != n:
-            raise ValueError("length mismatch: submit has %d jobs, estimate "
-                             "has %d predictions" % (n, len(estimate)))
+            raise ValueError("length mismatch: submit has %d jobs, estimate has %d predictions" % (n, len(estimate)))
     if correction not in CORRECTIONS:
-        raise ValueError("unknown correction %r (expected one of %s)"
-                         % (correction, ", ".join(CORRECTIONS)))
+        raise ValueError("unknown correction %r (expected one of %s)" % (correction, ", ".join(CORRECTIONS)))
     previous = None
     for pair in switches:
         if len(pair) != 2:
@@ -163,12 +169,24 @@ def _check_inputs(submit, run, requested, procs, user, machine_size, order,
         previous = float(when)
 
 
-def reference_simulate(submit, run, requested, procs, user, machine_size,
-                       order="FCFS", threshold=None, backfill="queue",
-                       estimate="request", correction="request", switches=(),
-                       function=None):
-    _check_inputs(submit, run, requested, procs, user, machine_size, order,
-                  threshold, backfill, estimate, correction, switches)
+def reference_simulate(
+    submit,
+    run,
+    requested,
+    procs,
+    user,
+    machine_size,
+    order="FCFS",
+    threshold=None,
+    backfill="queue",
+    estimate="request",
+    correction="request",
+    switches=(),
+    function=None,
+):
+    _check_inputs(
+        submit, run, requested, procs, user, machine_size, order, threshold, backfill, estimate, correction, switches
+    )
     if function is None and "FUNCTION" in (order, backfill):
         raise ValueError("the order FUNCTION needs a function")
     n = len(submit)
@@ -181,8 +199,8 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
     switches = [(float(when), name) for when, name in switches]
 
     # per-job state
-    e = [None] * n            # current estimate (set at submission)
-    e_initial = [None] * n    # estimate at submission
+    e = [None] * n  # current estimate (set at submission)
+    e_initial = [None] * n  # estimate at submission
     start = [None] * n
     end = [None] * n
     backfilled = [False] * n
@@ -191,11 +209,11 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
     reservation = [math.nan] * n
     reserved = [False] * n
 
-    queued = []               # submitted, not started (positions)
-    running = []              # started, completion not yet applied
+    queued = []  # submitted, not started (positions)
+    running = []  # started, completion not yet applied
     completed = 0
-    next_submit = 0           # position of the next job to submit
-    history = {}              # ave2: user -> finished run times, completion order
+    next_submit = 0  # position of the next job to submit
+    history = {}  # ave2: user -> finished run times, completion order
 
     def predict(j):
         if estimate == "request":
@@ -245,8 +263,7 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
                     available += q[j]
             if available >= q[h]:
                 return T, available - q[h]
-        raise AssertionError("no shadow time: the head cannot fit even on an "
-                             "empty machine")
+        raise AssertionError("no shadow time: the head cannot fit even on an empty machine")
 
     def scheduling_pass(t):
         current_order = order_in_force(t)
@@ -255,8 +272,7 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
             # docs/semantics.md: with free == 0 a pass cannot start anything
             # and skipping it changes nothing; so no reservation is recorded.
             return
-        ordered = sorted(queued, key=lambda j: (
-            order_key(current_order, t, r[j], e[j], q[j], function), j))
+        ordered = sorted(queued, key=lambda j: (order_key(current_order, t, r[j], e[j], q[j], function), j))
         if theta is not None:
             old = sorted(j for j in ordered if t - r[j] > theta)
             young = [j for j in ordered if not (t - r[j] > theta)]
@@ -281,10 +297,9 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
             reservation[h] = T
 
         # step 3: backfill the jobs after h
-        candidates = ordered[i + 1:]
+        candidates = ordered[i + 1 :]
         if backfill != "queue":
-            candidates = sorted(candidates, key=lambda j: (
-                order_key(backfill, t, r[j], e[j], q[j], function), j))
+            candidates = sorted(candidates, key=lambda j: (order_key(backfill, t, r[j], e[j], q[j], function), j))
         for j in candidates:
             if q[j] <= free and (t + e[j] <= T or q[j] <= extra):
                 start_job(j, t, current_order, True)
@@ -348,15 +363,12 @@ def reference_simulate(submit, run, requested, procs, user, machine_size,
     }
 
 
-def reference_metrics(submit, run, requested, procs, start, machine_size,
-                      tau=10.0):
+def reference_metrics(submit, run, requested, procs, start, machine_size, tau=10.0):
     """docs/semantics.md "Metrics", summed in position order."""
     n = len(submit)
-    for name, seq in (("run", run), ("requested", requested),
-                      ("procs", procs), ("start", start)):
+    for name, seq in (("run", run), ("requested", requested), ("procs", procs), ("start", start)):
         if len(seq) != n:
-            raise ValueError("length mismatch: submit has %d jobs, %s has %d"
-                             % (n, name, len(seq)))
+            raise ValueError("length mismatch: submit has %d jobs, %s has %d" % (n, name, len(seq)))
     if n == 0:
         raise ValueError("metrics of an empty workload are undefined")
     tau = float(tau)

@@ -7,9 +7,9 @@ import math
 
 from hypothesis import HealthCheck
 from hypothesis import strategies as st
+from reference_sim import ORDERS
 
 import simcore
-from reference_sim import ORDERS
 
 ESTIMATE_NAMES = ("request", "clairvoyant", "ave2")
 CORRECTIONS = ("request", "incremental", "doubling")
@@ -31,9 +31,12 @@ THETAS = (-2.0, -1.0, 0.0, 0.5, 1.0, 3.0, 870.0, 2.56e4, 6.86e6)
 # The function of targeted cases that name the order FUNCTION without one.
 TEST_FUNCTION = simcore.PriorityFunction(("sqrt", "id", "log", "*", "+"), (1.0, 1.0, 3.0))
 
-COMMON = dict(deadline=None, database=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow,
-                                     HealthCheck.data_too_large])
+COMMON = dict(
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 # ------------------------------------------------------------ strategies ---
@@ -45,12 +48,11 @@ COMMON = dict(deadline=None, database=None, derandomize=True,
 # (gap 0, requested 1, run 0, procs = m, first user), so Hypothesis still
 # minimizes failing examples well.
 
-JOB_CODES = st.integers(min_value=0, max_value=2 ** 62)
+JOB_CODES = st.integers(min_value=0, max_value=2**62)
 RUN_KINDS = ("zero", "equal", "less", "greater", "frac", "arbitrary")
-OVERRUNS = (0.5, 1, 7, 1000, 10 ** 6)
+OVERRUNS = (0.5, 1, 7, 1000, 10**6)
 FRACTIONS = (0.25, 0.5, 1.5, 2.5)
-FIXED_PREDICTIONS = (0.0, 0.25, 0.999, 1.0, 1.5, 2.5, 7.25, 1e9, 0.1, 0.3, 1.1,
-                     2.2, 3.3)
+FIXED_PREDICTIONS = (0.0, 0.25, 0.999, 1.0, 1.5, 2.5, 7.25, 1e9, 0.1, 0.3, 1.1, 2.2, 3.3)
 
 
 class Digits:
@@ -83,7 +85,7 @@ def decode_job(code, t, m, users):
     elif kind == "frac":
         run = d.pick(FRACTIONS) * req
     else:  # an arbitrary double in [0, req)
-        run = d.take(2 ** 40) / 2 ** 40 * req
+        run = d.take(2**40) / 2**40 * req
     size_kind = d.take(3)
     procs = (m, 1, 1 + d.take(m))[size_kind]
     user = d.pick(users)
@@ -98,7 +100,7 @@ def decode_prediction(code, req):
     if kind == 1:
         return d.pick((req - 0.5, req, req + 0.5, 1.5 * req, req / 3.0))
     # an arbitrary double in [0, 5000): exercises fractional event instants
-    return d.take(2 ** 40) / 2 ** 40 * 5000.0
+    return d.take(2**40) / 2**40 * 5000.0
 
 
 @st.composite
@@ -106,7 +108,7 @@ def workloads(draw, min_jobs=1, max_jobs=40, max_machine=64):
     """(submit, run, requested, procs, user, m), submit sorted."""
     n = draw(st.integers(min_jobs, max_jobs))
     m = draw(st.one_of(st.sampled_from(MACHINE_SIZES), st.integers(1, max_machine)))
-    users = USER_IDS[:draw(st.integers(1, 4))]
+    users = USER_IDS[: draw(st.integers(1, 4))]
     codes = draw(st.lists(JOB_CODES, min_size=n, max_size=n))
     t = float(draw(st.sampled_from((0, 3, 1000, 12345.678))))
     submit, run, requested, procs, user = [], [], [], [], []
@@ -124,8 +126,7 @@ def workloads(draw, min_jobs=1, max_jobs=40, max_machine=64):
 def options(draw, requested):
     estimate = draw(st.sampled_from(ESTIMATE_NAMES + ("list",)))
     if estimate == "list":
-        codes = draw(st.lists(JOB_CODES, min_size=len(requested),
-                              max_size=len(requested)))
+        codes = draw(st.lists(JOB_CODES, min_size=len(requested), max_size=len(requested)))
         estimate = [decode_prediction(c, req) for c, req in zip(codes, requested)]
     drawn = dict(
         order=draw(st.sampled_from(ORDERS)),
@@ -161,7 +162,6 @@ def cases(draw, max_jobs=40, max_machine=64):
     return wl, draw(options(wl[2]))
 
 
-
 def make_workload(submit, run, requested, procs, user, m):
     return simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
 
@@ -170,13 +170,15 @@ def make_workload(submit, run, requested, procs, user, m):
 def order_switches(draw, horizon: float, instants=(), max_size=6):
     """Sorted (time, order) switches within [0, horizon], with event instants,
     whole seconds, and the edge values -1, 0 and infinity among the times."""
-    kinds = [st.integers(0, int(horizon)).map(float),
-             st.floats(min_value=0.0, max_value=float(horizon), allow_nan=False),
-             st.sampled_from((0.0, -1.0, math.inf))]
+    kinds = [
+        st.integers(0, int(horizon)).map(float),
+        st.floats(min_value=0.0, max_value=float(horizon), allow_nan=False),
+        st.sampled_from((0.0, -1.0, math.inf)),
+    ]
     if len(instants):
         kinds.insert(0, st.sampled_from(list(instants)))
     times = sorted(draw(st.lists(st.one_of(*kinds), min_size=1, max_size=max_size)))
-    named = [order for order in ORDERS if order != "FUNCTION"]   # a switch carries no function
+    named = [order for order in ORDERS if order != "FUNCTION"]  # a switch carries no function
     names = draw(st.lists(st.sampled_from(named), min_size=len(times), max_size=len(times)))
     return list(zip(times, names))
 

@@ -11,12 +11,10 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 PACKAGE = REPO / "simcore"
-LAYERS = {"engine": {"engine"}, "workloads": {"engine", "workloads"},
-          "reporting": {"engine", "workloads", "reporting"}}
+LAYERS = {"engine": {"engine"}, "workloads": {"engine", "workloads"}, "reporting": {"engine", "workloads", "reporting"}}
 ENTRY_POINTS = {"simcore/__init__.py", "simcore/cli.py"}
 CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(simcore[\w.]*)\s+c?import|c?import\s+(simcore[\w.]*))", re.MULTILINE)
 
@@ -54,9 +52,12 @@ SOURCES = sorted(path for path in PACKAGE.rglob("*") if path.suffix in (".py", "
 
 
 def test_every_module_belongs_to_a_layer():
-    stray = [path.relative_to(REPO).as_posix() for path in SOURCES
-             if path.relative_to(REPO).as_posix() not in ENTRY_POINTS
-             and path.relative_to(PACKAGE).parts[0] not in {*LAYERS, "studies"}]
+    stray = [
+        path.relative_to(REPO).as_posix()
+        for path in SOURCES
+        if path.relative_to(REPO).as_posix() not in ENTRY_POINTS
+        and path.relative_to(PACKAGE).parts[0] not in {*LAYERS, "studies"}
+    ]
     assert stray == []
 
 

@@ -6,16 +6,17 @@ import sys
 
 import pandas as pd
 import pytest
-
 from conftest import HEADER, job_line
+
 from simcore.workloads.files import read_provenance
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
 
 
 def simcore_cli(*args, cwd=None):
-    return subprocess.run([sys.executable, "-m", "simcore.cli", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "simcore.cli", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +42,7 @@ def test_simulate_prints_a_readable_summary(example):
 
 def test_simulate_json_and_parquet(example, tmp_path):
     out = tmp_path / "jobs.parquet"
-    done = simcore_cli("simulate", example, "--backfill", "SPF", "--estimate", "clairvoyant", "--json",
-                       "--output", out)
+    done = simcore_cli("simulate", example, "--backfill", "SPF", "--estimate", "clairvoyant", "--json", "--output", out)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert {"jobs", "avg_wait", "max_wait", "avg_bsld", "backfilled", "kernel_seconds"} <= set(summary)
@@ -52,8 +52,13 @@ def test_simulate_json_and_parquet(example, tmp_path):
     assert frame["backfilled"].sum() == summary["backfilled"]
     assert frame["wait"].mean() == pytest.approx(summary["avg_wait"])
     provenance = read_provenance(out)
-    assert provenance["options"] == {"order": "FCFS", "threshold": None, "backfill": "SPF",
-                                     "estimate": "clairvoyant", "correction": "request"}
+    assert provenance["options"] == {
+        "order": "FCFS",
+        "threshold": None,
+        "backfill": "SPF",
+        "estimate": "clairvoyant",
+        "correction": "request",
+    }
     assert provenance["filter"] == "strict" and provenance["filter_counts"]["kept"] == summary["jobs"]
     assert provenance["input_sha256"] and provenance["code_version"]
 
@@ -79,11 +84,14 @@ def test_filter_and_info(pwa_trace, tmp_path):
     assert "run_over_request" in text.stdout and "27,992" in text.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--policy", "FIFO"], "invalid choice: 'FIFO'"),
-    (["--threshold", "-5"], "must be a number of seconds >= 0"),
-    (["--backfill", "sideways"], "invalid choice: 'sideways'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--policy", "FIFO"], "invalid choice: 'FIFO'"),
+        (["--threshold", "-5"], "must be a number of seconds >= 0"),
+        (["--backfill", "sideways"], "invalid choice: 'sideways'"),
+    ],
+)
 def test_bad_options(example, args, message):
     done = simcore_cli("simulate", example, *args)
     assert done.returncode == 2
@@ -113,9 +121,17 @@ def test_prediction_commands_chain_and_rerun_identically(tmp_path):
     assert simcore_cli("resample", workload, "--variants", 2, "--weeks", 2, "-o", variants).returncode == 0
     grid_options = ["--trace", "m", "--learning-rates", 1, "--weightings", "large_area", "--chunks", 2]
     for chunk in range(2):
-        done = simcore_cli("predict-grid", workload, *grid_options, "--chunk", chunk,
-                           "--runs", tmp_path / f"{chunk}.runs.parquet",
-                           "--predictions", tmp_path / f"{chunk}.pred.parquet")
+        done = simcore_cli(
+            "predict-grid",
+            workload,
+            *grid_options,
+            "--chunk",
+            chunk,
+            "--runs",
+            tmp_path / f"{chunk}.runs.parquet",
+            "--predictions",
+            tmp_path / f"{chunk}.pred.parquet",
+        )
         assert done.returncode == 0, done.stderr
     runs = pd.concat([pd.read_parquet(tmp_path / f"{chunk}.runs.parquet") for chunk in range(2)])
     assert len(runs) == 4 + (1 + 4) * 3 * 2 and not runs.duplicated(["predictor", "correction", "backfill"]).any()
@@ -123,34 +139,85 @@ def test_prediction_commands_chain_and_rerun_identically(tmp_path):
     predictions = pd.read_parquet(tmp_path / "0.pred.parquet")
     assert {"job_id", "run", "procs", "requested"} <= set(predictions.columns)
     selected = [tmp_path / "grid.parquet", tmp_path / "selection.csv"]
-    done = simcore_cli("predict-select", "--runs", tmp_path / "0.runs.parquet", tmp_path / "1.runs.parquet",
-                       "--grid", selected[0], "--selection", selected[1])
+    done = simcore_cli(
+        "predict-select",
+        "--runs",
+        tmp_path / "0.runs.parquet",
+        tmp_path / "1.runs.parquet",
+        "--grid",
+        selected[0],
+        "--selection",
+        selected[1],
+    )
     assert done.returncode == 0, done.stderr
-    done = simcore_cli("predict-variants", variants, "--trace", "m", "--select", "0:2", "--selection", selected[1],
-                       "--runs", tmp_path / "variant_runs.parquet")
+    done = simcore_cli(
+        "predict-variants",
+        variants,
+        "--trace",
+        "m",
+        "--select",
+        "0:2",
+        "--selection",
+        selected[1],
+        "--runs",
+        tmp_path / "variant_runs.parquet",
+    )
     assert done.returncode == 0, done.stderr
     assert set(pd.read_parquet(tmp_path / "variant_runs.parquet")["variant"]) == {0, 1}
-    tables = ["predict-tables", "--grid", selected[0], "--selection", selected[1], "--variant-runs",
-              tmp_path / "variant_runs.parquet", "--outdir", tmp_path / "tables", "--markdown",
-              tmp_path / "section.md", "--rows", tmp_path / "rows.csv"]
+    tables = [
+        "predict-tables",
+        "--grid",
+        selected[0],
+        "--selection",
+        selected[1],
+        "--variant-runs",
+        tmp_path / "variant_runs.parquet",
+        "--outdir",
+        tmp_path / "tables",
+        "--markdown",
+        tmp_path / "section.md",
+        "--rows",
+        tmp_path / "rows.csv",
+    ]
     assert simcore_cli(*tables).returncode == 0
     first = (tmp_path / "section.md").read_text()
     assert "Table 7" in first and (tmp_path / "tables" / "variants.csv").exists()
     # reruns give the same bytes
-    done = simcore_cli("predict-grid", workload, *grid_options, "--chunk", 0, "--runs", tmp_path / "again.parquet",
-                       "--predictions", tmp_path / "again.pred.parquet")
+    done = simcore_cli(
+        "predict-grid",
+        workload,
+        *grid_options,
+        "--chunk",
+        0,
+        "--runs",
+        tmp_path / "again.parquet",
+        "--predictions",
+        tmp_path / "again.pred.parquet",
+    )
     assert (tmp_path / "again.parquet").read_bytes() == (tmp_path / "0.runs.parquet").read_bytes()
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--chunk", "2", "--chunks", "2"], "chunk 2 is not in 0..1"),
-    (["--learning-rates", "0"], "must be > 0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--chunk", "2", "--chunks", "2"], "chunk 2 is not in 0..1"),
+        (["--learning-rates", "0"], "must be > 0"),
+    ],
+)
 def test_prediction_grid_rejects_bad_options(tmp_path, args, message):
     workload = tmp_path / "w.parquet"
     assert simcore_cli("model", "--jobs", 300, "--machine-size", 16, "--seed", 1, "-o", workload).returncode == 0
-    done = simcore_cli("predict-grid", workload, "--trace", "m", *args, "--runs", tmp_path / "r.parquet",
-                       "--predictions", tmp_path / "p.parquet")
+    done = simcore_cli(
+        "predict-grid",
+        workload,
+        "--trace",
+        "m",
+        *args,
+        "--runs",
+        tmp_path / "r.parquet",
+        "--predictions",
+        tmp_path / "p.parquet",
+    )
     assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "r.parquet").exists()
 
@@ -160,13 +227,31 @@ def test_simple_policies_commands_chain(tmp_path):
     assert simcore_cli("model", "--jobs", 3000, "--machine-size", 64, "--seed", 5, "-o", workload).returncode == 0
     assert simcore_cli("resample", workload, "--variants", 2, "--weeks", 2, "-o", variants).returncode == 0
     outputs = {kind: tmp_path / f"{kind}.parquet" for kind in ("runs", "weekly", "delayed")}
-    done = simcore_cli("simple-sweep", variants, "--trace-workload", workload, "--trace", "w", "--select", "0:2",
-                       *(f"--{kind}={path}" for kind, path in outputs.items()))
+    done = simcore_cli(
+        "simple-sweep",
+        variants,
+        "--trace-workload",
+        workload,
+        "--trace",
+        "w",
+        "--select",
+        "0:2",
+        *(f"--{kind}={path}" for kind, path in outputs.items()),
+    )
     assert done.returncode == 0, done.stderr
     assert read_provenance(outputs["runs"])["threshold"] > 0
-    done = simcore_cli("simple-aggregate", *(f"--{kind}={path}" for kind, path in outputs.items()),
-                       "--traces", workload, "--outdir", tmp_path / "tables", "--markdown", tmp_path / "s.md",
-                       "--rows", tmp_path / "rows.csv")
+    done = simcore_cli(
+        "simple-aggregate",
+        *(f"--{kind}={path}" for kind, path in outputs.items()),
+        "--traces",
+        workload,
+        "--outdir",
+        tmp_path / "tables",
+        "--markdown",
+        tmp_path / "s.md",
+        "--rows",
+        tmp_path / "rows.csv",
+    )
     assert done.returncode == 0, done.stderr
     assert pd.read_csv(tmp_path / "tables" / "premature.csv")["trace"].tolist() == ["w"]
     assert simcore_cli("simple-plot", "--tables", tmp_path / "tables", "--outdir", tmp_path / "plots").returncode == 0
@@ -178,22 +263,58 @@ def test_dynamic_scheduling_commands_chain(tmp_path):
     workload = tmp_path / "w.parquet"
     assert simcore_cli("model", "--jobs", 3000, "--machine-size", 256, "--seed", 5, "-o", workload).returncode == 0
     functions = tmp_path / "functions.csv"
-    pd.DataFrame({"phi_p": ["sqrt"], "phi_q": ["id"], "phi_r": ["log"], "op1": ["*"], "op2": ["+"],
-                  "theta1": [1.0], "theta2": [1.0], "theta3": [100.0], "mae": [0.1],
-                  "simplified": ["sqrt(p)·q + 100·log10(r)"]}).to_csv(functions, index=False)
-    sweep = ["dynamic-sweep", workload, "--trace", "w", "--functions", functions, "--learned", 1, "--days", 2,
-             "--policies", "FCFS", "UNICEF", "F2"]
+    pd.DataFrame(
+        {
+            "phi_p": ["sqrt"],
+            "phi_q": ["id"],
+            "phi_r": ["log"],
+            "op1": ["*"],
+            "op2": ["+"],
+            "theta1": [1.0],
+            "theta2": [1.0],
+            "theta3": [100.0],
+            "mae": [0.1],
+            "simplified": ["sqrt(p)·q + 100·log10(r)"],
+        }
+    ).to_csv(functions, index=False)
+    sweep = [
+        "dynamic-sweep",
+        workload,
+        "--trace",
+        "w",
+        "--functions",
+        functions,
+        "--learned",
+        1,
+        "--days",
+        2,
+        "--policies",
+        "FCFS",
+        "UNICEF",
+        "F2",
+    ]
     for part in range(2):
         done = simcore_cli(*sweep, "--part", f"{part}/2", "-o", tmp_path / f"{part}.parquet")
         assert done.returncode == 0, done.stderr
     runs = pd.concat([pd.read_parquet(tmp_path / f"{part}.parquet") for part in range(2)])
     assert set(runs["policy"]) == {"FCFS", "UNICEF", "F2", "L1"}
-    assert set(runs["published_as"]) == {"model-256"}          # a model: compared with the thesis's m = 256 rows
+    assert set(runs["published_as"]) == {"model-256"}  # a model: compared with the thesis's m = 256 rows
     assert read_provenance(tmp_path / "0.parquet")["functions"]["L1"] == "(1·sqrt(p)) × (1·q) + (100·log10(r))"
     done = simcore_cli(*sweep, "--part", "0/2", "-o", tmp_path / "again.parquet")
     assert (tmp_path / "again.parquet").read_bytes() == (tmp_path / "0.parquet").read_bytes()
-    done = simcore_cli("dynamic-tables", tmp_path / "0.parquet", tmp_path / "1.parquet", "--functions", functions,
-                       "--outdir", tmp_path / "tables", "--markdown", tmp_path / "s.md", "--rows", tmp_path / "r.csv")
+    done = simcore_cli(
+        "dynamic-tables",
+        tmp_path / "0.parquet",
+        tmp_path / "1.parquet",
+        "--functions",
+        functions,
+        "--outdir",
+        tmp_path / "tables",
+        "--markdown",
+        tmp_path / "s.md",
+        "--rows",
+        tmp_path / "r.csv",
+    )
     assert done.returncode == 0, done.stderr
     medians = pd.read_csv(tmp_path / "tables" / "medians.csv")
     assert medians["setting"].tolist() == ["actual", "estimates", "backfilling"]
@@ -202,15 +323,19 @@ def test_dynamic_scheduling_commands_chain(tmp_path):
     done = simcore_cli("plot-dynamic", tmp_path / "tables" / "runs.parquet", "--outdir", tmp_path / "plots")
     assert done.returncode == 0, done.stderr
     assert sorted(path.name for path in (tmp_path / "plots").iterdir()) == [
-        f"{setting}.{ext}" for setting in ("actual", "backfilling", "estimates") for ext in ("pdf", "png")]
+        f"{setting}.{ext}" for setting in ("actual", "backfilling", "estimates") for ext in ("pdf", "png")
+    ]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--part", "2/2"], "--part must be K/N"),
-    (["--part", "x"], "--part must be K/N"),
-    (["--learned", "2"], "--learned needs --functions"),
-    (["--policies", "F9"], "unknown policy 'F9'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--part", "2/2"], "--part must be K/N"),
+        (["--part", "x"], "--part must be K/N"),
+        (["--learned", "2"], "--learned needs --functions"),
+        (["--policies", "F9"], "unknown policy 'F9'"),
+    ],
+)
 def test_dynamic_sweep_rejects_bad_options(tmp_path, args, message):
     workload = tmp_path / "w.parquet"
     assert simcore_cli("model", "--jobs", 300, "--machine-size", 16, "--seed", 1, "-o", workload).returncode == 0

@@ -25,8 +25,16 @@ def summarize(workload, start: np.ndarray, backfilled: np.ndarray, tau: float = 
     per_job = job_metrics(workload, start, tau)
     run = np.minimum(workload.run, workload.requested)
     if n == 0:
-        return {"jobs": 0, "avg_wait": 0.0, "max_wait": 0.0, "avg_bsld": 0.0, "avg_ppbsld": 0.0,
-                "avg_flow": 0.0, "utilization": 0.0, "backfilled": 0}
+        return {
+            "jobs": 0,
+            "avg_wait": 0.0,
+            "max_wait": 0.0,
+            "avg_bsld": 0.0,
+            "avg_ppbsld": 0.0,
+            "avg_flow": 0.0,
+            "utilization": 0.0,
+            "backfilled": 0,
+        }
     span = float(np.max(start + run) - np.min(workload.submit))
     work = float(np.sum(workload.procs * run))
     return {

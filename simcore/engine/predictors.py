@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simcore.engine._predictor import (ArrayPredictor, Ave2Predictor, ClairvoyantPredictor, Predictor,
-                                       RequestPredictor)
+from simcore.engine._predictor import ArrayPredictor, Ave2Predictor, ClairvoyantPredictor, Predictor, RequestPredictor
 from simcore.engine._regression import RegressionPredictor
 
 PREDICTORS = {
     "request": RequestPredictor,
     "clairvoyant": ClairvoyantPredictor,
     "ave2": Ave2Predictor,
-    "regression": RegressionPredictor,      # default loss: the paper's E-Loss
+    "regression": RegressionPredictor,  # default loss: the paper's E-Loss
 }
 
 
@@ -38,12 +37,13 @@ def make_predictor(estimate, n_jobs: int):
             return PREDICTORS[estimate]()
         except KeyError:
             raise ValueError(
-                f"unknown estimate {estimate!r}; choose one of {', '.join(PREDICTORS)} "
-                "or pass one prediction per job") from None
+                f"unknown estimate {estimate!r}; choose one of {', '.join(PREDICTORS)} or pass one prediction per job"
+            ) from None
     values = np.asarray(estimate, dtype=np.float64)
     if values.shape != (n_jobs,):
         raise ValueError(f"estimate array has shape {values.shape}, expected ({n_jobs},)")
     if not np.all(np.isfinite(values)):
-        raise ValueError(f"estimate array has a non-finite value at job position "
-                         f"{int(np.flatnonzero(~np.isfinite(values))[0])}")
+        raise ValueError(
+            f"estimate array has a non-finite value at job position {int(np.flatnonzero(~np.isfinite(values))[0])}"
+        )
     return ArrayPredictor(values)

@@ -24,8 +24,11 @@ def evaluate(form, theta, p, q, r):
     """(θ1 φ1(p)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)) with the usual precedence
     (× and ÷ before +, left to right); p, q, r are floored at 1 first."""
     phi1, phi2, phi3, op1, op2 = form
-    terms = [theta[0] * BASES[phi1](np.maximum(p, 1.0)), theta[1] * BASES[phi2](np.maximum(q, 1.0)),
-             theta[2] * BASES[phi3](np.maximum(r, 1.0))]
+    terms = [
+        theta[0] * BASES[phi1](np.maximum(p, 1.0)),
+        theta[1] * BASES[phi2](np.maximum(q, 1.0)),
+        theta[2] * BASES[phi3](np.maximum(r, 1.0)),
+    ]
     if op1 == "+" and op2 != "+":
         return terms[0] + _combine(terms[1], terms[2], op2)
     return _combine(_combine(terms[0], terms[1], op1), terms[2], op2)
@@ -33,8 +36,9 @@ def evaluate(form, theta, p, q, r):
 
 def describe(form, theta) -> str:
     phi1, phi2, phi3, op1, op2 = form
-    parts = [f"{theta[k]:.3g}·" + BASE_NAMES[phi].format(var)
-             for k, (phi, var) in enumerate(zip((phi1, phi2, phi3), "pqr"))]
+    parts = [
+        f"{theta[k]:.3g}·" + BASE_NAMES[phi].format(var) for k, (phi, var) in enumerate(zip((phi1, phi2, phi3), "pqr"))
+    ]
     symbols = {"+": " + ", "*": " × ", "/": " ÷ "}
     return f"({parts[0]}){symbols[op1]}({parts[1]}){symbols[op2]}({parts[2]})"
 
@@ -42,15 +46,17 @@ def describe(form, theta) -> str:
 @dataclass(frozen=True)
 class PriorityFunction:
     """One member of the family: form (φ1, φ2, φ3, op1, op2) and θ."""
+
     form: tuple
     theta: tuple
 
     def __post_init__(self):
         form, theta = tuple(self.form), tuple(float(x) for x in self.theta)
-        if (len(form) != 5 or any(phi not in BASES for phi in form[:3])
-                or any(op not in OPERATORS for op in form[3:])):
-            raise ValueError(f"a priority function's form is (φ1, φ2, φ3, op1, op2) with φ in "
-                             f"{', '.join(BASES)} and op in {' '.join(OPERATORS)}; got {form!r}")
+        if len(form) != 5 or any(phi not in BASES for phi in form[:3]) or any(op not in OPERATORS for op in form[3:]):
+            raise ValueError(
+                f"a priority function's form is (φ1, φ2, φ3, op1, op2) with φ in "
+                f"{', '.join(BASES)} and op in {' '.join(OPERATORS)}; got {form!r}"
+            )
         if len(theta) != 3 or not np.all(np.isfinite(theta)):
             raise ValueError(f"a priority function has three finite coefficients, got {self.theta!r}")
         object.__setattr__(self, "form", form)
@@ -59,8 +65,11 @@ class PriorityFunction:
     def params(self) -> tuple:
         """The core's encoding: φ codes, op codes, θ (simcore/engine/_orders.pyx)."""
         bases = list(BASES)
-        return (*(float(bases.index(phi)) for phi in self.form[:3]),
-                *(float(OPERATORS.index(op)) for op in self.form[3:]), *self.theta)
+        return (
+            *(float(bases.index(phi)) for phi in self.form[:3]),
+            *(float(OPERATORS.index(op)) for op in self.form[3:]),
+            *self.theta,
+        )
 
     def __call__(self, p, q, r):
         return evaluate(self.form, self.theta, p, q, r)

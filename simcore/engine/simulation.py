@@ -14,10 +14,10 @@ from simcore.engine.priority import PriorityFunction
 from simcore.engine.workload import Workload
 
 ORDERS = tuple(_orders.ORDER_NAMES)
-BANDIT_ORDERS = ORDERS[:_orders.BANDIT_ORDER_COUNT]   # the bandit paper's 12, its learners' candidates
+BANDIT_ORDERS = ORDERS[: _orders.BANDIT_ORDER_COUNT]  # the bandit paper's 12, its learners' candidates
 ORDER_MEANINGS = dict(_orders.ORDER_MEANINGS)
 CORRECTIONS = tuple(_core.CORRECTION_NAMES)
-NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")   # need nothing but their name
+NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")  # need nothing but their name
 BACKFILLS = ("none", "queue") + NAMED_ORDERS
 
 
@@ -35,8 +35,7 @@ def backfill_code(name: str) -> int:
         return _core.BACKFILL_QUEUE
     if name in ORDERS:
         return ORDERS.index(name)
-    raise ValueError(f"unknown backfill variant {name!r}; choose none, queue or an order "
-                     f"({', '.join(ORDERS)})")
+    raise ValueError(f"unknown backfill variant {name!r}; choose none, queue or an order ({', '.join(ORDERS)})")
 
 
 def check_threshold(threshold) -> float | None:
@@ -69,19 +68,30 @@ class Simulation:
     simcore.engine.priority.PriorityFunction.
     """
 
-    def __init__(self, workload: Workload, order: str = "FCFS", threshold=None,
-                 backfill: str = "queue", estimate="request", correction: str = "request",
-                 function: PriorityFunction | None = None):
+    def __init__(
+        self,
+        workload: Workload,
+        order: str = "FCFS",
+        threshold=None,
+        backfill: str = "queue",
+        estimate="request",
+        correction: str = "request",
+        function: PriorityFunction | None = None,
+    ):
         if correction not in CORRECTIONS:
             raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
         if function is None and "FUNCTION" in (order, backfill):
-            raise ValueError("the order FUNCTION needs a priority function: "
-                             "function=simcore.engine.priority.PriorityFunction(form, theta)")
+            raise ValueError(
+                "the order FUNCTION needs a priority function: "
+                "function=simcore.engine.priority.PriorityFunction(form, theta)"
+            )
         if function is not None and not isinstance(function, PriorityFunction):
             raise ValueError(f"function must be a simcore.engine.priority.PriorityFunction, got {function!r}")
         self.workload = workload
         self.options = {
-            "order": order, "threshold": check_threshold(threshold), "backfill": backfill,
+            "order": order,
+            "threshold": check_threshold(threshold),
+            "backfill": backfill,
             "estimate": _estimate_label(estimate),
             "correction": correction,
         }
@@ -96,10 +106,16 @@ class Simulation:
             np.ascontiguousarray(users, dtype=np.intc),
         )
         self._core = _core.Simulation(
-            *self._arrays, n_users, int(workload.machine_size), order_code(order),
-            self.options["threshold"], backfill_code(backfill),
-            make_predictor(estimate, len(workload)), CORRECTIONS.index(correction),
-            None if function is None else function.params())
+            *self._arrays,
+            n_users,
+            int(workload.machine_size),
+            order_code(order),
+            self.options["threshold"],
+            backfill_code(backfill),
+            make_predictor(estimate, len(workload)),
+            CORRECTIONS.index(correction),
+            None if function is None else function.params(),
+        )
         self.kernel_seconds = 0.0
 
     def run_until(self, stop: float) -> bool:
@@ -128,15 +144,22 @@ class Simulation:
         """Ends of the jobs started so far (NaN: not started yet); a read-only view."""
         return self._core.end_times
 
-    def finish(self) -> "SimulationResult":
+    def finish(self) -> SimulationResult:
         self.run_until(np.inf)
-        return SimulationResult(self.workload, dict(self.options), self._core.results(),
-                                self.kernel_seconds, int(self._core.passes))
+        return SimulationResult(
+            self.workload, dict(self.options), self._core.results(), self.kernel_seconds, int(self._core.passes)
+        )
 
 
-def simulate(workload: Workload, order: str = "FCFS", threshold=None, backfill: str = "queue",
-             estimate="request", correction: str = "request",
-             function: PriorityFunction | None = None) -> "SimulationResult":
+def simulate(
+    workload: Workload,
+    order: str = "FCFS",
+    threshold=None,
+    backfill: str = "queue",
+    estimate="request",
+    correction: str = "request",
+    function: PriorityFunction | None = None,
+) -> SimulationResult:
     """Simulate EASY(order, threshold) with the given backfill variant.
 
     backfill: "none", "queue" or an order name ("SPF" is EASY-SJBF).
@@ -151,7 +174,7 @@ def simulate(workload: Workload, order: str = "FCFS", threshold=None, backfill: 
 class SimulationResult:
     workload: Workload
     options: dict
-    jobs: dict          # per-job arrays from the core
+    jobs: dict  # per-job arrays from the core
     kernel_seconds: float
     passes: int
 
@@ -167,24 +190,26 @@ class SimulationResult:
     def to_frame(self):
         """One row per job, in workload order."""
         import pandas as pd
+
         w = self.workload
         per_job = job_metrics(w, self.jobs["start"])
         order_names = np.array(ORDERS + ("",), dtype=object)
-        return pd.DataFrame({
-            "job_id": w.job_id,
-            "submit": w.submit,
-            "start": self.jobs["start"],
-            "end": self.jobs["end"],
-            "wait": per_job["wait"],
-            "run": w.run,
-            "procs": w.procs,
-            "requested": w.requested,
-            "user": w.user,
-            "initial_estimate": self.jobs["initial_estimate"],
-            "backfilled": self.jobs["backfilled"],
-            "corrections": self.jobs["corrections"].astype(np.int32),
-            "order_at_start": pd.Categorical(order_names[self.jobs["order_at_start"]],
-                                             categories=list(ORDERS)),
-            "bsld": per_job["bsld"],
-            "ppbsld": per_job["ppbsld"],
-        })
+        return pd.DataFrame(
+            {
+                "job_id": w.job_id,
+                "submit": w.submit,
+                "start": self.jobs["start"],
+                "end": self.jobs["end"],
+                "wait": per_job["wait"],
+                "run": w.run,
+                "procs": w.procs,
+                "requested": w.requested,
+                "user": w.user,
+                "initial_estimate": self.jobs["initial_estimate"],
+                "backfilled": self.jobs["backfilled"],
+                "corrections": self.jobs["corrections"].astype(np.int32),
+                "order_at_start": pd.Categorical(order_names[self.jobs["order_at_start"]], categories=list(ORDERS)),
+                "bsld": per_job["bsld"],
+                "ppbsld": per_job["ppbsld"],
+            }
+        )

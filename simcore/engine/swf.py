@@ -22,12 +22,12 @@ REQ_PROCS, REQ_TIME, STATUS, USER = 7, 8, 10, 11
 # Filter rules in the order SEMANTICS §1 applies them; a dropped job is
 # counted under the first rule that drops it.
 FILTER_RULES = (
-    "procs_over_machine",   # f5 > m or f8 > m
-    "no_procs",             # q <= 0
-    "negative_submit",      # f2 < 0
-    "bad_run_time",         # f4 < 0 (strict: also f4 == 0)
-    "no_requested_time",    # f9 <= 0
-    "run_over_request",     # f9 < f4, strict only
+    "procs_over_machine",  # f5 > m or f8 > m
+    "no_procs",  # q <= 0
+    "negative_submit",  # f2 < 0
+    "bad_run_time",  # f4 < 0 (strict: also f4 == 0)
+    "no_requested_time",  # f9 <= 0
+    "run_over_request",  # f9 < f4, strict only
 )
 
 _LEADING_INT = re.compile(r"^\s*(-?\d+)")
@@ -71,8 +71,8 @@ class SwfLog:
 
     source: str
     sha256: str
-    fields: np.ndarray          # (jobs, 18) float64
-    line_numbers: np.ndarray    # line of each job in the file
+    fields: np.ndarray  # (jobs, 18) float64
+    line_numbers: np.ndarray  # line of each job in the file
     header: dict
 
     def workload(self, machine_size: int | None = None, filter: str = "strict") -> Workload:
@@ -85,7 +85,8 @@ class SwfLog:
             if machine_size is None:
                 raise SwfFormatError(
                     f"{self.source}: the header has no positive MaxProcs or MaxNodes; "
-                    "give the machine size explicitly (machine_size= / --machine-size)")
+                    "give the machine size explicitly (machine_size= / --machine-size)"
+                )
         elif machine_size <= 0:
             raise ValueError(f"machine size must be positive, got {machine_size}")
         fields = self.fields
@@ -124,7 +125,8 @@ def parse_swf(path) -> SwfLog:
     duplicate = _first_duplicate(fields[:, JOB_ID])
     if duplicate is not None:
         raise SwfFormatError(
-            f"{source}, line {line_numbers[duplicate]}: job id {int(fields[duplicate, JOB_ID])} appears twice")
+            f"{source}, line {line_numbers[duplicate]}: job id {int(fields[duplicate, JOB_ID])} appears twice"
+        )
     return SwfLog(source, sha256, fields, line_numbers, parse_header(header_lines))
 
 

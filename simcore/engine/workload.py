@@ -36,8 +36,9 @@ class Workload:
         return len(self.submit)
 
     @classmethod
-    def from_arrays(cls, submit, run, requested, procs, machine_size, user=None,
-                    job_id=None, source="<arrays>") -> "Workload":
+    def from_arrays(
+        cls, submit, run, requested, procs, machine_size, user=None, job_id=None, source="<arrays>"
+    ) -> Workload:
         """Validate caller-made arrays and sort them by (submit, job_id)."""
         submit = np.asarray(submit, dtype=np.float64)
         n = len(submit)
@@ -46,15 +47,26 @@ class Workload:
         run = np.asarray(run, dtype=np.float64)
         requested = np.asarray(requested, dtype=np.float64)
         procs = np.asarray(procs, dtype=np.int64)
-        for name, values in (("run", run), ("requested", requested), ("procs", procs),
-                             ("user", user), ("job_id", job_id)):
+        for name, values in (
+            ("run", run),
+            ("requested", requested),
+            ("procs", procs),
+            ("user", user),
+            ("job_id", job_id),
+        ):
             if values.shape != (n,):
                 raise WorkloadError(f"{source}: '{name}' has shape {values.shape}, expected ({n},)")
         order = np.lexsort((job_id, submit))
-        workload = cls(job_id=job_id[order], submit=submit[order],
-                       run=np.minimum(run, requested)[order], requested=requested[order],
-                       procs=procs[order], user=user[order], machine_size=int(machine_size),
-                       source=source)
+        workload = cls(
+            job_id=job_id[order],
+            submit=submit[order],
+            run=np.minimum(run, requested)[order],
+            requested=requested[order],
+            procs=procs[order],
+            user=user[order],
+            machine_size=int(machine_size),
+            source=source,
+        )
         workload.validate()
         return workload
 
@@ -76,12 +88,18 @@ class Workload:
         if len(self) > 1 and np.any(np.diff(self.submit) < 0):
             raise WorkloadError(f"{self.source}: jobs are not sorted by submit time")
 
-    def take(self, indices) -> "Workload":
+    def take(self, indices) -> Workload:
         """The jobs at `indices` (in workload order), e.g. one period's jobs."""
         indices = np.sort(np.asarray(indices, dtype=np.int64))
-        return replace(self, job_id=self.job_id[indices], submit=self.submit[indices],
-                       run=self.run[indices], requested=self.requested[indices],
-                       procs=self.procs[indices], user=self.user[indices])
+        return replace(
+            self,
+            job_id=self.job_id[indices],
+            submit=self.submit[indices],
+            run=self.run[indices],
+            requested=self.requested[indices],
+            procs=self.procs[indices],
+            user=self.user[indices],
+        )
 
     def dense_users(self) -> tuple[np.ndarray, int]:
         """User numbers mapped to 0..U-1 (for per-user predictor state)."""
@@ -90,7 +108,14 @@ class Workload:
 
     def to_frame(self):
         import pandas as pd
-        return pd.DataFrame({
-            "job_id": self.job_id, "submit": self.submit, "run": self.run,
-            "requested": self.requested, "procs": self.procs, "user": self.user,
-        })
+
+        return pd.DataFrame(
+            {
+                "job_id": self.job_id,
+                "submit": self.submit,
+                "run": self.run,
+                "requested": self.requested,
+                "procs": self.procs,
+                "user": self.user,
+            }
+        )

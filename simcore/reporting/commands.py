@@ -14,14 +14,25 @@ from simcore.workloads.files import read_provenance, write_csv, write_text
 
 def add_commands(commands) -> None:
     report = commands.add_parser("report", help="the workloads table and the reproduction report")
-    report.add_argument("--workloads", nargs="*", default=[], metavar="TRACE.parquet",
-                        help="the filtered or generated traces (for the filter-count table)")
+    report.add_argument(
+        "--workloads",
+        nargs="*",
+        default=[],
+        metavar="TRACE.parquet",
+        help="the filtered or generated traces (for the filter-count table)",
+    )
     report.add_argument("--workloads-csv", required=True)
     report.add_argument("--workloads-md", required=True)
-    report.add_argument("--sections", nargs="*", default=[], metavar="SECTION.md",
-                        help="the studies' report sections, in order")
-    report.add_argument("--section-rows", nargs="*", default=[], metavar="ROWS.csv",
-                        help="their published-vs-ours rows, in the same order")
+    report.add_argument(
+        "--sections", nargs="*", default=[], metavar="SECTION.md", help="the studies' report sections, in order"
+    )
+    report.add_argument(
+        "--section-rows",
+        nargs="*",
+        default=[],
+        metavar="ROWS.csv",
+        help="their published-vs-ours rows, in the same order",
+    )
     report.add_argument("--reproduction-csv", required=True)
     report.add_argument("--reproduction-md", required=True)
 
@@ -30,8 +41,9 @@ def run_report(args) -> int:
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
     write_csv(workloads, args.workloads_csv)
     write_text(args.workloads_md, workloads_markdown(workloads))
-    text, rows = assemble([Path(path).read_text() for path in args.sections],
-                          [pd.read_csv(path) for path in args.section_rows])
+    text, rows = assemble(
+        [Path(path).read_text() for path in args.sections], [pd.read_csv(path) for path in args.section_rows]
+    )
     write_csv(rows, args.reproduction_csv)
     write_text(args.reproduction_md, text)
     print(f"{args.reproduction_md}: {len(rows)} published values compared")

@@ -34,8 +34,13 @@ def run_record(workload, result, config: dict, weeks: int) -> tuple[dict, pd.Dat
     summary = result.summary()
     summary.pop("kernel_seconds")
     summary["total_wait"] = float(wait.sum())
-    weekly = pd.DataFrame({**config, "week": np.arange(1, weeks + 1),
-                           "cumulative_wait": cumulative_wait_by_week(workload.submit, wait, weeks)})
+    weekly = pd.DataFrame(
+        {
+            **config,
+            "week": np.arange(1, weeks + 1),
+            "cumulative_wait": cumulative_wait_by_week(workload.submit, wait, weeks),
+        }
+    )
     return {**config, **summary}, weekly
 
 
@@ -50,8 +55,7 @@ WEEK_KEYS = ["trace", "variant", "threshold", "backfill", "week"]
 def against(weekly: pd.DataFrame, baseline: pd.DataFrame, name: str = "FCFS") -> pd.DataFrame:
     """Join every configuration's weekly W with the baseline's (same variant,
     threshold, backfill) as column cumulative_wait_fcfs."""
-    joined = weekly.merge(baseline[WEEK_KEYS + ["cumulative_wait"]], on=WEEK_KEYS, suffixes=("", "_fcfs"),
-                          how="left")
+    joined = weekly.merge(baseline[WEEK_KEYS + ["cumulative_wait"]], on=WEEK_KEYS, suffixes=("", "_fcfs"), how="left")
     if joined["cumulative_wait_fcfs"].isna().any():
         raise ValueError(f"no {name} run to compare with for some variant/threshold/backfill")
     return joined
@@ -87,12 +91,14 @@ def ratio(numerator: pd.Series, denominator: pd.Series) -> pd.Series:
 
 def percentiles(frame: pd.DataFrame, keys, column) -> pd.DataFrame:
     grouped = frame.groupby(keys, dropna=False, observed=True)[column]
-    return pd.DataFrame({
-        "mean": grouped.mean(),
-        "p10": grouped.quantile(0.10),
-        "p90": grouped.quantile(0.90),
-        "variants": grouped.size(),
-    }).reset_index()
+    return pd.DataFrame(
+        {
+            "mean": grouped.mean(),
+            "p10": grouped.quantile(0.10),
+            "p90": grouped.quantile(0.90),
+            "variants": grouped.size(),
+        }
+    ).reset_index()
 
 
 def change_table(weekly: pd.DataFrame) -> pd.DataFrame:

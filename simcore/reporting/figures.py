@@ -14,8 +14,16 @@ import pandas as pd  # noqa: E402
 from simcore.engine.simulation import ORDERS  # noqa: E402
 from simcore.workloads.files import atomic_write  # noqa: E402
 
-plt.rcParams.update({"font.size": 9, "axes.titlesize": 10, "legend.fontsize": 7, "figure.dpi": 150,
-                     "savefig.bbox": "tight", "pdf.fonttype": 42})
+plt.rcParams.update(
+    {
+        "font.size": 9,
+        "axes.titlesize": 10,
+        "legend.fontsize": 7,
+        "figure.dpi": 150,
+        "savefig.bbox": "tight",
+        "pdf.fonttype": 42,
+    }
+)
 
 
 ORDER_COLOURS = ("black",) + plt.get_cmap("tab20").colors
@@ -59,8 +67,7 @@ def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EA
     names += sorted(set(curves["order"]) - set(names))
     colours = {name: ORDER_COLOURS[index % len(ORDER_COLOURS)] for index, name in enumerate(names)}
     groups = configurations(curves)
-    figure, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.4), squeeze=False,
-                                sharey=True)
+    figure, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.4), squeeze=False, sharey=True)
     for axis, ((threshold, backfill), block) in zip(axes[0], groups):
         for order, line in block.groupby("order", sort=False):
             if order == "FCFS":
@@ -76,6 +83,8 @@ def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EA
     axes[0][0].set_ylabel(f"cumulative wait vs {baseline} (%)")
     variants = int(curves["variants"].max())
     shared_legend(figure, axes.ravel(), "policy")
-    figure.suptitle(f"{trace}: cumulative waiting time against {baseline} "
-                    f"(mean, dashed 10th/90th percentiles over {variants} variants)")
+    figure.suptitle(
+        f"{trace}: cumulative waiting time against {baseline} "
+        f"(mean, dashed 10th/90th percentiles over {variants} variants)"
+    )
     return figure

@@ -19,7 +19,7 @@ from pathlib import Path
 
 # The package is always used from a checkout: <repository>/simcore/reporting/published.py.
 PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "resources" / "published"
-PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019")     # <key>.csv, key = the rows' `paper`
+PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019")  # <key>.csv, key = the rows' `paper`
 CSV_COLUMNS = ("paper", "table", "row", "column", "value", "conditions")
 
 # Tables whose values are whole numbers (ints, as the papers print them); the
@@ -48,7 +48,8 @@ class PublishedCells:
         if not self.path.is_file():
             raise FileNotFoundError(
                 f"{self.path}: published numbers file missing (simcore reads resources/published/"
-                f"{self.paper}.csv from its repository checkout)")
+                f"{self.paper}.csv from its repository checkout)"
+            )
         with open(self.path, newline="", encoding="utf-8") as handle:
             reader = csv.reader(handle)
             header = next(reader, None)
@@ -57,16 +58,20 @@ class PublishedCells:
             if tuple(header) != CSV_COLUMNS:
                 missing = [c for c in CSV_COLUMNS if c not in header]
                 unexpected = [c for c in header if c not in CSV_COLUMNS]
-                raise self._error(1, f"header {','.join(header)} is not {','.join(CSV_COLUMNS)}"
-                                     + (f"; missing column(s) {', '.join(missing)}" if missing else "")
-                                     + (f"; unexpected column(s) {', '.join(unexpected)}" if unexpected else ""))
+                raise self._error(
+                    1,
+                    f"header {','.join(header)} is not {','.join(CSV_COLUMNS)}"
+                    + (f"; missing column(s) {', '.join(missing)}" if missing else "")
+                    + (f"; unexpected column(s) {', '.join(unexpected)}" if unexpected else ""),
+                )
             for fields in reader:
                 line = reader.line_num
                 if not fields:
-                    continue                                   # a blank line
+                    continue  # a blank line
                 if len(fields) != len(CSV_COLUMNS):
-                    raise self._error(line, f"{len(fields)} fields, expected {len(CSV_COLUMNS)} "
-                                            f"({','.join(CSV_COLUMNS)})")
+                    raise self._error(
+                        line, f"{len(fields)} fields, expected {len(CSV_COLUMNS)} ({','.join(CSV_COLUMNS)})"
+                    )
                 paper, table, row, column, text, _conditions = fields
                 if paper != self.paper:
                     raise self._error(line, f"paper {paper!r}, but this file holds {self.paper!r}")
@@ -75,8 +80,9 @@ class PublishedCells:
                         raise self._error(line, f"empty {name}")
                 key = (table, row, column)
                 if key in self._lines:
-                    raise self._error(line, f"duplicate of line {self._lines[key]} "
-                                            f"(table {table!r}, row {row!r}, column {column!r})")
+                    raise self._error(
+                        line, f"duplicate of line {self._lines[key]} (table {table!r}, row {row!r}, column {column!r})"
+                    )
                 self._values[key] = self._parse(line, key, text)
                 self._lines[key] = line
 
@@ -103,8 +109,9 @@ class PublishedCells:
         """The value of one cell, marked as used."""
         key = (table, row, column)
         if key not in self._values:
-            raise self._error(None, f"no row for table {table!r}, row {row!r}, column {column!r} "
-                                    "(needed by the published constants)")
+            raise self._error(
+                None, f"no row for table {table!r}, row {row!r}, column {column!r} (needed by the published constants)"
+            )
         if key in self._taken:
             raise self._error(self._lines[key], f"table {table!r}, row {row!r}, column {column!r} used twice")
         self._taken.add(key)
@@ -122,9 +129,11 @@ class PublishedCells:
         unused = [key for key in self._values if key not in self._taken]
         if unused:
             table, row, column = unused[0]
-            raise self._error(self._lines[unused[0]],
-                              f"table {table!r}, row {row!r}, column {column!r} is not used by any published "
-                              f"constant ({len(unused)} unused row(s) in this file)")
+            raise self._error(
+                self._lines[unused[0]],
+                f"table {table!r}, row {row!r}, column {column!r} is not used by any published "
+                f"constant ({len(unused)} unused row(s) in this file)",
+            )
 
 
 def _grid(cells: PublishedCells, table: str, columns) -> dict[str, tuple]:
@@ -158,15 +167,27 @@ BANDIT_TABLE3_STRATEGIES = {"Random": "Random", "Full": "Full", "Noisy": "Noisy"
 
 # The running-time prediction paper (Gaussier et al., SC 2015): our trace name
 # -> the paper's log name; its Metacentrum log is not in the PWA.
-PREDICTION_TRACE_NAMES = {"KTH-SP2": "KTH-SP2", "CTC-SP2": "CTC-SP2", "SDSC-SP2": "SDSC-SP2",
-                          "SDSC-BLUE": "SDSC-BLUE", "CEA-Curie": "Curie"}
+PREDICTION_TRACE_NAMES = {
+    "KTH-SP2": "KTH-SP2",
+    "CTC-SP2": "CTC-SP2",
+    "SDSC-SP2": "SDSC-SP2",
+    "SDSC-BLUE": "SDSC-BLUE",
+    "CEA-Curie": "Curie",
+}
 # Table 1's columns: (EASY, EASY clairvoyant).
 _PREDICTION_TABLE1_COLUMNS = ("EASY", "EASY-CLAIRVOYANT")
 # Table 6's columns: clairvoyant EASY, clairvoyant EASY-SJBF, EASY, EASY++, then
 # the best and worst learned triples with EASY and with EASY-SJBF (chosen in hindsight).
-PREDICTION_TABLE6_COLUMNS = ("clairvoyant_easy", "clairvoyant_sjbf", "easy", "easy_plus_plus",
-                             "learned_easy_best", "learned_easy_worst", "learned_sjbf_best",
-                             "learned_sjbf_worst")
+PREDICTION_TABLE6_COLUMNS = (
+    "clairvoyant_easy",
+    "clairvoyant_sjbf",
+    "easy",
+    "easy_plus_plus",
+    "learned_easy_best",
+    "learned_easy_worst",
+    "learned_sjbf_best",
+    "learned_sjbf_worst",
+)
 # Table 8's columns (seconds): MAE and mean E-Loss.
 _PREDICTION_TABLE8_COLUMNS = ("MAE", "Mean E-Loss")
 # Section 6.3.2: Pearson correlation between logs, (mean, min, max).
@@ -186,18 +207,23 @@ def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
     def table33_key(row: str) -> tuple[str, str]:
         parts = tuple(row.split(", "))
         if len(parts) != 2:
-            raise thesis.error_at(("Table 3.3", row, thesis.columns("Table 3.3", row)[0]),
-                                  f"Table 3.3 row {row!r} is not '<experiment>, <setting>'")
+            raise thesis.error_at(
+                ("Table 3.3", row, thesis.columns("Table 3.3", row)[0]),
+                f"Table 3.3 row {row!r} is not '<experiment>, <setting>'",
+            )
         return parts
 
     constants = {
         # Bandit paper, Table 2 (final version): change of cumulative wait against EASY-FCFS, %.
         "BANDIT_TABLE2": _grid(bandit, "Table 2", BANDIT_TABLE2_LABELS),
         # Table 3: selection strategies against EASY-FCFS, %, (week, day) periods.
-        "BANDIT_TABLE3": {row: tuple(tuple(bandit.take("Table 3", row, f"{column} ({period})")
-                                           for period in _BANDIT_TABLE3_PERIODS)
-                                     for column in BANDIT_TABLE3_COLUMNS)
-                          for row in bandit.rows("Table 3")},
+        "BANDIT_TABLE3": {
+            row: tuple(
+                tuple(bandit.take("Table 3", row, f"{column} ({period})") for period in _BANDIT_TABLE3_PERIODS)
+                for column in BANDIT_TABLE3_COLUMNS
+            )
+            for row in bandit.rows("Table 3")
+        },
         # Prediction paper, AVEbsld with tau = 10 s on whole traces.
         "PREDICTION_TABLE1": _grid(prediction, "Table 1", _PREDICTION_TABLE1_COLUMNS),
         "PREDICTION_TABLE6": _grid(prediction, "Table 6", PREDICTION_TABLE6_COLUMNS),
@@ -205,25 +231,30 @@ def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
         "PREDICTION_TABLE7_CV": _column(prediction, "Table 7", "C-V heuristic triple"),
         # Table 8 (the paper does not say on which log): MAE and mean E-Loss, seconds.
         "PREDICTION_TABLE8": _grid(prediction, "Table 8", _PREDICTION_TABLE8_COLUMNS),
-        "PREDICTION_CORRELATION": tuple(prediction.take("Section 6.3.2", "all trace pairs", column)
-                                        for column in _PREDICTION_CORRELATION_COLUMNS),
+        "PREDICTION_CORRELATION": tuple(
+            prediction.take("Section 6.3.2", "all trace pairs", column) for column in _PREDICTION_CORRELATION_COLUMNS
+        ),
         # Thesis chapter 4: share of premature jobs (request >= 100 x run) per trace in %
         # (Table 4.3) and, per policy, the ratio of the average slowdown of premature
         # jobs to that of standard jobs (Table 4.4); the headline: SAF improves
         # AVEbsld over FCFS by up to 83.4 % (best trace).
         "THESIS_TABLE43": _column(thesis, "Table 4.3", "premature jobs (%)"),
-        "THESIS_TABLE44": {row: {column: thesis.take("Table 4.4", row, column)
-                                 for column in thesis.columns("Table 4.4", row)}
-                           for row in thesis.rows("Table 4.4")},
+        "THESIS_TABLE44": {
+            row: {column: thesis.take("Table 4.4", row, column) for column in thesis.columns("Table 4.4", row)}
+            for row in thesis.rows("Table 4.4")
+        },
         "THESIS_SAF_BEST_GAIN": thesis.take("Section 4.3", "best trace", "SAF AVEbsld gain over FCFS (%)"),
         # Thesis Table 3.2: the four best learned functions (r in seconds) and their MAE.
-        "THESIS_TABLE32": tuple((row, thesis.take("Table 3.2", row, "function"), thesis.take("Table 3.2", row, "MAE"))
-                                for row in thesis.rows("Table 3.2")),
+        "THESIS_TABLE32": tuple(
+            (row, thesis.take("Table 3.2", row, "function"), thesis.take("Table 3.2", row, "MAE"))
+            for row in thesis.rows("Table 3.2")
+        ),
         # Thesis Table 3.3: median over 15-day sequences of the AVEbsld, per
         # (experiment, setting) and policy.
-        "THESIS_TABLE33": {table33_key(row): tuple(thesis.take("Table 3.3", row, policy)
-                                                   for policy in THESIS_TABLE33_POLICIES)
-                           for row in thesis.rows("Table 3.3")},
+        "THESIS_TABLE33": {
+            table33_key(row): tuple(thesis.take("Table 3.3", row, policy) for policy in THESIS_TABLE33_POLICIES)
+            for row in thesis.rows("Table 3.3")
+        },
     }
     for paper_cells in cells.values():
         paper_cells.check_all_used()

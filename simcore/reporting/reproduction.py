@@ -22,9 +22,16 @@ def comparison_table(rows: pd.DataFrame) -> list[str]:
     lines = ["| trace | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
     for trace, block in rows.groupby("row", sort=False):
         cells = block.set_index("column")
-        lines.append(f"| {trace} | " + " | ".join(
-            f"{cells.at[c, 'published']:+.0f} / {cells.at[c, 'ours']:+.1f} ({cells.at[c, 'difference']:+.1f})"
-            if c in cells.index else "" for c in columns) + " |")
+        lines.append(
+            f"| {trace} | "
+            + " | ".join(
+                f"{cells.at[c, 'published']:+.0f} / {cells.at[c, 'ours']:+.1f} ({cells.at[c, 'difference']:+.1f})"
+                if c in cells.index
+                else ""
+                for c in columns
+            )
+            + " |"
+        )
     return lines + [""]
 
 

@@ -13,19 +13,35 @@ def workloads_table(provenances: dict) -> pd.DataFrame:
     rows = []
     for trace, provenance in provenances.items():
         counts = provenance.get("filter_counts") or {}
-        rows.append({"trace": trace, "source": provenance.get("input"), "machine_size": provenance["machine_size"],
-                     "filter": provenance.get("filter") or "none (generated)", "jobs": provenance["jobs"],
-                     **{rule: counts.get(rule, 0) for rule in FILTER_RULES + ("truncated",)},
-                     "job_lines": counts.get("lines", provenance["jobs"])})
+        rows.append(
+            {
+                "trace": trace,
+                "source": provenance.get("input"),
+                "machine_size": provenance["machine_size"],
+                "filter": provenance.get("filter") or "none (generated)",
+                "jobs": provenance["jobs"],
+                **{rule: counts.get(rule, 0) for rule in FILTER_RULES + ("truncated",)},
+                "job_lines": counts.get("lines", provenance["jobs"]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def workloads_markdown(table: pd.DataFrame) -> str:
     columns = ["trace", "machine_size", "filter", "job_lines", *FILTER_RULES, "truncated", "jobs"]
-    lines = ["# Workloads", "", "Jobs dropped by each filter rule of SEMANTICS §1 (a job counts under the first "
-             "rule that drops it), and jobs kept.", "",
-             "| " + " | ".join(columns) + " |", "|---|--:|---|" + "--:|" * (len(columns) - 3)]
+    lines = [
+        "# Workloads",
+        "",
+        "Jobs dropped by each filter rule of SEMANTICS §1 (a job counts under the first "
+        "rule that drops it), and jobs kept.",
+        "",
+        "| " + " | ".join(columns) + " |",
+        "|---|--:|---|" + "--:|" * (len(columns) - 3),
+    ]
     for _, row in table.iterrows():
-        lines.append("| " + " | ".join(f"{row[c]:,}" if isinstance(row[c], (int, np.integer)) else str(row[c])
-                                       for c in columns) + " |")
+        lines.append(
+            "| "
+            + " | ".join(f"{row[c]:,}" if isinstance(row[c], (int, np.integer)) else str(row[c]) for c in columns)
+            + " |"
+        )
     return "\n".join(lines) + "\n"

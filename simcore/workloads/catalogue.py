@@ -45,7 +45,7 @@ def content_sha256(path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as raw:
         gzipped = raw.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as handle:
+    with gzip.open(path, "rb") if gzipped else open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -65,8 +65,7 @@ def _sources(entry: dict, mirror) -> list[str]:
 
 def _copy(source: str, destination: Path) -> None:
     if "://" in source:
-        with urllib.request.urlopen(source, timeout=DOWNLOAD_TIMEOUT) as response, \
-                open(destination, "wb") as out:
+        with urllib.request.urlopen(source, timeout=DOWNLOAD_TIMEOUT) as response, open(destination, "wb") as out:
             shutil.copyfileobj(response, out)
     else:
         shutil.copyfile(source, destination)
@@ -82,14 +81,18 @@ def fetch_trace(name: str, entry: dict, destination, mirror=None) -> str:
                 _copy(source, tmp)
                 found = content_sha256(tmp)
                 if found != entry["swf_sha256"]:
-                    raise FetchError(f"{source}: checksum mismatch for {name}: the SWF text has sha256 "
-                                     f"{found}, the catalogue expects {entry['swf_sha256']}")
+                    raise FetchError(
+                        f"{source}: checksum mismatch for {name}: the SWF text has sha256 "
+                        f"{found}, the catalogue expects {entry['swf_sha256']}"
+                    )
             return source
         except FetchError:
             raise
         except (OSError, urllib.error.URLError, EOFError) as error:
             failures.append(f"  {source}: {getattr(error, 'reason', None) or error}")
     raise FetchError(
-        f"cannot obtain trace {name}:\n" + "\n".join(failures) +
-        f"\nProvide it with --config pwa_mirror=DIR (a directory holding {entry['file']}) "
-        f"or put the file at {destination} yourself.")
+        f"cannot obtain trace {name}:\n"
+        + "\n".join(failures)
+        + f"\nProvide it with --config pwa_mirror=DIR (a directory holding {entry['file']}) "
+        f"or put the file at {destination} yourself."
+    )

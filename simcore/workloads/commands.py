@@ -16,18 +16,19 @@ from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS, simu
 from simcore.engine.swf import FILTER_MODES, parse_swf, read_swf
 from simcore.workloads.catalogue import fetch_trace, load_catalogue
 from simcore.workloads.example import write_example
-from simcore.workloads.files import (read_workload, workload_provenance, write_parquet, write_variants,
-                                     write_workload)
+from simcore.workloads.files import read_workload, workload_provenance, write_parquet, write_variants, write_workload
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.resample import RESAMPLE_METHODS, resample, variant_seed
 
 
 def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trace", help="SWF log, plain or gzip")
-    parser.add_argument("--machine-size", type=int, metavar="M",
-                        help="processors (default: MaxProcs, else MaxNodes, of the header)")
-    parser.add_argument("--filter", choices=FILTER_MODES, default="strict",
-                        help="job filter of SEMANTICS §1 (default: strict)")
+    parser.add_argument(
+        "--machine-size", type=int, metavar="M", help="processors (default: MaxProcs, else MaxNodes, of the header)"
+    )
+    parser.add_argument(
+        "--filter", choices=FILTER_MODES, default="strict", help="job filter of SEMANTICS §1 (default: strict)"
+    )
 
 
 def threshold(text: str) -> float:
@@ -54,17 +55,28 @@ def positive_float(text: str) -> float:
 def add_commands(commands) -> None:
     sim = commands.add_parser("simulate", help="simulate EASY(order, threshold) on a trace")
     _add_trace_arguments(sim)
-    sim.add_argument("--policy", choices=NAMED_ORDERS + tuple(THESIS_FUNCTIONS), default="FCFS",
-                     help="queue order, or one of the thesis's functions F1-F4 (default: FCFS)")
-    sim.add_argument("--threshold", type=threshold, metavar="SECONDS",
-                     help="jobs waiting longer than this go first (default: none)")
-    sim.add_argument("--backfill", choices=BACKFILLS, default="queue", metavar="none|queue|ORDER",
-                     help="backfill in queue order (default), not at all, or by an order "
-                          "(SPF = EASY-SJBF)")
-    sim.add_argument("--estimate", choices=tuple(PREDICTORS), default="request",
-                     help="running-time estimate (default: request)")
-    sim.add_argument("--correction", choices=CORRECTIONS, default="request",
-                     help="correction on under-prediction (default: request)")
+    sim.add_argument(
+        "--policy",
+        choices=NAMED_ORDERS + tuple(THESIS_FUNCTIONS),
+        default="FCFS",
+        help="queue order, or one of the thesis's functions F1-F4 (default: FCFS)",
+    )
+    sim.add_argument(
+        "--threshold", type=threshold, metavar="SECONDS", help="jobs waiting longer than this go first (default: none)"
+    )
+    sim.add_argument(
+        "--backfill",
+        choices=BACKFILLS,
+        default="queue",
+        metavar="none|queue|ORDER",
+        help="backfill in queue order (default), not at all, or by an order (SPF = EASY-SJBF)",
+    )
+    sim.add_argument(
+        "--estimate", choices=tuple(PREDICTORS), default="request", help="running-time estimate (default: request)"
+    )
+    sim.add_argument(
+        "--correction", choices=CORRECTIONS, default="request", help="correction on under-prediction (default: request)"
+    )
     sim.add_argument("--output", "-o", metavar="FILE.parquet", help="write one row per job")
     sim.add_argument("--json", action="store_true", help="print a one-line JSON summary")
 
@@ -111,8 +123,7 @@ def run_example(args) -> int:
 def run_fetch(args) -> int:
     catalogue = load_catalogue(args.catalogue)
     if args.name not in catalogue:
-        raise ValueError(f"{args.catalogue}: no trace named {args.name!r} "
-                         f"(known: {', '.join(sorted(catalogue))})")
+        raise ValueError(f"{args.catalogue}: no trace named {args.name!r} (known: {', '.join(sorted(catalogue))})")
     source = fetch_trace(args.name, catalogue[args.name], args.output, mirror=args.mirror)
     print(f"{args.output}: {args.name} from {source}, checksum verified")
     return 0
@@ -127,11 +138,21 @@ def run_model(args) -> int:
 
 def run_resample(args) -> int:
     workload = read_workload(args.workload)
-    variants = {i: resample(workload, variant_seed(args.base_seed, i), args.method, args.weeks)[0]
-                for i in range(args.variants)}
-    write_variants(variants, args.output, {
-        **workload_provenance(workload), "command": "resample", "method": args.method, "weeks": args.weeks,
-        "base_seed": args.base_seed, "variants": args.variants})
+    variants = {
+        i: resample(workload, variant_seed(args.base_seed, i), args.method, args.weeks)[0] for i in range(args.variants)
+    }
+    write_variants(
+        variants,
+        args.output,
+        {
+            **workload_provenance(workload),
+            "command": "resample",
+            "method": args.method,
+            "weeks": args.weeks,
+            "base_seed": args.base_seed,
+            "variants": args.variants,
+        },
+    )
     print(f"{args.output}: {args.variants} variants of {workload.source}")
     return 0
 
@@ -145,22 +166,33 @@ def _read(args):
 def run_simulate(args) -> int:
     workload, read_seconds = _read(args)
     function = THESIS_FUNCTIONS.get(args.policy)
-    result = simulate(workload, order="FUNCTION" if function else args.policy, threshold=args.threshold,
-                      backfill=args.backfill, estimate=args.estimate, correction=args.correction, function=function)
+    result = simulate(
+        workload,
+        order="FUNCTION" if function else args.policy,
+        threshold=args.threshold,
+        backfill=args.backfill,
+        estimate=args.estimate,
+        correction=args.correction,
+        function=function,
+    )
     summary = result.summary()
     if args.output:
         # Timings stay out of the file so that reruns give identical bytes.
         metrics = {key: value for key, value in summary.items() if key != "kernel_seconds"}
-        write_parquet(result.to_frame(), args.output,
-                      {**workload_provenance(workload), "options": result.options, "summary": metrics,
-                       "command": "simulate"})
+        write_parquet(
+            result.to_frame(),
+            args.output,
+            {**workload_provenance(workload), "options": result.options, "summary": metrics, "command": "simulate"},
+        )
     summary["read_seconds"] = read_seconds
     if args.json:
         print(json.dumps({"trace": args.trace, **result.options, **summary}, sort_keys=True))
         return 0
     print(f"trace        {args.trace}  ({workload.filter_mode} filter, m = {workload.machine_size})")
-    print(f"policy       EASY({args.policy}, threshold={args.threshold}), backfill={args.backfill}, "
-          f"estimate={args.estimate}, correction={args.correction}")
+    print(
+        f"policy       EASY({args.policy}, threshold={args.threshold}), backfill={args.backfill}, "
+        f"estimate={args.estimate}, correction={args.correction}"
+    )
     rows = [
         ("jobs", f"{summary['jobs']:,}"),
         ("mean wait", f"{summary['avg_wait']:,.1f} s"),
@@ -182,13 +214,12 @@ def run_simulate(args) -> int:
 def run_filter(args) -> int:
     workload, _ = _read(args)
     write_workload(workload, args.output, {"command": "filter"})
-    print(f"{args.output}: {len(workload):,} jobs kept of {workload.filter_counts['lines']:,} "
-          f"({args.filter} filter)")
+    print(f"{args.output}: {len(workload):,} jobs kept of {workload.filter_counts['lines']:,} ({args.filter} filter)")
     return 0
 
 
 def run_info(args) -> int:
-    log = parse_swf(args.trace)     # parsed once, filtered both ways
+    log = parse_swf(args.trace)  # parsed once, filtered both ways
     counts = {mode: log.workload(args.machine_size, mode) for mode in FILTER_MODES}
     workload = counts[args.filter]
     info = {
@@ -213,8 +244,7 @@ def run_info(args) -> int:
     print(f"machine size  {info['machine_size']:,}")
     print(f"job lines     {info['job_lines']:,}")
     print(f"jobs kept     {info['jobs']:,} ({args.filter} filter)")
-    print(f"submit span   {info['first_submit']:.0f} .. {info['last_submit']:.0f} s "
-          f"({info['span_days']:.1f} days)")
+    print(f"submit span   {info['first_submit']:.0f} .. {info['last_submit']:.0f} s ({info['span_days']:.1f} days)")
     print(f"users         {info['users']:,}")
     print("dropped by rule:")
     rules = [key for key in counts["strict"].filter_counts if key not in ("lines", "kept")]
@@ -224,5 +254,12 @@ def run_info(args) -> int:
     return 0
 
 
-COMMANDS = {"simulate": run_simulate, "filter": run_filter, "info": run_info, "fetch": run_fetch, "model": run_model,
-            "resample": run_resample, "example": run_example}
+COMMANDS = {
+    "simulate": run_simulate,
+    "filter": run_filter,
+    "info": run_info,
+    "fetch": run_fetch,
+    "model": run_model,
+    "resample": run_resample,
+    "example": run_example,
+}

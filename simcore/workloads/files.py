@@ -27,19 +27,31 @@ def _file_mode() -> int:
     return 0o666 & ~umask
 
 
-FILE_MODE = _file_mode()   # mkstemp's 0600 is replaced by this before the rename
+FILE_MODE = _file_mode()  # mkstemp's 0600 is replaced by this before the rename
 
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
     """Package version, plus the git commit when running from a checkout."""
     from simcore import __version__
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=Path(__file__).parent,
-                                capture_output=True, text=True, timeout=5, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=Path(__file__).parent, capture_output=True, text=True,
-                               timeout=5, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=Path(__file__).parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
         return f"{__version__}+g{commit}{'.dirty' if dirty else ''}"
     except (OSError, subprocess.SubprocessError):
         return __version__
@@ -67,8 +79,9 @@ def write_parquet(frame, path, provenance: dict) -> None:
     """Write a DataFrame with `provenance` (JSON) in the schema metadata."""
     table = pa.Table.from_pandas(frame, preserve_index=False)
     metadata = dict(table.schema.metadata or {})
-    metadata[PROVENANCE_KEY] = json.dumps({"code_version": code_version(), **provenance},
-                                          sort_keys=True, default=str).encode()
+    metadata[PROVENANCE_KEY] = json.dumps(
+        {"code_version": code_version(), **provenance}, sort_keys=True, default=str
+    ).encode()
     table = table.replace_schema_metadata(metadata)
     with atomic_write(path) as tmp:
         pq.write_table(table, tmp)
@@ -97,13 +110,20 @@ def write_workload(workload, path, extra: dict | None = None) -> None:
 
 def _workload_from_frame(frame, provenance: dict, source: str):
     from simcore.engine.workload import Workload
+
     workload = Workload(
-        job_id=frame["job_id"].to_numpy(np.int64), submit=frame["submit"].to_numpy(np.float64),
-        run=frame["run"].to_numpy(np.float64), requested=frame["requested"].to_numpy(np.float64),
-        procs=frame["procs"].to_numpy(np.int64), user=frame["user"].to_numpy(np.int64),
-        machine_size=int(provenance["machine_size"]), source=source,
-        source_sha256=provenance.get("input_sha256"), filter_mode=provenance.get("filter"),
-        filter_counts=provenance.get("filter_counts") or {})
+        job_id=frame["job_id"].to_numpy(np.int64),
+        submit=frame["submit"].to_numpy(np.float64),
+        run=frame["run"].to_numpy(np.float64),
+        requested=frame["requested"].to_numpy(np.float64),
+        procs=frame["procs"].to_numpy(np.int64),
+        user=frame["user"].to_numpy(np.int64),
+        machine_size=int(provenance["machine_size"]),
+        source=source,
+        source_sha256=provenance.get("input_sha256"),
+        filter_mode=provenance.get("filter"),
+        filter_counts=provenance.get("filter_counts") or {},
+    )
     workload.validate()
     return workload
 
@@ -127,9 +147,12 @@ def read_variants(path, numbers=None) -> dict:
     provenance = read_provenance(path)
     filters = [("variant", "in", list(numbers))] if numbers is not None else None
     frame = pq.read_table(path, filters=filters).to_pandas()
-    return {int(number): _workload_from_frame(part.reset_index(drop=True), provenance,
-                                              f"{provenance.get('input', path)} variant {number}")
-            for number, part in frame.groupby("variant", sort=True)}
+    return {
+        int(number): _workload_from_frame(
+            part.reset_index(drop=True), provenance, f"{provenance.get('input', path)} variant {number}"
+        )
+        for number, part in frame.groupby("variant", sort=True)
+    }
 
 
 def read_all(paths) -> pd.DataFrame:

@@ -30,12 +30,12 @@ import math
 from dataclasses import dataclass, replace
 from functools import cache
 
-
 import numpy as np
 from scipy.special import gammainc
 
 from simcore.engine.workload import Workload
 from simcore.workloads.tsafrir import MIN_JOBS, check_int, check_tmax, make_generator, tsafrir_estimates
+
 
 def gamma_cdf(x: float, shape: float, scale: float) -> float:
     """G(x; α, β) = P(α, x/β) for Gamma(shape α, scale β) (§1.2): SciPy's
@@ -47,51 +47,96 @@ def gamma_cdf(x: float, shape: float, scale: float) -> float:
 # Part 1 — Lublin & Feitelson
 # ---------------------------------------------------------------------------
 
-INTERACTIVE, BATCH = 0, 1                  # job type codes (SWF field 15), §1.3
-RUNTIME_LOG_CAP = 12.0                     # draws of ln r above this are redrawn
-ARRIVAL_LOG_CAP = 13.0                     # draws of the log inter-arrival points above this are redrawn
-LUBLIN_MAX_RUNTIME = math.floor(math.exp(RUNTIME_LOG_CAP))   # 162 754 s
+INTERACTIVE, BATCH = 0, 1  # job type codes (SWF field 15), §1.3
+RUNTIME_LOG_CAP = 12.0  # draws of ln r above this are redrawn
+ARRIVAL_LOG_CAP = 13.0  # draws of the log inter-arrival points above this are redrawn
+LUBLIN_MAX_RUNTIME = math.floor(math.exp(RUNTIME_LOG_CAP))  # 162 754 s
 SECONDS_PER_BUCKET = 1800
 BUCKETS_PER_DAY = 48
 CYCLIC_DAY_START = 11
-DEFAULT_MACHINE_SIZE = 128                 # the machine the published parameters describe
+DEFAULT_MACHINE_SIZE = 128  # the machine the published parameters describe
 
 
 @dataclass(frozen=True)
 class LublinParams:
     """One parameter set of §1.3 (batch, interactive or typeless)."""
 
-    serial: float        # S: probability of a serial job
-    pow2: float          # P2: probability (among all jobs) of a forced power-of-two job
-    u_low: float         # two-stage uniform of log2(size): ULow, UMed, UHi, Uprob
+    serial: float  # S: probability of a serial job
+    pow2: float  # P2: probability (among all jobs) of a forced power-of-two job
+    u_low: float  # two-stage uniform of log2(size): ULow, UMed, UHi, Uprob
     u_med: float
     u_hi: float
     u_prob: float
-    a1: float            # hyper-gamma of ln(run time): Gamma(a1, b1) w.p. p, else Gamma(a2, b2)
+    a1: float  # hyper-gamma of ln(run time): Gamma(a1, b1) w.p. p, else Gamma(a2, b2)
     b1: float
     a2: float
     b2: float
-    pa: float            # p = pa * size + pb, clamped to [0, 1]
+    pa: float  # p = pa * size + pb, clamped to [0, 1]
     pb: float
-    aarr: float          # Gamma(aarr * arar, barr) of the log inter-arrival points
+    aarr: float  # Gamma(aarr * arar, barr) of the log inter-arrival points
     barr: float
     arar: float
-    anum: float          # Gamma(anum, bnum) shaping the daily cycle
+    anum: float  # Gamma(anum, bnum) shaping the daily cycle
     bnum: float
 
 
 BATCH_128 = LublinParams(
-    serial=0.2927, pow2=0.6686, u_low=1.2, u_med=5.0, u_hi=7.0, u_prob=0.875,
-    a1=6.57, b1=0.823, a2=639.1, b2=0.0156, pa=-0.003, pb=0.6986,
-    aarr=6.0415, barr=0.8531, arar=1.0519, anum=6.1271, bnum=5.2740)
+    serial=0.2927,
+    pow2=0.6686,
+    u_low=1.2,
+    u_med=5.0,
+    u_hi=7.0,
+    u_prob=0.875,
+    a1=6.57,
+    b1=0.823,
+    a2=639.1,
+    b2=0.0156,
+    pa=-0.003,
+    pb=0.6986,
+    aarr=6.0415,
+    barr=0.8531,
+    arar=1.0519,
+    anum=6.1271,
+    bnum=5.2740,
+)
 INTERACTIVE_128 = LublinParams(
-    serial=0.1541, pow2=0.625, u_low=1.0, u_med=3.0, u_hi=5.5, u_prob=0.705,
-    a1=3.8351, b1=0.6605, a2=7.073, b2=0.6856, pa=-0.0118, pb=0.9156,
-    aarr=6.5510, barr=0.6621, arar=0.9797, anum=8.9186, bnum=3.6680)
+    serial=0.1541,
+    pow2=0.625,
+    u_low=1.0,
+    u_med=3.0,
+    u_hi=5.5,
+    u_prob=0.705,
+    a1=3.8351,
+    b1=0.6605,
+    a2=7.073,
+    b2=0.6856,
+    pa=-0.0118,
+    pb=0.9156,
+    aarr=6.5510,
+    barr=0.6621,
+    arar=0.9797,
+    anum=8.9186,
+    bnum=3.6680,
+)
 TYPELESS_128 = LublinParams(
-    serial=0.244, pow2=0.576, u_low=0.8, u_med=4.5, u_hi=7.0, u_prob=0.86,
-    a1=4.2, b1=0.94, a2=312.0, b2=0.03, pa=-0.0054, pb=0.78,
-    aarr=10.2303, barr=0.4871, arar=1.0225, anum=8.1737, bnum=3.9631)
+    serial=0.244,
+    pow2=0.576,
+    u_low=0.8,
+    u_med=4.5,
+    u_hi=7.0,
+    u_prob=0.86,
+    a1=4.2,
+    b1=0.94,
+    a2=312.0,
+    b2=0.03,
+    pa=-0.0054,
+    pb=0.78,
+    aarr=10.2303,
+    barr=0.4871,
+    arar=1.0225,
+    anum=8.1737,
+    bnum=3.9631,
+)
 
 
 def lublin_parameters(machine_size: int, typed: bool = True) -> tuple[LublinParams, LublinParams]:
@@ -138,8 +183,7 @@ def daily_cycle_weights(params: LublinParams) -> np.ndarray:
     return np.array(_cached_weights(params.anum, params.bnum))
 
 
-def _capped_gamma(rng: np.random.Generator, shape: float, scale: float, cap: float,
-                  size: int) -> np.ndarray:
+def _capped_gamma(rng: np.random.Generator, shape: float, scale: float, cap: float, size: int) -> np.ndarray:
     """Gamma(shape, scale) conditioned on ≤ cap, by redrawing (§1.6 step 1)."""
     values = rng.gamma(shape, scale, size)
     rejected = np.flatnonzero(values > cap)
@@ -157,7 +201,7 @@ def _clock_times(points: np.ndarray, weights: np.ndarray, start_bucket: int) -> 
     that is exactly the inverse of the piecewise-linear cumulative weight
     function, evaluated here for all points at once.
     """
-    cycle = np.roll(weights, -start_bucket)      # cycle[j] = weight of the j-th bucket after the start
+    cycle = np.roll(weights, -start_bucket)  # cycle[j] = weight of the j-th bucket after the start
     ends = np.cumsum(cycle)
     per_day = ends[-1]
     days = np.floor(points / per_day)
@@ -167,8 +211,7 @@ def _clock_times(points: np.ndarray, weights: np.ndarray, start_bucket: int) -> 
     return SECONDS_PER_BUCKET * (days * BUCKETS_PER_DAY + bucket + fraction)
 
 
-def _arrival_times(rng: np.random.Generator, params: LublinParams, count: int,
-                   start_hour: int) -> np.ndarray:
+def _arrival_times(rng: np.random.Generator, params: LublinParams, count: int, start_hour: int) -> np.ndarray:
     """The first `count` arrival times (real seconds) of one stream (§1.6)."""
     g = _capped_gamma(rng, params.aarr * params.arar, params.barr, ARRIVAL_LOG_CAP, count)
     points = np.cumsum(np.exp(g) / SECONDS_PER_BUCKET)
@@ -181,8 +224,7 @@ def _merge_streams(interactive: np.ndarray, batch: np.ndarray, n_jobs: int) -> t
     Equal times go to the interactive stream first, as in the reference.
     """
     times = np.concatenate([interactive, batch])
-    types = np.concatenate([np.full(len(interactive), INTERACTIVE, np.int8),
-                            np.full(len(batch), BATCH, np.int8)])
+    types = np.concatenate([np.full(len(interactive), INTERACTIVE, np.int8), np.full(len(batch), BATCH, np.int8)])
     order = np.lexsort((types, times))[:n_jobs]
     return times[order], types[order]
 
@@ -208,7 +250,7 @@ def _job_sizes(rng: np.random.Generator, param_sets, types: np.ndarray, machine_
     log_size = low + position * (high - low)
     # the same u decides serial, forced power of two, or free size
     log_size = np.where(u <= serial + pow2, _round_half_up(log_size), log_size)
-    size = np.where(u <= serial, 1.0, _round_half_up(2.0 ** log_size))
+    size = np.where(u <= serial, 1.0, _round_half_up(2.0**log_size))
     return np.minimum(size, machine_size).astype(np.int64)
 
 
@@ -226,17 +268,19 @@ def _run_times(rng: np.random.Generator, param_sets, types: np.ndarray, sizes: n
     while pending.size:
         # a rejected draw redraws the branch too (§1.5 step 3)
         first = rng.random(pending.size) <= p[pending]
-        draw = rng.gamma(np.where(first, shapes[0][pending], shapes[1][pending]),
-                         np.where(first, scales[0][pending], scales[1][pending]))
+        draw = rng.gamma(
+            np.where(first, shapes[0][pending], shapes[1][pending]),
+            np.where(first, scales[0][pending], scales[1][pending]),
+        )
         accepted = draw <= RUNTIME_LOG_CAP
         h[pending[accepted]] = draw[accepted]
         pending = pending[~accepted]
     return np.floor(np.exp(h)).astype(np.int64)
 
 
-
-def _generate_lublin(rng: np.random.Generator, n_jobs: int, machine_size: int, typed: bool,
-                     start_hour: int) -> dict[str, np.ndarray]:
+def _generate_lublin(
+    rng: np.random.Generator, n_jobs: int, machine_size: int, typed: bool, start_hour: int
+) -> dict[str, np.ndarray]:
     param_sets = lublin_parameters(machine_size, typed)
     if typed:
         # n arrivals per stream always cover the first n of the merged sequence
@@ -251,8 +295,9 @@ def _generate_lublin(rng: np.random.Generator, n_jobs: int, machine_size: int, t
     return {"submit": np.floor(times).astype(np.int64), "procs": sizes, "run": runs, "type": types}
 
 
-def lublin_jobs(n_jobs: int, machine_size: int, seed: int, typed: bool = True,
-                start_hour: int = 0) -> dict[str, np.ndarray]:
+def lublin_jobs(
+    n_jobs: int, machine_size: int, seed: int, typed: bool = True, start_hour: int = 0
+) -> dict[str, np.ndarray]:
     """Jobs of the Lublin & Feitelson model (Part 1), sorted by submit time.
 
     Returns a dict of equal-length arrays: ``submit`` (int64 s from the trace
@@ -271,15 +316,21 @@ def lublin_jobs(n_jobs: int, machine_size: int, seed: int, typed: bool = True,
     return _generate_lublin(make_generator(seed), n_jobs, machine_size, bool(typed), start_hour)
 
 
-
-
 # ---------------------------------------------------------------------------
 # Both together
 # ---------------------------------------------------------------------------
 
-def lublin_workload(n_jobs: int, machine_size: int, seed: int, typed: bool = True, *,
-                    start_hour: int = 0, tmax: int = LUBLIN_MAX_RUNTIME,
-                    estimates: str = "tsafrir") -> Workload:
+
+def lublin_workload(
+    n_jobs: int,
+    machine_size: int,
+    seed: int,
+    typed: bool = True,
+    *,
+    start_hour: int = 0,
+    tmax: int = LUBLIN_MAX_RUNTIME,
+    estimates: str = "tsafrir",
+) -> Workload:
     """A validated Workload: Lublin jobs with Tsafrir requested times.
 
     ``tmax`` is the maximal estimate; the default is the Lublin run-time cap
@@ -295,11 +346,13 @@ def lublin_workload(n_jobs: int, machine_size: int, seed: int, typed: bool = Tru
     if estimates not in ("tsafrir", "exact"):
         raise ValueError(f"estimates must be 'tsafrir' or 'exact', got {estimates!r}")
     if estimates == "tsafrir" and n_jobs < MIN_JOBS:
-        raise ValueError(f"the Tsafrir estimate model needs n_jobs >= {MIN_JOBS}, got {n_jobs}; "
-                         f"use estimates='exact' for smaller workloads")
+        raise ValueError(
+            f"the Tsafrir estimate model needs n_jobs >= {MIN_JOBS}, got {n_jobs}; "
+            f"use estimates='exact' for smaller workloads"
+        )
     if estimates == "tsafrir":
         tmax = check_tmax(tmax)
-    rng = make_generator(seed)             # one generator for both models: no shared random stream
+    rng = make_generator(seed)  # one generator for both models: no shared random stream
     jobs = lublin_jobs(n_jobs, machine_size, rng, typed, start_hour)
     if estimates == "tsafrir":
         run = np.minimum(jobs["run"], tmax)
@@ -309,8 +362,10 @@ def lublin_workload(n_jobs: int, machine_size: int, seed: int, typed: bool = Tru
         run = jobs["run"]
         requested = run
         described, limit = "exact estimates", LUBLIN_MAX_RUNTIME
-    source = (f"lublin(m={machine_size}, jobs={n_jobs}, seed={seed}, "
-              f"{'typed' if typed else 'typeless'}, start_hour={start_hour}, {described})")
+    source = (
+        f"lublin(m={machine_size}, jobs={n_jobs}, seed={seed}, "
+        f"{'typed' if typed else 'typeless'}, start_hour={start_hour}, {described})"
+    )
     workload = Workload(
         job_id=np.arange(1, n_jobs + 1, dtype=np.int64),
         submit=jobs["submit"].astype(np.float64),
@@ -320,9 +375,14 @@ def lublin_workload(n_jobs: int, machine_size: int, seed: int, typed: bool = Tru
         user=np.ones(n_jobs, dtype=np.int64),
         machine_size=machine_size,
         source=source,
-        header={"MaxJobs": str(n_jobs), "MaxRecords": str(n_jobs), "MaxNodes": str(machine_size),
-                "MaxProcs": str(machine_size), "MaxRuntime": str(limit),
-                "Note": source},
+        header={
+            "MaxJobs": str(n_jobs),
+            "MaxRecords": str(n_jobs),
+            "MaxNodes": str(machine_size),
+            "MaxProcs": str(machine_size),
+            "MaxRuntime": str(limit),
+            "Note": source,
+        },
     )
     workload.validate()
     return workload

@@ -69,8 +69,9 @@ def variant_seed(base_seed: int, variant: int) -> int:
     return base_seed + variant
 
 
-def resample(workload: Workload, seed: int, method: str = "user-weeks",
-             weeks: int | None = None) -> tuple[Workload, np.ndarray]:
+def resample(
+    workload: Workload, seed: int, method: str = "user-weeks", weeks: int | None = None
+) -> tuple[Workload, np.ndarray]:
     """One resampled variant of `workload` and the source job id of each of its jobs.
 
     `weeks` is the variant's length in weeks (default: the log's interior).
@@ -93,12 +94,16 @@ def resample(workload: Workload, seed: int, method: str = "user-weeks",
     first, last = int(week.min()), int(week.max())
     n_interior = last - first - 1
     if n_interior < 1:
-        raise ValueError(f"{workload.source}: submits span weeks {first}..{last}; resampling drops "
-                         f"the first and last week and needs at least one week between them")
+        raise ValueError(
+            f"{workload.source}: submits span weeks {first}..{last}; resampling drops "
+            f"the first and last week and needs at least one week between them"
+        )
     inside = np.flatnonzero((week > first) & (week < last))
     if len(inside) == 0:
-        raise ValueError(f"{workload.source}: no job is submitted strictly between the first "
-                         f"week ({first}) and the last week ({last})")
+        raise ValueError(
+            f"{workload.source}: no job is submitted strictly between the first "
+            f"week ({first}) and the last week ({last})"
+        )
     length = n_interior if weeks is None else weeks
     repetitions = -(-length // n_interior)
 

@@ -37,27 +37,72 @@ def make_generator(seed) -> np.random.Generator:
 
 HEAD_LENGTH = 20
 HEAD_PERCENT = 89.0
-MIN_TMAX = 5701          # the head needs Tmax > 5700 to reach 20 values (§2.2)
-MIN_JOBS = 227           # K > 20 needs N > 226 (§2.4 step 1)
+MIN_TMAX = 5701  # the head needs Tmax > 5700 to reach 20 values (§2.2)
+MIN_JOBS = 227  # K > 20 needs N > 226 (§2.4 step 1)
 
 _K_POINTS = ((0, 0), (20, 10), (200, 20), (1_000, 35), (10_000, 90), (70_000, 340), (250_000, 565))
 _MINUTE, _HOUR = 60, 3600
 # values among the 20 most popular in all four studied logs, in the model's order (§2.3)
-JOINT_VALUES = tuple(int(v) for v in (5 * _MINUTE, 15 * _MINUTE, 10 * _MINUTE, 20 * _MINUTE, 30 * _MINUTE,
-                                      1 * _HOUR, 2 * _HOUR, 3 * _HOUR, 4 * _HOUR, 5 * _HOUR, 6 * _HOUR,
-                                      8 * _HOUR, 10 * _HOUR, 12 * _HOUR, 18 * _HOUR))
-ROUND_MULTIPLES = (200 * _HOUR, 100 * _HOUR, 50 * _HOUR, 10 * _HOUR, 5 * _HOUR, 2 * _HOUR, 1 * _HOUR,
-                   20 * _MINUTE, 10 * _MINUTE, 5 * _MINUTE)
+JOINT_VALUES = tuple(
+    int(v)
+    for v in (
+        5 * _MINUTE,
+        15 * _MINUTE,
+        10 * _MINUTE,
+        20 * _MINUTE,
+        30 * _MINUTE,
+        1 * _HOUR,
+        2 * _HOUR,
+        3 * _HOUR,
+        4 * _HOUR,
+        5 * _HOUR,
+        6 * _HOUR,
+        8 * _HOUR,
+        10 * _HOUR,
+        12 * _HOUR,
+        18 * _HOUR,
+    )
+)
+ROUND_MULTIPLES = (
+    200 * _HOUR,
+    100 * _HOUR,
+    50 * _HOUR,
+    10 * _HOUR,
+    5 * _HOUR,
+    2 * _HOUR,
+    1 * _HOUR,
+    20 * _MINUTE,
+    10 * _MINUTE,
+    5 * _MINUTE,
+)
 # row ttr (0 = Tmax, then increasing head values): popularity rank in SDSC, CTC, KTH, SDSC-BLUE (§2.3)
 TIME_RANK_TO_POPULARITY = (
-    (3, 1, 1, 1), (1, 3, 4, 6), (4, 4, 10, 5), (17, 2, 14, 3), (13, 12, 20, 7),
-    (7, 9, 2, 2), (8, 8, 3, 18), (18, 18, 7, 19), (2, 6, 12, 4), (6, 7, 6, 11),
-    (16, 11, 19, 20), (10, 20, 5, 9), (5, 16, 18, 10), (15, 5, 16, 14), (14, 14, 9, 13),
-    (19, 13, 17, 16), (11, 10, 15, 15), (12, 15, 13, 17), (9, 17, 8, 8), (20, 19, 11, 12),
+    (3, 1, 1, 1),
+    (1, 3, 4, 6),
+    (4, 4, 10, 5),
+    (17, 2, 14, 3),
+    (13, 12, 20, 7),
+    (7, 9, 2, 2),
+    (8, 8, 3, 18),
+    (18, 18, 7, 19),
+    (2, 6, 12, 4),
+    (6, 7, 6, 11),
+    (16, 11, 19, 20),
+    (10, 20, 5, 9),
+    (5, 16, 18, 10),
+    (15, 5, 16, 14),
+    (14, 14, 9, 13),
+    (19, 13, 17, 16),
+    (11, 10, 15, 15),
+    (12, 15, 13, 17),
+    (9, 17, 8, 8),
+    (20, 19, 11, 12),
 )
 # bound[R]: the largest ttr at which rank R appears in any log
-RANK_BOUND = {rank: max(ttr for ttr, row in enumerate(TIME_RANK_TO_POPULARITY) if rank in row)
-              for rank in range(1, HEAD_LENGTH + 1)}
+RANK_BOUND = {
+    rank: max(ttr for ttr, row in enumerate(TIME_RANK_TO_POPULARITY) if rank in row)
+    for rank in range(1, HEAD_LENGTH + 1)
+}
 TAIL_COLLISION_OFFSETS = (0, 30, -30, 20, -20, 10, -10)
 
 
@@ -75,7 +120,7 @@ def tsafrir_k(n_jobs: int) -> int:
 
 def tsafrir_shape(k: int) -> float:
     """Time-shape parameter a = 1 + 12.1039·K^−0.6026 (§2.4 step 2)."""
-    return 1.0 + 12.1039 * k ** -0.6026
+    return 1.0 + 12.1039 * k**-0.6026
 
 
 def tsafrir_head_values(tmax: int) -> list[int]:
@@ -106,12 +151,11 @@ def _pool_mapping(rng: np.random.Generator) -> list[int]:
     ranks: list[int] = []
     for ttr, row in enumerate(TIME_RANK_TO_POPULARITY):
         pool.extend(rank for rank in row if rank not in ranks)
-        settled = [rank for rank in range(1, HEAD_LENGTH + 1)
-                   if rank not in ranks and RANK_BOUND[rank] <= ttr]
+        settled = [rank for rank in range(1, HEAD_LENGTH + 1) if rank not in ranks and RANK_BOUND[rank] <= ttr]
         if ttr == 0:
-            rank = 1                       # Tmax is the most popular value
+            rank = 1  # Tmax is the most popular value
         elif settled:
-            rank = min(settled)            # seen by now in all four logs
+            rank = min(settled)  # seen by now in all four logs
         else:
             first, second = rng.integers(len(pool), size=2)
             rank = min(pool[first], pool[second])
@@ -170,20 +214,22 @@ def _equalise(jobs: list[int], n_jobs: int) -> list[int]:
 
 def check_tmax(tmax) -> int:
     if isinstance(tmax, bool) or not isinstance(tmax, (int, np.integer)) or tmax < MIN_TMAX:
-        raise ValueError(f"tmax must be an integer number of seconds > 5700 (the model needs 20 head "
-                         f"values), got {tmax!r}")
+        raise ValueError(
+            f"tmax must be an integer number of seconds > 5700 (the model needs 20 head values), got {tmax!r}"
+        )
     return int(tmax)
 
 
-def _build_histogram(rng: np.random.Generator, n_jobs: int, tmax: int, k: int | None,
-                     a: float | None) -> tuple[np.ndarray, np.ndarray]:
+def _build_histogram(
+    rng: np.random.Generator, n_jobs: int, tmax: int, k: int | None, a: float | None
+) -> tuple[np.ndarray, np.ndarray]:
     k = tsafrir_k(n_jobs) if k is None else k
     a = tsafrir_shape(k) if a is None else a
     head = tsafrir_head_values(tmax)
     sizes = _head_sizes()
     head_percent = [sizes[rank - 1] for rank in _pool_mapping(rng)]
     tail = _tail_values(k - len(head), a, tmax, set(head))
-    tail_percent = rng.permutation(_tail_sizes(len(tail)))    # random value ↔ size pairing (step 8)
+    tail_percent = rng.permutation(_tail_sizes(len(tail)))  # random value ↔ size pairing (step 8)
     values = head + tail
     percent = head_percent + tail_percent.tolist()
     jobs = _equalise([max(1, _round_half_away(p * n_jobs / 100.0)) for p in percent], n_jobs)
@@ -193,8 +239,9 @@ def _build_histogram(rng: np.random.Generator, n_jobs: int, tmax: int, k: int | 
     return values_arr[keep], jobs_arr[keep]
 
 
-def tsafrir_histogram(n_jobs: int, tmax: int, seed, k: int | None = None,
-                      a: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+def tsafrir_histogram(
+    n_jobs: int, tmax: int, seed, k: int | None = None, a: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """The estimate histogram of §2.4: (values increasing, jobs per value), Σ jobs = N.
 
     ``k`` overrides the number of distinct values of the linear K-model and
@@ -214,15 +261,17 @@ def _assign(rng: np.random.Generator, estimates: np.ndarray, run: np.ndarray) ->
     """Hand estimates to jobs, longest job first, each uniformly among those ≥ its run time (§2.6)."""
     n = len(run)
     descending = np.sort(estimates)[::-1]
-    run = np.minimum(run, descending[0])            # the model truncates runs longer than Tmax
+    run = np.minimum(run, descending[0])  # the model truncates runs longer than Tmax
     order = np.argsort(-run, kind="stable")
     eligible = n - np.searchsorted(descending[::-1], run[order], side="left")
     position = np.arange(n)
     if np.any(eligible <= position):
         k = int(np.flatnonzero(eligible <= position)[0])
-        raise ValueError(f"the estimate histogram cannot cover the run times: the {k + 1}-th longest "
-                         f"run ({run[order][k]} s) exceeds the {k + 1}-th largest estimate; "
-                         f"raise tmax")
+        raise ValueError(
+            f"the estimate histogram cannot cover the run times: the {k + 1}-th longest "
+            f"run ({run[order][k]} s) exceeds the {k + 1}-th largest estimate; "
+            f"raise tmax"
+        )
     # slots [k, eligible_k) of the array hold exactly the unassigned estimates ≥ the k-th run
     picks = position + np.floor(rng.random(n) * (eligible - position)).astype(np.int64)
     pool = descending.tolist()
@@ -233,8 +282,7 @@ def _assign(rng: np.random.Generator, estimates: np.ndarray, run: np.ndarray) ->
     return assigned
 
 
-def tsafrir_estimates(run, seed, tmax: int | None = None, k: int | None = None,
-                      a: float | None = None) -> np.ndarray:
+def tsafrir_estimates(run, seed, tmax: int | None = None, k: int | None = None, a: float | None = None) -> np.ndarray:
     """Requested times (int64 s) for jobs with the given run times (Part 2).
 
     Builds the §2.4 histogram for N = len(run) jobs (N ≥ 227) and assigns it

@@ -26,16 +26,23 @@ Hypothesis runs derandomized and without a database, so a run is reproducible
 and every run exercises the same examples.
 """
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_sim import ORDERS, reference_metrics, reference_simulate
+from strategies import (
+    BACKFILLS,
+    COMMON,
+    CORRECTIONS,
+    cases,
+    make_workload,
+    order_switches,
+    run_with_switches,
+    with_function,
+)
 
 import simcore
-from reference_sim import ORDERS, reference_metrics, reference_simulate
-from strategies import (BACKFILLS, COMMON, CORRECTIONS, cases, make_workload, order_switches,
-                        run_with_switches, with_function)
 
 # --------------------------------------------------------------- helpers ---
 
@@ -53,44 +60,50 @@ def core_result(wl, opts, switches=()):
 
 def reference_result(wl, opts, switches=()):
     submit, run, requested, procs, user, m = wl
-    return reference_simulate(submit, run, requested, procs, user, m,
-                              switches=switches, **with_function(opts))
+    return reference_simulate(submit, run, requested, procs, user, m, switches=switches, **with_function(opts))
 
 
 def assert_same(core, ref, context=""):
     n = len(ref["start"])
     assert all(s is not None for s in ref["start"]), "reference left a job unstarted"
-    for name in ("start", "end", "backfilled", "corrections", "order_at_start",
-                 "reservation"):
+    for name in ("start", "end", "backfilled", "corrections", "order_at_start", "reservation"):
         assert len(core[name]) == n, (name, context)
 
     ref_start = np.array(ref["start"], dtype=np.float64)
     ref_end = np.array(ref["end"], dtype=np.float64)
-    assert np.array_equal(core["start"], ref_start), \
+    assert np.array_equal(core["start"], ref_start), (
         f"start differs {context}\ncore {core['start'].tolist()}\nref  {ref_start.tolist()}"
-    assert np.array_equal(core["end"], ref_end), \
+    )
+    assert np.array_equal(core["end"], ref_end), (
         f"end differs {context}\ncore {core['end'].tolist()}\nref  {ref_end.tolist()}"
-    assert np.array_equal(core["backfilled"].astype(bool),
-                          np.array(ref["backfilled"], dtype=bool)), \
+    )
+    assert np.array_equal(core["backfilled"].astype(bool), np.array(ref["backfilled"], dtype=bool)), (
         f"backfilled differs {context}\ncore {core['backfilled'].tolist()}\nref  {ref['backfilled']}"
-    assert np.array_equal(core["corrections"].astype(np.int64),
-                          np.array(ref["corrections"], dtype=np.int64)), \
+    )
+    assert np.array_equal(core["corrections"].astype(np.int64), np.array(ref["corrections"], dtype=np.int64)), (
         f"corrections differ {context}\ncore {core['corrections'].tolist()}\nref  {ref['corrections']}"
+    )
     core_orders = [simcore.ORDERS[int(c)] for c in core["order_at_start"]]
-    assert core_orders == list(ref["order_at_start"]), \
+    assert core_orders == list(ref["order_at_start"]), (
         f"order_at_start differs {context}\ncore {core_orders}\nref  {ref['order_at_start']}"
+    )
     core_res = np.asarray(core["reservation"], dtype=np.float64)
     ref_res = np.array(ref["reservation"], dtype=np.float64)
-    assert np.array_equal(np.isnan(core_res), np.isnan(ref_res)), \
+    assert np.array_equal(np.isnan(core_res), np.isnan(ref_res)), (
         f"reservation NaN positions differ {context}\ncore {core_res.tolist()}\nref  {ref_res.tolist()}"
+    )
     both = ~np.isnan(ref_res)
-    assert np.array_equal(core_res[both], ref_res[both]), \
+    assert np.array_equal(core_res[both], ref_res[both]), (
         f"reservation differs {context}\ncore {core_res.tolist()}\nref  {ref_res.tolist()}"
+    )
 
 
 def check(wl, opts, switches=()):
-    assert_same(core_result(wl, opts, switches), reference_result(wl, opts, switches),
-                context=f"opts={opts} switches={list(switches)}")
+    assert_same(
+        core_result(wl, opts, switches),
+        reference_result(wl, opts, switches),
+        context=f"opts={opts} switches={list(switches)}",
+    )
 
 
 def test_order_names_agree():
@@ -98,6 +111,7 @@ def test_order_names_agree():
 
 
 # ------------------------------------------------- randomized agreement ---
+
 
 @settings(max_examples=2200, **COMMON)
 @given(cases())
@@ -114,9 +128,14 @@ def test_summary_metrics_match_reference(case):
     result = simcore.simulate(make_workload(submit, run, requested, procs, user, m), **opts)
     summary = result.summary()
     expected = reference_metrics(submit, run, requested, procs, result.start.tolist(), m)
-    for ours, theirs in (("avg_wait", "mean_wait"), ("max_wait", "max_wait"), ("avg_bsld", "avg_bsld"),
-                         ("avg_ppbsld", "avg_ppbsld"), ("avg_flow", "mean_flow"),
-                         ("utilization", "utilization")):
+    for ours, theirs in (
+        ("avg_wait", "mean_wait"),
+        ("max_wait", "max_wait"),
+        ("avg_bsld", "avg_bsld"),
+        ("avg_ppbsld", "avg_ppbsld"),
+        ("avg_flow", "mean_flow"),
+        ("utilization", "utilization"),
+    ):
         # numpy sums pairwise, the reference left to right: equal up to rounding
         assert summary[ours] == pytest.approx(expected[theirs], rel=1e-12, abs=1e-9), ours
     assert summary["backfilled"] == int(result.jobs["backfilled"].sum())
@@ -177,9 +196,14 @@ ALL_OPTIONS = [
 
 def jobs_to_wl(jobs, m):
     """jobs: (r, p, p~, q[, user])."""
-    return ([float(j[0]) for j in jobs], [float(j[1]) for j in jobs],
-            [float(j[2]) for j in jobs], [int(j[3]) for j in jobs],
-            [j[4] if len(j) > 4 else 0 for j in jobs], m)
+    return (
+        [float(j[0]) for j in jobs],
+        [float(j[1]) for j in jobs],
+        [float(j[2]) for j in jobs],
+        [int(j[3]) for j in jobs],
+        [j[4] if len(j) > 4 else 0 for j in jobs],
+        m,
+    )
 
 
 TARGETED = {
@@ -188,28 +212,44 @@ TARGETED = {
     "ties_at_zero": jobs_to_wl([(0, 5, 5, 2)] * 8, 4),
     "ties_at_zero_m1": jobs_to_wl([(0, 3, 3, 1)] * 6, 1),
     # identical jobs, but a mixture of sizes, still all at 0
-    "ties_mixed": jobs_to_wl([(0, 5, 5, 2), (0, 5, 5, 2), (0, 1, 1, 1),
-                              (0, 1, 1, 1), (0, 5, 5, 2), (0, 1, 1, 1)], 3),
+    "ties_mixed": jobs_to_wl([(0, 5, 5, 2), (0, 5, 5, 2), (0, 1, 1, 1), (0, 1, 1, 1), (0, 5, 5, 2), (0, 1, 1, 1)], 3),
     # zero-length jobs: chains of second passes at the same instant
-    "zero_length": jobs_to_wl([(0, 0, 1, 4), (0, 0, 1, 4), (0, 0, 5, 2),
-                               (0, 3, 3, 4), (3, 0, 1, 4), (3, 0, 2, 1),
-                               (3, 2, 2, 3)], 4),
+    "zero_length": jobs_to_wl(
+        [(0, 0, 1, 4), (0, 0, 1, 4), (0, 0, 5, 2), (0, 3, 3, 4), (3, 0, 1, 4), (3, 0, 2, 1), (3, 2, 2, 3)], 4
+    ),
     "zero_length_all": jobs_to_wl([(0, 0, 1, 1)] * 5 + [(1, 0, 10, 1)] * 3, 1),
     # jobs as large as the machine interleaved with small ones
-    "machine_sized": jobs_to_wl([(0, 10, 10, 8), (0, 2, 4, 1), (1, 20, 20, 8),
-                                 (1, 3, 3, 7), (2, 5, 100, 8), (2, 1, 1, 1),
-                                 (50, 0, 1, 8), (50, 7, 7, 1)], 8),
-    "machine_sized_m1": jobs_to_wl([(0, 4, 4, 1), (0, 0, 1, 1), (2, 9, 3, 1),
-                                    (2, 1, 1, 1)], 1),
+    "machine_sized": jobs_to_wl(
+        [
+            (0, 10, 10, 8),
+            (0, 2, 4, 1),
+            (1, 20, 20, 8),
+            (1, 3, 3, 7),
+            (2, 5, 100, 8),
+            (2, 1, 1, 1),
+            (50, 0, 1, 8),
+            (50, 7, 7, 1),
+        ],
+        8,
+    ),
+    "machine_sized_m1": jobs_to_wl([(0, 4, 4, 1), (0, 0, 1, 1), (2, 9, 3, 1), (2, 1, 1, 1)], 1),
     # runs longer than the request are killed at the request; corrections
-    "overrun_and_corrections": jobs_to_wl([(0, 5000, 4000, 1), (0, 3000, 4000, 2),
-                                           (1, 100, 100, 3), (1, 61, 61, 1),
-                                           (5, 2, 400, 3), (5, 390, 400, 1)], 3),
+    "overrun_and_corrections": jobs_to_wl(
+        [(0, 5000, 4000, 1), (0, 3000, 4000, 2), (1, 100, 100, 3), (1, 61, 61, 1), (5, 2, 400, 3), (5, 390, 400, 1)], 3
+    ),
     # a long-running job with many under-predictions (several users, ave2)
-    "ave2_users": jobs_to_wl([(0, 1, 1000, 1, 1), (0, 1, 1000, 1, 1),
-                              (2, 900, 1000, 2, 1), (2, 900, 1000, 2, 2),
-                              (3, 10, 1000, 1, 2), (3, 10, 1000, 1, 2),
-                              (4, 500, 1000, 2, 1)], 2),
+    "ave2_users": jobs_to_wl(
+        [
+            (0, 1, 1000, 1, 1),
+            (0, 1, 1000, 1, 1),
+            (2, 900, 1000, 2, 1),
+            (2, 900, 1000, 2, 2),
+            (3, 10, 1000, 1, 2),
+            (3, 10, 1000, 1, 2),
+            (4, 500, 1000, 2, 1),
+        ],
+        2,
+    ),
 }
 
 
@@ -222,14 +262,15 @@ def test_targeted_cases_all_options(name):
 
 def test_targeted_explicit_predictions():
     wl = TARGETED["overrun_and_corrections"]
-    for preds in ([0.0, 0.5, 1e9, 60.5, 1.0, 389.75],
-                  [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
-                  [3999.5, 2999.5, 99.5, 61.0, 1.5, 0.999]):
+    for preds in (
+        [0.0, 0.5, 1e9, 60.5, 1.0, 389.75],
+        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        [3999.5, 2999.5, 99.5, 61.0, 1.5, 0.999],
+    ):
         for c in CORRECTIONS:
             for bf in ("none", "queue", "SPF"):
                 for order in ORDERS:
-                    check(wl, dict(order=order, threshold=None, backfill=bf,
-                                   estimate=preds, correction=c))
+                    check(wl, dict(order=order, threshold=None, backfill=bf, estimate=preds, correction=c))
 
 
 def test_ties_schedule_is_position_order():
@@ -245,12 +286,15 @@ def test_ties_schedule_is_position_order():
 # job2 (10, 10, 10, 2).  At t: SEXP key of job1 = 1 + t/100, of job2 =
 # 1 + (t-10)/10.  At t=11: 1.11 > 1.1 -> job2 first; at t=50: 1.5 < 5 ->
 # job1 first.  LEXP is the opposite.
-@pytest.mark.parametrize("blocker, order, expected", [
-    (11, "SEXP", [0, 21, 11]),
-    (50, "SEXP", [0, 50, 150]),
-    (11, "LEXP", [0, 11, 111]),
-    (50, "LEXP", [0, 60, 50]),
-])
+@pytest.mark.parametrize(
+    "blocker, order, expected",
+    [
+        (11, "SEXP", [0, 21, 11]),
+        (50, "SEXP", [0, 50, 150]),
+        (11, "LEXP", [0, 11, 111]),
+        (50, "LEXP", [0, 60, 50]),
+    ],
+)
 def test_expansion_factor_order_changes_over_time(blocker, order, expected):
     wl = jobs_to_wl([(0, blocker, blocker, 2), (0, 100, 100, 2), (10, 10, 10, 2)], 2)
     for bf in ("none", "queue", "SEXP", "LEXP"):
@@ -263,8 +307,16 @@ def test_expansion_factor_order_changes_over_time(blocker, order, expected):
 def test_sexp_order_flips_between_passes_with_backfill():
     # several jobs waiting behind a machine-sized blocker; estimates make the
     # SEXP/LEXP keys cross at different instants
-    jobs = [(0, 30, 30, 4), (0, 100, 100, 2), (2, 10, 10, 2), (4, 1, 1, 1),
-            (6, 50, 50, 3), (8, 5, 5, 1), (31, 2, 2, 2), (40, 20, 20, 4)]
+    jobs = [
+        (0, 30, 30, 4),
+        (0, 100, 100, 2),
+        (2, 10, 10, 2),
+        (4, 1, 1, 1),
+        (6, 50, 50, 3),
+        (8, 5, 5, 1),
+        (31, 2, 2, 2),
+        (40, 20, 20, 4),
+    ]
     wl = jobs_to_wl(jobs, 4)
     for order in ("SEXP", "LEXP"):
         for th in (None, 0, 25):
@@ -273,15 +325,15 @@ def test_sexp_order_flips_between_passes_with_backfill():
 
 
 def test_switches_at_exact_event_instants():
-    wl = jobs_to_wl([(0, 10, 10, 2), (0, 3, 5, 1), (5, 1, 20, 2), (5, 7, 7, 1),
-                     (10, 0, 1, 2), (10, 4, 4, 1), (15, 2, 2, 2)], 2)
+    wl = jobs_to_wl(
+        [(0, 10, 10, 2), (0, 3, 5, 1), (5, 1, 20, 2), (5, 7, 7, 1), (10, 0, 1, 2), (10, 4, 4, 1), (15, 2, 2, 2)], 2
+    )
     ends = [0.0, 3.0, 5.0, 10.0, 15.0]
     for first in ORDERS:
         for t in ends:
             for second in ("LCFS", "SEXP", "LAF"):
                 for bf in ("none", "queue", "SPF"):
-                    check(wl, dict(order=first, backfill=bf),
-                          switches=[(t, second), (t + 5, first)])
+                    check(wl, dict(order=first, backfill=bf), switches=[(t, second), (t + 5, first)])
 
 
 def test_switch_order_recorded_at_start():
@@ -305,12 +357,19 @@ def test_switch_order_recorded_at_start():
 # the reference differ from the real one (floating-point order of operations,
 # tie rules); each pins down one detail of the contract.
 
+
 def test_doubling_uses_elapsed_time_bit_for_bit():
     # doubling: e' = min(p~, 2 * elapsed) with elapsed = t - s computed at the
     # expiry instant; with fractional instants (t - s) != e in the last bit,
     # which shows in the reservation of job 2 (34.10000000000001).
-    wl = ([7.7, 15.4, 23.1, 30.8], [27.363318955870596, 6.061603719535075, 1715.0, 6.0],
-          [100.0, 10.0, 4000.0, 100.0], [1, 1, 2, 1], [0, 0, 0, 0], 2)
+    wl = (
+        [7.7, 15.4, 23.1, 30.8],
+        [27.363318955870596, 6.061603719535075, 1715.0, 6.0],
+        [100.0, 10.0, 4000.0, 100.0],
+        [1, 1, 2, 1],
+        [0, 0, 0, 0],
+        2,
+    )
     opts = dict(estimate=[3.3, 2.2, 0.1, 0.1], correction="doubling")
     check(wl, opts)
     assert core_result(wl, opts)["reservation"][2] == 34.10000000000001
@@ -319,8 +378,7 @@ def test_doubling_uses_elapsed_time_bit_for_bit():
 def test_sexp_key_operation_order():
     # SEXP = ((t - r) + e) / e exactly; (t - r) / e + 1 rounds differently
     # here and would start job 1 before job 2.
-    wl = ([0.3, 0.4, 0.7], [1.0, 227.0, 956.4010367546769], [1.0, 1000.0, 1000.0],
-          [1, 1, 1], [0, 0, 0], 1)
+    wl = ([0.3, 0.4, 0.7], [1.0, 227.0, 956.4010367546769], [1.0, 1000.0, 1000.0], [1, 1, 1], [0, 0, 0], 1)
     for bf in ("none", "queue"):
         opts = dict(order="SEXP", backfill=bf, estimate=[0.3, 3.3, 2.2])
         check(wl, opts)
@@ -347,8 +405,7 @@ def test_threshold_does_not_apply_to_backfill_order():
     # 50 s) and job4 (r=3, 20 s) arrive while free == 0.  t=5: free 1; job3
     # waited 4 > 3, job4 waited 2, but the backfill order is SPF alone: job4
     # (20 s) first, then job3 at 25.
-    wl = jobs_to_wl([(0, 100, 100, 3), (0, 5, 5, 1), (0, 10, 10, 4),
-                     (1, 50, 50, 1), (3, 20, 20, 1)], 4)
+    wl = jobs_to_wl([(0, 100, 100, 3), (0, 5, 5, 1), (0, 10, 10, 4), (1, 50, 50, 1), (3, 20, 20, 1)], 4)
     opts = dict(order="FCFS", threshold=3, backfill="SPF")
     core = core_result(wl, opts)
     assert core["start"].tolist() == [0, 0, 100, 25, 5]
@@ -364,8 +421,7 @@ def test_ave2_same_instant_completions_learned_in_position_order():
     # position order the history is [10, 6, 2], so job 3 (submitted at 10)
     # is predicted (6 + 2) / 2 = 4 and, running 100 s under doubling, is
     # corrected 4 -> 8 -> 16 -> 32 -> 64 -> 100: five corrections.
-    wl = jobs_to_wl([(0, 10, 10, 1, 1), (4, 6, 6, 1, 1), (8, 2, 2, 1, 1),
-                     (10, 100, 100, 1, 1)], 3)
+    wl = jobs_to_wl([(0, 10, 10, 1, 1), (4, 6, 6, 1, 1), (8, 2, 2, 1, 1), (10, 100, 100, 1, 1)], 3)
     opts = dict(estimate="ave2", correction="doubling")
     core = core_result(wl, opts)
     assert core["initial_estimate"][3] == 4.0
@@ -380,5 +436,4 @@ def test_threshold_compares_the_wait_as_written():
     # t - r rounds to exactly 1.0 at t = 0.1 + 1, so job 1 is not over the
     # threshold there, although the rearranged r < t - threshold would say it is.
     wl = ([0.0, 0.1, 0.1 + 1.0], [10.0, 0.0, 0.0], [10.0, 1.0, 1.0], [1, 2, 2], [0, 0, 0], 2)
-    check(wl, {"order": "LCFS", "threshold": 1, "backfill": "queue", "estimate": "request",
-               "correction": "request"})
+    check(wl, {"order": "LCFS", "threshold": 1, "backfill": "queue", "estimate": "request", "correction": "request"})

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from golden import GOLDEN, PWA, TRACES, trace_values
 
 PINNED = json.loads(GOLDEN.read_text())
@@ -11,7 +10,7 @@ PINNED = json.loads(GOLDEN.read_text())
 
 def test_every_trace_and_configuration_is_pinned():
     assert sorted(PINNED) == sorted(TRACES)
-    assert all(len(values) == 31 for values in PINNED.values())    # 14 orders x 2 thresholds + 3
+    assert all(len(values) == 31 for values in PINNED.values())  # 14 orders x 2 thresholds + 3
 
 
 @pytest.mark.slow

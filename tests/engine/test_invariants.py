@@ -25,12 +25,20 @@ Hypothesis runs derandomized and without a database (reproducible runs).
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import simcore
-from strategies import (COMMON, CORRECTIONS, ESTIMATE_NAMES, THRESHOLDS, make_workload, order_switches,
-                        run_with_switches, with_function)
+from strategies import (
+    COMMON,
+    CORRECTIONS,
+    ESTIMATE_NAMES,
+    THRESHOLDS,
+    make_workload,
+    order_switches,
+    run_with_switches,
+    with_function,
+)
 from strategies import cases as raw_cases
 from strategies import workloads as raw_workloads
+
+import simcore
 
 ORDERS = tuple(simcore.ORDERS)
 
@@ -45,6 +53,7 @@ def cases():
 
 # --------------------------------------------------------------- checks ---
 
+
 def max_procs_in_use(start, end, procs):
     """Peak of processors in use over [start, end) intervals; ends at t are
     applied before starts at t; zero-length jobs use no time."""
@@ -53,7 +62,7 @@ def max_procs_in_use(start, end, procs):
     deltas = np.concatenate([procs[busy], -procs[busy]])
     if len(times) == 0:
         return 0
-    order = np.lexsort((deltas, times))   # by time, then frees (-q) first
+    order = np.lexsort((deltas, times))  # by time, then frees (-q) first
     return int(np.cumsum(deltas[order]).max())
 
 
@@ -62,8 +71,7 @@ def check_basic(w, jobs, opts, switched=False):
     n = len(w)
     assert start.shape == (n,) and end.shape == (n,)
     assert not np.isnan(start).any(), "a job never started"
-    assert np.all(start >= w.submit), \
-        f"job at {int(np.flatnonzero(start < w.submit)[0])} starts before submission"
+    assert np.all(start >= w.submit), f"job at {int(np.flatnonzero(start < w.submit)[0])} starts before submission"
     length = np.minimum(w.run, w.requested)
     assert np.array_equal(end, start + length), "end != start + min(run, requested)"
     peak = max_procs_in_use(start, end, w.procs.astype(np.int64))
@@ -79,8 +87,7 @@ def check_basic(w, jobs, opts, switched=False):
     # the initial estimate expires only if the job still runs at s + e
     # (docs/semantics.md: end > s + e, in floating point): corrected at least
     # once iff that holds
-    assert np.array_equal(corrections > 0, end > start + initial), \
-        "corrections do not match under-predictions"
+    assert np.array_equal(corrections > 0, end > start + initial), "corrections do not match under-predictions"
     if opts["correction"] == "request":
         assert np.all(corrections <= 1)
     if isinstance(opts["estimate"], str) and opts["estimate"] in ("request", "clairvoyant"):
@@ -100,6 +107,7 @@ def check_basic(w, jobs, opts, switched=False):
 
 # ---------------------------------------------------------------- tests ---
 
+
 def test_processor_sweep_checker():
     # the checker itself: back-to-back jobs do not overlap, overlapping ones
     # add up, zero-length jobs use no time
@@ -111,7 +119,6 @@ def test_processor_sweep_checker():
     assert max_procs_in_use(a([3.0]), a([3.0]), a([7])) == 0
 
 
-
 @settings(max_examples=1000, **COMMON)
 @given(cases())
 def test_schedule_invariants_all_options(case):
@@ -121,11 +128,9 @@ def test_schedule_invariants_all_options(case):
 
 
 @settings(max_examples=500, **COMMON)
-@given(workloads(), st.sampled_from(("request", "clairvoyant")),
-       st.sampled_from(CORRECTIONS))
+@given(workloads(), st.sampled_from(("request", "clairvoyant")), st.sampled_from(CORRECTIONS))
 def test_easy_fcfs_starts_no_later_than_reservation(w, estimate, correction):
-    opts = dict(order="FCFS", threshold=None, backfill="queue",
-                estimate=estimate, correction=correction)
+    opts = dict(order="FCFS", threshold=None, backfill="queue", estimate=estimate, correction=correction)
     jobs = simcore.simulate(w, **opts).jobs
     check_basic(w, jobs, opts)
     res = jobs["reservation"]
@@ -133,15 +138,22 @@ def test_easy_fcfs_starts_no_later_than_reservation(w, estimate, correction):
     late = known & (jobs["start"] > res)
     assert not late.any(), (
         f"jobs {np.flatnonzero(late).tolist()} start after their reservation: "
-        f"start {jobs['start'][late].tolist()} reservation {res[late].tolist()}")
+        f"start {jobs['start'][late].tolist()} reservation {res[late].tolist()}"
+    )
 
 
 @settings(max_examples=400, **COMMON)
-@given(workloads(), st.sampled_from(ORDERS), st.sampled_from(THRESHOLDS),
-       st.sampled_from(ESTIMATE_NAMES), st.sampled_from(CORRECTIONS))
+@given(
+    workloads(),
+    st.sampled_from(ORDERS),
+    st.sampled_from(THRESHOLDS),
+    st.sampled_from(ESTIMATE_NAMES),
+    st.sampled_from(CORRECTIONS),
+)
 def test_no_backfill_variant(w, order, threshold, estimate, correction):
-    opts = with_function(dict(order=order, threshold=threshold, backfill="none",
-                              estimate=estimate, correction=correction))
+    opts = with_function(
+        dict(order=order, threshold=threshold, backfill="none", estimate=estimate, correction=correction)
+    )
     jobs = simcore.simulate(w, **opts).jobs
     check_basic(w, jobs, opts)
     assert not jobs["backfilled"].any()
@@ -149,8 +161,7 @@ def test_no_backfill_variant(w, order, threshold, estimate, correction):
         # pure FCFS list scheduling, whatever the threshold (old jobs move to
         # the front in submit order, which is FCFS order): submit order
         assert np.all(np.diff(jobs["start"]) >= 0), "FCFS + none started jobs out of order"
-    fcfs = simcore.simulate(w, order="FCFS", backfill="none", estimate=estimate,
-                            correction=correction).jobs
+    fcfs = simcore.simulate(w, order="FCFS", backfill="none", estimate=estimate, correction=correction).jobs
     assert np.all(np.diff(fcfs["start"]) >= 0), "FCFS + none started jobs out of order"
     assert not fcfs["backfilled"].any()
 
@@ -182,12 +193,15 @@ def test_invariants_with_order_switches(case):
 RESERVATION_CASES = [
     # m=4; t=0: job0 (q=2, 10 s) starts, job1 (q=3) blocked: T=10, extra=1;
     # job2 (q=1, 100 s) takes the extra processor, job3 must not.
-    (4, [0, 0, 0, 0], [10, 5, 100, 100], [10, 5, 100, 100], [2, 3, 1, 1],
-     [0, 10, 0, 15]),
-    (6, [2, 2, 7, 12, 12, 17, 17, 19, 20, 20, 20, 20],
-     [30, 10, 1, 1, 5, 0, 2, 10, 10, 0, 30, 10],
-     [30, 10, 1, 1, 5, 1, 2, 10, 10, 2, 30, 10],
-     [6, 1, 1, 1, 4, 1, 4, 1, 1, 6, 3, 1], None),
+    (4, [0, 0, 0, 0], [10, 5, 100, 100], [10, 5, 100, 100], [2, 3, 1, 1], [0, 10, 0, 15]),
+    (
+        6,
+        [2, 2, 7, 12, 12, 17, 17, 19, 20, 20, 20, 20],
+        [30, 10, 1, 1, 5, 0, 2, 10, 10, 0, 30, 10],
+        [30, 10, 1, 1, 5, 1, 2, 10, 10, 2, 30, 10],
+        [6, 1, 1, 1, 4, 1, 4, 1, 1, 6, 3, 1],
+        None,
+    ),
 ]
 
 

@@ -49,10 +49,12 @@ def test_header_machine_sizes(pwa_trace):
 
 def test_real_trace_schedule_is_deterministic_and_complete(pwa_trace):
     workload = simcore.read_swf(pwa_trace("KTH-SP2"), filter="strict")
-    a = simcore.simulate(workload, order="SAF", threshold=144000, backfill="SPF", estimate="ave2",
-                         correction="incremental")
-    b = simcore.simulate(workload, order="SAF", threshold=144000, backfill="SPF", estimate="ave2",
-                         correction="incremental")
+    a = simcore.simulate(
+        workload, order="SAF", threshold=144000, backfill="SPF", estimate="ave2", correction="incremental"
+    )
+    b = simcore.simulate(
+        workload, order="SAF", threshold=144000, backfill="SPF", estimate="ave2", correction="incremental"
+    )
     assert (a.start == b.start).all()
     assert (a.start >= workload.submit).all()
-    assert a.jobs["corrections"].sum() > 0       # AVE2 under-predicts some jobs
+    assert a.jobs["corrections"].sum() > 0  # AVE2 under-predicts some jobs

@@ -8,7 +8,6 @@ processors, "pos" = position in the workload.
 import math
 
 import pytest
-
 from reference_sim import ORDERS, reference_metrics, reference_simulate
 from strategies import with_function
 
@@ -72,8 +71,7 @@ def test_backfill_with_extra_processors_and_refusal_when_extra_used_up():
     #      job3: 0+100 > 10 and q=1 > extra 0 -> refused.
     # t=10: job0 ends, free 3: job1 starts (free 0); job3 waits.
     # t=15: job1 ends, free 3: job3 starts at 15.
-    res = sim([(0, 10, 10, 2), (0, 5, 5, 3), (0, 100, 100, 1),
-               (0, 100, 100, 1)], 4)
+    res = sim([(0, 10, 10, 2), (0, 5, 5, 3), (0, 100, 100, 1), (0, 100, 100, 1)], 4)
     assert res["start"] == [0.0, 10.0, 0.0, 15.0]
     assert res["end"] == [10.0, 15.0, 100.0, 115.0]
     assert res["backfilled"] == [False, False, True, False]
@@ -88,8 +86,7 @@ def test_job_that_would_delay_reservation_is_refused():
     #      job3: 0+10 = 10 <= T -> backfilled (ending exactly at T is fine).
     # t=10: job0 and job3 end, free 4: job1 starts (free 0).
     # t=15: job1 ends: job2 starts at 15.
-    res = sim([(0, 10, 10, 2), (0, 5, 5, 4), (0, 20, 20, 1),
-               (0, 10, 10, 2)], 4)
+    res = sim([(0, 10, 10, 2), (0, 5, 5, 4), (0, 20, 20, 1), (0, 10, 10, 2)], 4)
     assert res["start"] == [0.0, 10.0, 15.0, 0.0]
     assert res["backfilled"] == [False, False, False, True]
     assert res["reservation"][1] == 10.0
@@ -148,20 +145,55 @@ def test_empty_workload():
 # FCFS min r -> 1; LCFS max r -> 6; SPF min e -> 5; LPF max e -> 6;
 # SQF min q -> 2; LQF max q -> 3; SEXP min -> 6; LEXP max -> 4;
 # SRF min -> 5; LRF max -> 6; SAF min -> 5; LAF max -> 6.
-ORDER_JOBS = [(0, 100, 100, 10), (2, 50, 50, 8), (3, 100, 100, 6),
-              (10, 100, 100, 10), (38, 20, 20, 7), (82, 10, 10, 7),
-              (94, 200, 200, 7)]
+ORDER_JOBS = [
+    (0, 100, 100, 10),
+    (2, 50, 50, 8),
+    (3, 100, 100, 6),
+    (10, 100, 100, 10),
+    (38, 20, 20, 7),
+    (82, 10, 10, 7),
+    (94, 200, 200, 7),
+]
 # At t = 100 (w = 100 - r, e = p~): WFP3's (w/e)^3·q and UNICEF's
 # w / (log2(q)·e) are largest for job 4 (208.5 and 1.10); TEST_FUNCTION's
 # sqrt(e)·q + 3·log10(r) is smallest for job 5 (27.8).
-FIRST = {"FCFS": 1, "LCFS": 6, "SPF": 5, "LPF": 6, "SQF": 2, "LQF": 3,
-         "SEXP": 6, "LEXP": 4, "SRF": 5, "LRF": 6, "SAF": 5, "LAF": 6,
-         "WFP3": 4, "UNICEF": 4, "FUNCTION": 5}
+FIRST = {
+    "FCFS": 1,
+    "LCFS": 6,
+    "SPF": 5,
+    "LPF": 6,
+    "SQF": 2,
+    "LQF": 3,
+    "SEXP": 6,
+    "LEXP": 4,
+    "SRF": 5,
+    "LRF": 6,
+    "SAF": 5,
+    "LAF": 6,
+    "WFP3": 4,
+    "UNICEF": 4,
+    "FUNCTION": 5,
+}
 
 
 def test_orders_tuple():
-    assert ORDERS == ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF",
-                      "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF", "WFP3", "UNICEF", "FUNCTION")
+    assert ORDERS == (
+        "FCFS",
+        "LCFS",
+        "SPF",
+        "LPF",
+        "SQF",
+        "LQF",
+        "SEXP",
+        "LEXP",
+        "SRF",
+        "LRF",
+        "SAF",
+        "LAF",
+        "WFP3",
+        "UNICEF",
+        "FUNCTION",
+    )
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -244,8 +276,7 @@ def test_sjbf_picks_shortest_candidate():
 # job1 = (1,10,10,3), job2 = (2,10,10,2), job3 = (3,8,8,1), job4 = (9,5,5,1).
 # t=10, FCFS: job1 starts (free 1); job2 blocked: T = 20 (1 + 3 = 4 >= 2),
 # extra 2.  Candidates after job2: job3 (old: w = 7) and job4 (w = 1).
-THR_JOBS = [(0, 10, 10, 4), (1, 10, 10, 3), (2, 10, 10, 2), (3, 8, 8, 1),
-            (9, 5, 5, 1)]
+THR_JOBS = [(0, 10, 10, 4), (1, 10, 10, 3), (2, 10, 10, 2), (3, 8, 8, 1), (9, 5, 5, 1)]
 
 
 def test_backfill_order_ignores_threshold():
@@ -280,6 +311,7 @@ def test_backfill_order_ignores_switches():
 
 
 # ------------------------------------------------------------ zero length ---
+
 
 def test_zero_length_job_gives_second_pass_at_same_instant():
     # m=1; job0 = (0, 0, 3, 1), job1 = (0, 5, 5, 1).
@@ -316,6 +348,7 @@ def test_zero_length_job_does_not_see_later_submission_at_same_instant():
 
 # ------------------------------------------------------------ predictions ---
 
+
 def test_ave2_predictions():
     # m=1, users a and b.
     # job0 = (0,10,100,1,a), job1 = (0,20,100,1,a): no history -> e = 100.
@@ -327,8 +360,7 @@ def test_ave2_predictions():
     #      T = 30 + 15 = 45 -> reservation 45.
     # t=45: job2 expires (runs 40): request correction, e = 100.
     # t=70: job2 ends; job3 starts 70.
-    jobs = [(0, 10, 100, 1, "a"), (0, 20, 100, 1, "a"),
-            (30, 40, 100, 1, "a"), (30, 5, 50, 1, "b")]
+    jobs = [(0, 10, 100, 1, "a"), (0, 20, 100, 1, "a"), (30, 40, 100, 1, "a"), (30, 5, 50, 1, "b")]
     res = sim(jobs, 1, estimate="ave2")
     assert res["start"] == [0.0, 10.0, 30.0, 70.0]
     assert res["reservation"][1] == 100.0
@@ -342,8 +374,7 @@ def test_ave2_same_instant_completions_in_position_order():
     # history is [10, 6, 4], so job3 = (10,5,100,3,a) is predicted
     # (6+4)/2 = 5 (not 8, as in reverse order).  job3 starts at 10 on the
     # whole machine; job4 = (10,1,1,1,b) blocked: T = 10 + 5 = 15.
-    jobs = [(0, 10, 100, 1, "a"), (4, 6, 100, 1, "a"), (6, 4, 100, 1, "a"),
-            (10, 5, 100, 3, "a"), (10, 1, 1, 1, "b")]
+    jobs = [(0, 10, 100, 1, "a"), (4, 6, 100, 1, "a"), (6, 4, 100, 1, "a"), (10, 5, 100, 3, "a"), (10, 1, 1, 1, "b")]
     res = sim(jobs, 3, estimate="ave2")
     assert res["start"][3] == 10.0
     assert res["reservation"][4] == 15.0
@@ -355,8 +386,7 @@ def test_ave2_clipped_to_one():
     # m=1; job0, job1 = (0,0,50,1,a) both run at 0.  job2 = (5,3,50,1,a):
     # e = 1; job3 = (5,1,1,1,b) blocked: T = 5 + 1 = 6.  job2 expires at 6
     # (runs 3): e = 50, one correction.  job3 starts at 8.
-    jobs = [(0, 0, 50, 1, "a"), (0, 0, 50, 1, "a"), (5, 3, 50, 1, "a"),
-            (5, 1, 1, 1, "b")]
+    jobs = [(0, 0, 50, 1, "a"), (0, 0, 50, 1, "a"), (5, 3, 50, 1, "a"), (5, 1, 1, 1, "b")]
     res = sim(jobs, 1, estimate="ave2")
     assert res["reservation"][3] == 6.0
     assert res["corrections"] == [0, 0, 1, 0]
@@ -377,13 +407,13 @@ def test_prediction_list_is_clipped():
 
 # ------------------------------------------------------------ corrections ---
 
+
 def test_correction_request():
     # m=1; job0 = (0,50,100,1) predicted 10; job1 = (0,5,5,1) predicted 5.
     # t=0: job0 starts (e=10); job1 blocked: T=10.
     # t=10: expiry of job0 -> e = p~ = 100 (1 correction); no new expiry.
     # t=50: job0 ends; job1 starts.
-    res = sim([(0, 50, 100, 1), (0, 5, 5, 1)], 1, estimate=[10, 5],
-              correction="request")
+    res = sim([(0, 50, 100, 1), (0, 5, 5, 1)], 1, estimate=[10, 5], correction="request")
     assert res["corrections"] == [1, 0]
     assert res["start"] == [0.0, 50.0]
     assert res["reservation"][1] == 10.0
@@ -411,8 +441,7 @@ def test_correction_incremental_sequence_seen_by_reservations():
     #   r=350 -> e0 = 910 -> T = 910
     # The observer starts at 400 in every case.
     for r, expected in ((5, 10.0), (20, 70.0), (100, 310.0), (350, 910.0)):
-        res = sim([(0, 400, 10000, 1), (r, 1, 1, 2)], 2, estimate=[10, 1],
-                  correction="incremental")
+        res = sim([(0, 400, 10000, 1), (r, 1, 1, 2)], 2, estimate=[10, 1], correction="incremental")
         assert res["reservation"][1] == expected, r
         assert res["corrections"] == [3, 0]
         assert res["start"][1] == 400.0
@@ -427,8 +456,7 @@ def test_correction_incremental_capped_and_past_the_list():
     # corrections 1..11 give e = 1 + C_k, the last 1 + 360000 = 360001
     # (expires at 360001 < 500000), the 12th gives p~ = 1e7.
     # Observer (400000,1,1,2) is blocked: T = 1e7; starts at 500000.
-    res = sim([(0, 500000, 1e7, 1), (400000, 1, 1, 2)], 2, estimate=[1, 1],
-              correction="incremental")
+    res = sim([(0, 500000, 1e7, 1), (400000, 1, 1, 2)], 2, estimate=[1, 1], correction="incremental")
     assert res["corrections"] == [12, 0]
     assert res["reservation"][1] == 1e7
     assert res["start"][1] == 500000.0
@@ -440,8 +468,7 @@ def test_correction_doubling():
     # m=2; one observer (r,1,1,2) per simulation, blocked on arrival:
     #   r=5 -> T = 10; r=15 -> T = 20; r=30 -> T = 40; r=45 -> T = 70.
     for r, expected in ((5, 10.0), (15, 20.0), (30, 40.0), (45, 70.0)):
-        res = sim([(0, 60, 70, 1), (r, 1, 1, 2)], 2, estimate=[10, 1],
-                  correction="doubling")
+        res = sim([(0, 60, 70, 1), (r, 1, 1, 2)], 2, estimate=[10, 1], correction="doubling")
         assert res["corrections"] == [3, 0], r
         assert res["reservation"][1] == expected, r
         assert res["start"][1] == 60.0
@@ -460,14 +487,14 @@ def test_expiry_applied_before_pass_changes_backfill():
     # T = 10, extra 0.  job2 = (10,10,10,1): at t=10 job0 expires first
     # (e=100, so T becomes 100 at this pass): 10+10 = 20 <= 100 ->
     # backfilled at 10.  job1 starts at 50 (job0 ends, job2 ended at 20).
-    res = sim([(0, 50, 100, 1), (0, 5, 5, 2), (10, 10, 10, 1)], 2,
-              estimate=[10, 5, 10])
+    res = sim([(0, 50, 100, 1), (0, 5, 5, 2), (10, 10, 10, 1)], 2, estimate=[10, 5, 10])
     assert res["start"] == [0.0, 50.0, 10.0]
     assert res["backfilled"] == [False, False, True]
     assert res["reservation"][1] == 10.0  # first pass in which it was head
 
 
 # ------------------------------------------------------------- switches ---
+
 
 def test_switch_of_order_mid_run():
     # m=1; job0 = (0,10,10,1), job1 = (1,50,50,1), job2 = (2,20,20,1),
@@ -491,6 +518,7 @@ def test_switch_of_order_mid_run():
 
 
 # ---------------------------------------------------------- reservations ---
+
 
 def test_reservation_recorded_at_first_blocking_pass():
     # m=3; job0 = (0,5,20,2), job1 = (1,10,10,2), job2 = (1,100,100,2).
@@ -520,6 +548,7 @@ def test_no_reservation_in_pass_with_zero_free():
 
 # --------------------------------------------------------------- metrics ---
 
+
 def test_metrics_three_jobs():
     # m=4; submit [0,0,5], run [10,5,0], request [10,10,5], q [2,4,1],
     # start [0,40,15].  p = [10,5,0], wait = [0,40,10].
@@ -527,8 +556,7 @@ def test_metrics_three_jobs():
     # ppbsld: 10/20 -> 1; 45/40 = 1.125; 10/10 = 1     -> avg 3.125/3
     # flow:   10, 45, 10 -> 65/3;  mean wait 50/3, max 40.
     # util: (2*10 + 4*5 + 1*0) / (4 * (45 - 0)) = 40/180.
-    met = reference_metrics([0, 0, 5], [10, 5, 0], [10, 10, 5], [2, 4, 1],
-                            [0, 40, 15], 4)
+    met = reference_metrics([0, 0, 5], [10, 5, 0], [10, 10, 5], [2, 4, 1], [0, 40, 15], 4)
     assert met["mean_wait"] == pytest.approx(50 / 3)
     assert met["max_wait"] == 40.0
     assert met["avg_bsld"] == pytest.approx(6.5 / 3)
@@ -550,23 +578,26 @@ def test_metrics_of_a_simulation():
     # BASIC with EASY: starts [0,10,2]; waits [0,9,0]; utilization
     # (3*10 + 2*5 + 1*2) / (4 * 15) = 42/60.
     res = sim(BASIC, 4)
-    met = reference_metrics([0, 1, 2], [10, 5, 2], [10, 5, 2], [3, 2, 1],
-                            res["start"], 4)
+    met = reference_metrics([0, 1, 2], [10, 5, 2], [10, 5, 2], [3, 2, 1], res["start"], 4)
     assert met["mean_wait"] == pytest.approx(3.0)
     assert met["utilization"] == pytest.approx(42 / 60)
 
 
 # ------------------------------------------------------------ validation ---
 
-@pytest.mark.parametrize("kwargs", [
-    {"order": "XYZ"},
-    {"backfill": "easy"},
-    {"estimate": "oracle"},
-    {"estimate": [1.0]},          # wrong length
-    {"correction": "tripling"},
-    {"threshold": -1.0},
-    {"switches": [(5, "NOPE")]},
-])
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"order": "XYZ"},
+        {"backfill": "easy"},
+        {"estimate": "oracle"},
+        {"estimate": [1.0]},  # wrong length
+        {"correction": "tripling"},
+        {"threshold": -1.0},
+        {"switches": [(5, "NOPE")]},
+    ],
+)
 def test_bad_arguments(kwargs):
     with pytest.raises(ValueError):
         sim(BASIC, 4, **kwargs)
@@ -583,41 +614,40 @@ def test_bad_procs_and_lengths():
 
 # ------------------------------------------------------- sanity (random) ---
 
+
 def test_random_workloads_respect_basic_invariants():
     # Not hand-computed: checks on 300 small random workloads that every job
     # starts after its submission, runs min(p, p~), the machine is never
     # over-committed, and (EASY, FCFS, request estimates) no reserved head
     # starts after its recorded shadow time.
     import random
+
     rng = random.Random(12345)
     for _ in range(300):
         n = rng.randint(0, 15)
         m = rng.randint(1, 6)
         sub = sorted(rng.randint(0, 40) for _ in range(n))
-        run = [rng.choice([0, rng.randint(0, 20), rng.random() * 20])
-               for _ in range(n)]
+        run = [rng.choice([0, rng.randint(0, 20), rng.random() * 20]) for _ in range(n)]
         req = [max(0.5, rng.choice([p, p + rng.randint(0, 20)])) for p in run]
         q = [rng.randint(1, m) for _ in range(n)]
         u = [rng.randint(0, 2) for _ in range(n)]
         order = rng.choice(ORDERS)
-        kw = dict(order=order,
-                  backfill=rng.choice(("none", "queue") + ORDERS),
-                  estimate=rng.choice(["request", "clairvoyant", "ave2",
-                                       [rng.random() * 30 for _ in range(n)]]),
-                  correction=rng.choice(["request", "incremental",
-                                         "doubling"]),
-                  threshold=rng.choice([None, 0.0, 10.0]))
+        kw = dict(
+            order=order,
+            backfill=rng.choice(("none", "queue") + ORDERS),
+            estimate=rng.choice(["request", "clairvoyant", "ave2", [rng.random() * 30 for _ in range(n)]]),
+            correction=rng.choice(["request", "incremental", "doubling"]),
+            threshold=rng.choice([None, 0.0, 10.0]),
+        )
         res = reference_simulate(sub, run, req, q, u, m, **with_function(kw))
         for i in range(n):
             assert res["start"][i] >= sub[i]
             assert res["end"][i] == res["start"][i] + min(run[i], req[i])
             assert res["order_at_start"][i] == order
         for t in set(res["start"]):
-            used = sum(q[i] for i in range(n)
-                       if res["start"][i] <= t < res["end"][i])
+            used = sum(q[i] for i in range(n) if res["start"][i] <= t < res["end"][i])
             assert used <= m
-        if (kw["estimate"] == "request" and order == "FCFS"
-                and kw["threshold"] is None and kw["backfill"] != "none"):
+        if kw["estimate"] == "request" and order == "FCFS" and kw["threshold"] is None and kw["backfill"] != "none":
             for i in range(n):
                 if not is_nan(res["reservation"][i]):
                     assert res["start"][i] <= res["reservation"][i]

@@ -5,10 +5,15 @@ import itertools
 
 import numpy as np
 import pytest
+from simcore.engine._regression import (
+    REGRESSION_BASES,
+    REGRESSION_WEIGHTINGS,
+    NAGRegressor,
+    RegressionPredictor,
+    loss_and_gradient,
+)
 
 import simcore
-from simcore.engine._regression import (REGRESSION_BASES, REGRESSION_WEIGHTINGS, NAGRegressor,
-                                        RegressionPredictor, loss_and_gradient)
 from simcore.engine.predictors import PREDICTORS, make_predictor
 
 KTH = "/work/shared/pwa/KTH-SP2-1996-2.1-cln.swf.gz"
@@ -57,17 +62,17 @@ def test_regression_predictor_is_invariant_to_raw_feature_scaling():
     F = rng.uniform(0, 1, (500, 20)) * rng.uniform(1, 1e4, 20)
     y = F[:, 0] * 0.5 + F[:, 4] + 10.0
     Fs = F.copy()
-    Fs[:, 0] *= 1000.0          # requested time in other units: linear, square and products
+    Fs[:, 0] *= 1000.0  # requested time in other units: linear, square and products
     a, b = RegressionPredictor(), RegressionPredictor()
     for f, fs, target in zip(F, Fs, y):
-        np.testing.assert_allclose(a.predict_features(f), b.predict_features(fs),
-                                   rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(a.predict_features(f), b.predict_features(fs), rtol=1e-6, atol=1e-6)
         a.fit_step(f, target, procs=4)
         b.fit_step(fs, target, procs=4)
 
 
-@pytest.mark.parametrize("under, over, weighting", list(itertools.product(
-    REGRESSION_BASES, REGRESSION_BASES, REGRESSION_WEIGHTINGS)))
+@pytest.mark.parametrize(
+    "under, over, weighting", list(itertools.product(REGRESSION_BASES, REGRESSION_BASES, REGRESSION_WEIGHTINGS))
+)
 def test_loss_gradient_matches_finite_differences(under, over, weighting):
     rng = np.random.default_rng(7)
     h = 1e-4
@@ -87,6 +92,7 @@ def test_weights_follow_table_3_and_stay_positive():
     # gamma_j = loss / |error| with a linear basis and error 1
     def gamma(weighting, procs, run):
         return loss_and_gradient(run + 1.0, run, "linear", "linear", weighting, procs)[0]
+
     assert gamma("constant", 8, 100) == pytest.approx(1.0)
     assert gamma("short_wide", 8, 100) == pytest.approx(5 + np.log(8 / 100))
     assert gamma("long_narrow", 8, 100) == pytest.approx(5 + np.log(100 / 8))
@@ -108,8 +114,7 @@ def random_workload(seed, n=300):
     run = np.minimum(run, requested)
     procs = rng.integers(1, 9, n)
     user = rng.integers(0, 6, n)
-    return dict(submit=submit, run=run, requested=requested, procs=procs, user=user,
-                machine_size=16)
+    return dict(submit=submit, run=run, requested=requested, procs=procs, user=user, machine_size=16)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -118,16 +123,15 @@ def test_features_never_use_the_future(seed):
     w = simcore.Workload.from_arrays(**arrays)
 
     def estimates(workload):
-        result = simcore.simulate(workload, estimate=RegressionPredictor(), correction="incremental",
-                                  backfill="SPF")
+        result = simcore.simulate(workload, estimate=RegressionPredictor(), correction="incremental", backfill="SPF")
         return result, result.jobs["initial_estimate"]
 
     base, base_estimates = estimates(w)
-    assert len(np.unique(base_estimates)) > 20     # the model does react to its inputs
+    assert len(np.unique(base_estimates)) > 20  # the model does react to its inputs
     rng = np.random.default_rng(100 + seed)
     for j in rng.choice(len(w), 8, replace=False):
         t = arrays["submit"][j]
-        later = base.jobs["end"] > t         # completions at t are learned before j is predicted
+        later = base.jobs["end"] > t  # completions at t are learned before j is predicted
         run = arrays["run"].copy()
         start = base.jobs["start"]
         for i in np.flatnonzero(later):
@@ -150,16 +154,16 @@ def test_features_ignore_shuffled_future_jobs(seed):
 
     def features(columns):
         predictor = RegressionPredictor()
-        simcore.simulate(simcore.Workload.from_arrays(**columns), estimate=predictor,
-                         correction="incremental", backfill="SPF")
+        simcore.simulate(
+            simcore.Workload.from_arrays(**columns), estimate=predictor, correction="incremental", backfill="SPF"
+        )
         return predictor.features
 
     base = features(arrays)
     for cut in rng.choice(len(arrays["submit"]) - 20, 5, replace=False):
         t = arrays["submit"][cut]
         future = np.flatnonzero(arrays["submit"] > t)
-        shuffled = {key: (value.copy() if key != "machine_size" else value)
-                    for key, value in arrays.items()}
+        shuffled = {key: (value.copy() if key != "machine_size" else value) for key, value in arrays.items()}
         perm = rng.permutation(future)
         for key in ("run", "requested", "procs", "user"):
             shuffled[key][future] = arrays[key][perm]
@@ -174,8 +178,9 @@ def test_running_state_features_match_the_schedule(seed):
     started before r_j and not yet ended (completions at r_j come first)."""
     arrays = random_workload(seed)
     predictor = RegressionPredictor()
-    result = simcore.simulate(simcore.Workload.from_arrays(**arrays), estimate=predictor,
-                              correction="doubling", backfill="SPF")
+    result = simcore.simulate(
+        simcore.Workload.from_arrays(**arrays), estimate=predictor, correction="doubling", backfill="SPF"
+    )
     start, end = result.jobs["start"], result.jobs["end"]
     got = predictor.features
     busy = 0
@@ -183,11 +188,16 @@ def test_running_state_features_match_the_schedule(seed):
         mine = (arrays["user"] == arrays["user"][j]) & (start < t) & (end > t)
         q = arrays["procs"][mine].astype(float)
         elapsed = t - start[mine]
-        expected = [q.mean() if mine.any() else 0.0, mine.sum(),
-                    elapsed.max() if mine.any() else 0.0, elapsed.sum(), q.sum()]
+        expected = [
+            q.mean() if mine.any() else 0.0,
+            mine.sum(),
+            elapsed.max() if mine.any() else 0.0,
+            elapsed.sum(),
+            q.sum(),
+        ]
         np.testing.assert_allclose(got[j, 10:15], expected, rtol=1e-12, atol=1e-9)
         busy += mine.any()
-    assert busy > 50          # the case is exercised
+    assert busy > 50  # the case is exercised
 
 
 def test_one_instance_cannot_drive_two_simulations_at_once():
@@ -197,20 +207,20 @@ def test_one_instance_cannot_drive_two_simulations_at_once():
     first.run_until(5000.0)
     with pytest.raises(ValueError, match="driving another simulation"):
         simcore.Simulation(w, estimate=shared)
-    first.run_until(np.inf)                   # a finished simulation frees it
+    first.run_until(np.inf)  # a finished simulation frees it
     second = simcore.Simulation(w, estimate=shared)
-    del second                                # so does an abandoned one
+    del second  # so does an abandoned one
     simcore.simulate(w, estimate=shared)
 
 
 def test_kth_sp2_is_deterministic_and_pinned():
     w = simcore.read_swf(KTH, filter="truncate")
-    a, b = (simcore.simulate(w, estimate=RegressionPredictor(), correction="incremental", backfill="SPF")
-            for _ in range(2))
+    a, b = (
+        simcore.simulate(w, estimate=RegressionPredictor(), correction="incremental", backfill="SPF") for _ in range(2)
+    )
     for key in ("initial_estimate", "start", "end"):
         np.testing.assert_array_equal(a.jobs[key], b.jobs[key])
-    registered = simcore.simulate(w, estimate="regression", correction="incremental",
-                                  backfill="SPF")
+    registered = simcore.simulate(w, estimate="regression", correction="incremental", backfill="SPF")
     np.testing.assert_array_equal(registered.jobs["start"], a.jobs["start"])
     # KTH-SP2 with the E-Loss regression, incremental corrections and SJBF, as computed on 2026-11-22
     assert a.summary()["avg_bsld"] == pytest.approx(63.58374966126917, rel=1e-9)
@@ -224,15 +234,18 @@ def test_registry_and_instances():
     assert "weighting='constant'" in repr(p)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"under": "cubic"}, "under='cubic'"),
-    ({"over": "abs"}, "over='abs'"),
-    ({"weighting": "heavy"}, "weighting='heavy'"),
-    ({"l2": -1.0}, "l2=-1.0"),
-    ({"l2": "x"}, "l2='x'"),
-    ({"learning_rate": 0.0}, "learning_rate=0.0"),
-    ({"learning_rate": float("nan")}, "learning_rate=nan"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"under": "cubic"}, "under='cubic'"),
+        ({"over": "abs"}, "over='abs'"),
+        ({"weighting": "heavy"}, "weighting='heavy'"),
+        ({"l2": -1.0}, "l2=-1.0"),
+        ({"l2": "x"}, "l2='x'"),
+        ({"learning_rate": 0.0}, "learning_rate=0.0"),
+        ({"learning_rate": float("nan")}, "learning_rate=nan"),
+    ],
+)
 def test_bad_constructor_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         RegressionPredictor(**kwargs)

@@ -20,28 +20,39 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import PWA, REPO
 
 CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 CATALOGUE = list(yaml.safe_load((REPO / "config" / "pwa_catalogue.yaml").read_text())["traces"])
-TINY = {**yaml.safe_load((REPO / ".test" / "config" / "config.yaml").read_text()),
-        "catalogue": str(REPO / "config" / "pwa_catalogue.yaml"), "pwa_mirror": str(PWA)}
+TINY = {
+    **yaml.safe_load((REPO / ".test" / "config" / "config.yaml").read_text()),
+    "catalogue": str(REPO / "config" / "pwa_catalogue.yaml"),
+    "pwa_mirror": str(PWA),
+}
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
 
 STUDIES = ("fixed_policy", "bandit", "prediction", "simple_policies", "learned_policies", "dynamic_scheduling")
 # the rule whose jobs show that a study runs
-STUDY_RULES = {"fixed_policy": "sweep_fixed_policies", "bandit": "learn_strategies", "prediction": "predict_grid",
-               "simple_policies": "simple_sweep", "learned_policies": "trial_scores",
-               "dynamic_scheduling": "dynamic_sweep"}
+STUDY_RULES = {
+    "fixed_policy": "sweep_fixed_policies",
+    "bandit": "learn_strategies",
+    "prediction": "predict_grid",
+    "simple_policies": "simple_sweep",
+    "learned_policies": "trial_scores",
+    "dynamic_scheduling": "dynamic_sweep",
+}
 
 
 def study_traces(config: dict) -> dict:
     """The traces each study uses, as the configuration declares them."""
-    return {"fixed_policy": config["traces"], "bandit": config["traces"],
-            "prediction": config["prediction"]["traces"], "simple_policies": config["simple_policies"]["traces"],
-            "learned_policies": [config["learned_policies"]["model"]],
-            "dynamic_scheduling": config["dynamic_scheduling"]["traces"]}
+    return {
+        "fixed_policy": config["traces"],
+        "bandit": config["traces"],
+        "prediction": config["prediction"]["traces"],
+        "simple_policies": config["simple_policies"]["traces"],
+        "learned_policies": [config["learned_policies"]["model"]],
+        "dynamic_scheduling": config["dynamic_scheduling"]["traces"],
+    }
 
 
 def users(name: str, config: dict = CAMPAIGN) -> set:
@@ -57,9 +68,10 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     """Jobs per rule of the campaign restricted to `name` alone, from the configuration."""
     studies = users(name, config)
     fixed, prediction, simple, learned, dynamic = (
-        int(study in studies) for study in ("fixed_policy", "prediction", "simple_policies", "learned_policies",
-                                            "dynamic_scheduling"))
-    logged = int(name in CATALOGUE)           # a PWA log is fetched and filtered; a model is generated
+        int(study in studies)
+        for study in ("fixed_policy", "prediction", "simple_policies", "learned_policies", "dynamic_scheduling")
+    )
+    logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
     section = prediction or simple or learned or dynamic
     jobs = {
         "fetch_trace": logged * bool(studies),
@@ -76,18 +88,18 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "resample_study_trace": prediction + simple,
         "predict_grid": prediction * config["prediction"]["grid_jobs_per_trace"],
         "select_triples": prediction,
-        "predict_variants": prediction * jobs_for(config["prediction"]["variants"],
-                                                  config["prediction"]["variants_per_job"]),
+        "predict_variants": prediction
+        * jobs_for(config["prediction"]["variants"], config["prediction"]["variants_per_job"]),
         "prediction_tables": prediction,
         "plot_predictions": prediction,
         "plot_correlations": prediction,
-        "simple_sweep": simple * jobs_for(config["simple_policies"]["variants"],
-                                          config["simple_policies"]["variants_per_job"]),
+        "simple_sweep": simple
+        * jobs_for(config["simple_policies"]["variants"], config["simple_policies"]["variants_per_job"]),
         "simple_aggregate": simple,
         "simple_trace_plot": simple,
         "simple_summary_plots": simple,
-        "trial_scores": learned * jobs_for(config["learned_policies"]["tuples"],
-                                           config["learned_policies"]["tuples_per_job"]),
+        "trial_scores": learned
+        * jobs_for(config["learned_policies"]["tuples"], config["learned_policies"]["tuples_per_job"]),
         "trial_spread": learned,
         "fit_functions": learned,
         "plot_trial_scores": learned,
@@ -96,7 +108,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "plot_dynamic": dynamic,
         "fixed_policy_tables": fixed,
         "bandit_tables": fixed,
-        "report": int(bool(fixed or section)),   # the sections of the studies that run
+        "report": int(bool(fixed or section)),  # the sections of the studies that run
         "all": 1,
     }
     return {rule: count for rule, count in jobs.items() if count}
@@ -104,9 +116,21 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
 
 def dry_run(workdir: Path, *args) -> str:
     """A dry run of the campaign (config/config.yaml) with `args`, its whole output."""
-    done = subprocess.run(SNAKEMAKE + ["--configfile", str(REPO / "config" / "config.yaml"),
-                                       "--directory", str(workdir), "--dry-run", "--printshellcmds", *args],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        SNAKEMAKE
+        + [
+            "--configfile",
+            str(REPO / "config" / "config.yaml"),
+            "--directory",
+            str(workdir),
+            "--dry-run",
+            "--printshellcmds",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout + done.stderr
 
@@ -139,7 +163,7 @@ def job_stats(output: str) -> dict:
     """The dry run's "Job stats" table (its first copy), without the total."""
     lines = output.splitlines()
     stats = {}
-    for line in lines[lines.index("Job stats:") + 3:]:
+    for line in lines[lines.index("Job stats:") + 3 :]:
         rule, count = line.split()
         if rule == "total":
             return stats
@@ -157,7 +181,7 @@ def test_only_one_trace_plans_its_studies_alone(trace, tmp_path):
     output = dry_run(tmp_path, "--config", f"only=[{trace}]")
     jobs = planned_jobs(output)
     counts = Counter(job["rule"] for job in jobs)
-    assert dict(counts) == job_stats(output)             # the job listing and the summary agree
+    assert dict(counts) == job_stats(output)  # the job listing and the summary agree
     assert dict(counts) == expected_jobs(trace)
     fetched = [job["wildcards"]["trace"] for job in jobs if job["rule"] == "fetch_trace"]
     assert fetched == ([trace] if users(trace) else [])
@@ -202,16 +226,22 @@ def test_learned_functions_follow_the_learned_policies_study(tmp_path):
 def test_only_applies_to_the_demo(tmp_path):
     output = dry_run(tmp_path, "demo", "--config", "only=[lublin-256]")
     assert "only=[lublin-256]: every study restricted to these traces (results/demo/)" in output
-    assert announced(output, "skipped") == {"learned_policies"}      # the demo's model is lublin-128
+    assert announced(output, "skipped") == {"learned_policies"}  # the demo's model is lublin-128
     jobs = planned_jobs(output)
     assert {job["wildcards"].get("trace") for job in jobs} <= {"lublin-256", None}
     assert all(job["wildcards"].get("root", "results/demo") == "results/demo" for job in jobs)
-    assert "(results/)" not in output          # the campaign's studies are not planned, so not announced
+    assert "(results/)" not in output  # the campaign's studies are not planned, so not announced
 
 
 def test_only_names_catalogue_traces_or_models(tmp_path):
-    command = SNAKEMAKE + ["--configfile", str(REPO / "config" / "config.yaml"), "--directory", str(tmp_path),
-                           "--dry-run", "--config"]
+    command = SNAKEMAKE + [
+        "--configfile",
+        str(REPO / "config" / "config.yaml"),
+        "--directory",
+        str(tmp_path),
+        "--dry-run",
+        "--config",
+    ]
     done = subprocess.run(command + ["only=[KTH-SP2, NOPE-1999]"], capture_output=True, text=True, timeout=120)
     assert done.returncode != 0
     assert "config: only: unknown traces or models ['NOPE-1999']" in done.stdout + done.stderr
@@ -224,19 +254,25 @@ def test_full_campaign_without_only_plans_every_study(tmp_path):
     output = dry_run(tmp_path, "--quiet", "rules")
     stats = job_stats(output)
     assert all(stats.get(rule) for rule in STUDY_RULES.values())
-    assert stats["fetch_trace"] == len({trace for traces in study_traces(CAMPAIGN).values() for trace in traces
-                                        if trace in CATALOGUE})
+    assert stats["fetch_trace"] == len(
+        {trace for traces in study_traces(CAMPAIGN).values() for trace in traces if trace in CATALOGUE}
+    )
     assert "every study restricted" not in output
 
 
 # ---- real runs: the reproduction report when only some studies run -------------
 
+
 def run(workdir: Path, config: dict, *args) -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     configfile = workdir / "test-config.yaml"
     configfile.write_text(yaml.safe_dump(config, sort_keys=False))
-    done = subprocess.run(SNAKEMAKE + ["--configfile", str(configfile), "--directory", str(workdir), "--cores", "2",
-                                       *args], capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        SNAKEMAKE + ["--configfile", str(configfile), "--directory", str(workdir), "--cores", "2", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
@@ -247,8 +283,13 @@ def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
     run(alone, TINY, "--config", "only=[lublin-256]")
     results = alone / "results"
     assert sorted(path.name for path in results.iterdir()) == [
-        "dynamic_scheduling", "logs", "reproduction.csv", "reproduction.md", "traces"]   # traces: the model
-    assert not (alone / "resources").exists()                   # nothing fetched
+        "dynamic_scheduling",
+        "logs",
+        "reproduction.csv",
+        "reproduction.md",
+        "traces",
+    ]  # traces: the model
+    assert not (alone / "resources").exists()  # nothing fetched
     medians = pd.read_csv(results / "dynamic_scheduling" / "tables" / "medians.csv")
     assert medians["trace"].unique().tolist() == ["lublin-256"]
     assert list(medians.columns[4:]) == ["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1"]
@@ -268,6 +309,6 @@ def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
     assert not (results / "prediction").exists() and not (results / "learned_policies").exists()
     text = (results / "reproduction.md").read_text()
     assert "Thesis, section 3.3" in text and "Running-time prediction" not in text
-    for chunk in range(2):          # the sequences' runs do not depend on what else runs
+    for chunk in range(2):  # the sequences' runs do not depend on what else runs
         name = f"dynamic_scheduling/runs/lublin-256/{chunk}.parquet"
         assert (results / name).read_bytes() == (alone / "results" / name).read_bytes()

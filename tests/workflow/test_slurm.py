@@ -9,7 +9,6 @@ slurm"` in pyproject.toml); CI runs them with `pytest -m slurm`.
 import subprocess
 
 import pytest
-
 from conftest import REPO
 
 pytestmark = [pytest.mark.slurm, pytest.mark.workflow]
@@ -21,5 +20,5 @@ def test_slurm_script(script):
     output = done.stdout + done.stderr
     print(output[-20000:])
     if done.returncode == 0 and "SLURM TEST SKIPPED" in output:
-        pytest.skip(output[output.index("SLURM TEST SKIPPED"):].splitlines()[0])
+        pytest.skip(output[output.index("SLURM TEST SKIPPED") :].splitlines()[0])
     assert done.returncode == 0, output[-5000:]

@@ -18,15 +18,22 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import PWA, REPO, TRACE_FILES
+
 from simcore.workloads.catalogue import FetchError, fetch_trace, load_catalogue
 from simcore.workloads.files import read_provenance
 
 pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("tiny_run")]
 
-SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-             "--workflow-profile", str(REPO / "workflow" / "profiles" / "default")]
+SNAKEMAKE = [
+    sys.executable,
+    "-m",
+    "snakemake",
+    "--snakefile",
+    str(REPO / "Snakefile"),
+    "--workflow-profile",
+    str(REPO / "workflow" / "profiles" / "default"),
+]
 
 
 def load_config(path: Path) -> dict:
@@ -49,11 +56,10 @@ def run_snakemake(workdir: Path, config: dict, *args, base=TINY, check=True, **p
     workdir.mkdir(parents=True, exist_ok=True)
     configfile = workdir / "test-config.yaml"
     full = copy.deepcopy(base)
-    for key, value in config.items():      # sections are merged one level deep, like `--config`
+    for key, value in config.items():  # sections are merged one level deep, like `--config`
         full[key] = {**full[key], **value} if isinstance(value, dict) and key in full else value
     configfile.write_text(yaml.safe_dump(full, sort_keys=False))
-    command = SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(configfile), "--cores", "2",
-                           *args]
+    command = SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args]
     if popen:
         return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen)
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
@@ -63,8 +69,11 @@ def run_snakemake(workdir: Path, config: dict, *args, base=TINY, check=True, **p
 
 
 def digests(root: Path) -> dict:
-    files = [path for path in sorted(root.rglob("*")) if path.is_file() and "logs" not in path.parts
-             and path.suffix in (".parquet", ".csv", ".md")]
+    files = [
+        path
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "logs" not in path.parts and path.suffix in (".parquet", ".csv", ".md")
+    ]
     return {str(path.relative_to(root)): hashlib.sha256(path.read_bytes()).hexdigest() for path in files}
 
 
@@ -82,8 +91,19 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
         assert set(summary["variant"]) == {0, 1, 2}
         assert set(summary["order"]) == {"FCFS", "SPF", "LQF", "SAF"}
         assert len(summary) == 3 * 4 * 2
-        assert {"trace", "variant", "order", "threshold", "backfill", "jobs", "avg_wait", "max_wait",
-                "avg_bsld", "avg_ppbsld", "backfilled"} <= set(summary.columns)
+        assert {
+            "trace",
+            "variant",
+            "order",
+            "threshold",
+            "backfill",
+            "jobs",
+            "avg_wait",
+            "max_wait",
+            "avg_bsld",
+            "avg_ppbsld",
+            "backfilled",
+        } <= set(summary.columns)
         assert (summary["jobs"] > 0).all()
         curves = pd.read_parquet(results / "summary" / f"{trace}.curves.parquet")
         assert set(curves["week"]) == set(range(1, 9))
@@ -118,8 +138,11 @@ def test_bandit_study_outputs(tiny_run):
         runs = pd.read_parquet(results / "summary" / f"{trace}.bandit.runs.parquet")
         fixed = runs[runs["order"].isin(["FCFS", "SPF", "LQF", "SAF"])]
         for _, row in regret.iterrows():
-            same = fixed[(fixed["variant"] == row["variant"]) & (fixed["backfill"] == row["backfill"])
-                         & (fixed["threshold"] == row["threshold"])]
+            same = fixed[
+                (fixed["variant"] == row["variant"])
+                & (fixed["backfill"] == row["backfill"])
+                & (fixed["threshold"] == row["threshold"])
+            ]
             assert row["best_fixed_wait"] == same["total_wait"].min()
             assert row["regret"] == row["total_wait"] - row["best_fixed_wait"]
         shares = pd.read_parquet(results / "summary" / f"{trace}.bandit.shares.parquet")
@@ -135,6 +158,7 @@ def test_bandit_study_outputs(tiny_run):
 
 def test_prediction_study_outputs(tiny_run):
     from simcore.studies.prediction.study import TRIPLE, loto_best
+
     results = tiny_run / "results"
     traces = TINY["prediction"]["traces"]
     for trace in traces:
@@ -164,8 +188,9 @@ def test_prediction_study_outputs(tiny_run):
 
 def test_simple_policies_study_outputs(tiny_run):
     results = tiny_run / "results" / "simple_policies"
-    assert read_provenance(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2.parquet")["filter"] == \
-        "truncate"
+    assert (
+        read_provenance(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2.parquet")["filter"] == "truncate"
+    )
     runs = pd.read_parquet(results / "tables" / "runs.parquet")
     assert len(runs) == 2 * 4 and set(runs["order"]) == {"FCFS", "SPF", "SQF", "SAF"}
     provenance = read_provenance(results / "sweep" / "KTH-SP2" / "0.runs.parquet")
@@ -197,7 +222,9 @@ def test_dynamic_scheduling_outputs(tiny_run):
     results = tiny_run / "results" / "dynamic_scheduling"
     medians = pd.read_csv(results / "tables" / "medians.csv")
     assert medians[["trace", "published_as", "sequences"]].drop_duplicates().values.tolist() == [
-        ["lublin-256", "model-256", 2], ["KTH-SP2", "KTH-SP2", 3]]
+        ["lublin-256", "model-256", 2],
+        ["KTH-SP2", "KTH-SP2", 3],
+    ]
     assert list(medians.columns[4:]) == ["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1", "L1", "L2"]
     assert read_provenance(results / "traces" / "KTH-SP2.parquet")["filter"] == "truncate"
     functions = pd.read_csv(tiny_run / "results" / "learned_policies" / "functions.csv")
@@ -206,29 +233,30 @@ def test_dynamic_scheduling_outputs(tiny_run):
     for setting in ("actual", "estimates", "backfilling"):
         assert (results / "plots" / f"{setting}.png").stat().st_size > 10_000
     reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
-    assert (reproduction["table"] == "Table 3.3").sum() == 3 * 8          # the model's rows (m = 256)
+    assert (reproduction["table"] == "Table 3.3").sum() == 3 * 8  # the model's rows (m = 256)
     assert "Thesis, section 3.3" in (tiny_run / "results" / "reproduction.md").read_text()
 
 
 def test_dynamic_scheduling_runs_for_one_trace(tiny_run, tmp_path):
     config = {**TINY, "dynamic_scheduling": {**TINY["dynamic_scheduling"], "traces": ["KTH-SP2"]}}
     run_snakemake(tmp_path, config, "dynamic_scheduling")
-    for chunk in range(2):        # a trace's runs do not depend on the other traces
+    for chunk in range(2):  # a trace's runs do not depend on the other traces
         name = f"dynamic_scheduling/runs/KTH-SP2/{chunk}.parquet"
         assert (tmp_path / "results" / name).read_bytes() == (tiny_run / "results" / name).read_bytes()
     assert pd.read_csv(tmp_path / "results" / "dynamic_scheduling" / "tables" / "medians.csv")["trace"].unique() == [
-        "KTH-SP2"]
+        "KTH-SP2"
+    ]
 
 
 def test_prediction_study_runs_for_one_trace(tiny_run, tmp_path):
     config = {**TINY, "prediction": {**TINY["prediction"], "traces": ["KTH-SP2"]}}
     run_snakemake(tmp_path, config, "prediction")
     results = tmp_path / "results" / "prediction"
-    for chunk in range(2):        # the whole-trace grid does not depend on the other traces
+    for chunk in range(2):  # the whole-trace grid does not depend on the other traces
         name = f"grid/KTH-SP2/{chunk}.runs.parquet"
         assert (results / name).read_bytes() == (tiny_run / "results" / "prediction" / name).read_bytes()
     selection = pd.read_csv(results / "selection.csv")
-    assert selection["cv_predictor"].isna().all()          # nothing to cross-validate on
+    assert selection["cv_predictor"].isna().all()  # nothing to cross-validate on
     assert selection["eloss_predictor"].tolist() == ["reg:linear/squared/large_area@1"]
     assert "Needs at least two traces" in (results / "report.md").read_text()
 
@@ -237,13 +265,20 @@ def test_html_report_has_figures_and_tables(tiny_run):
     report = tiny_run / "report.html"
     run_snakemake(tiny_run, TINY, "--report", str(report))
     html = report.read_text(errors="replace")
-    for name in ("reproduction.md", "fixed_policy.csv", "KTH-SP2.cumulative_wait.png", "UniLu-Gaia.bsld.png",
-                 "KTH-SP2.ecdf_errors.png", "correlations.png", "report.md"):
+    for name in (
+        "reproduction.md",
+        "fixed_policy.csv",
+        "KTH-SP2.cumulative_wait.png",
+        "UniLu-Gaia.bsld.png",
+        "KTH-SP2.ecdf_errors.png",
+        "correlations.png",
+        "report.md",
+    ):
         assert name in html, name
-    assert '"caption": ""' not in html                      # every entry has its caption, rendered
-    assert "KTH-SP2: cumulative waiting time of each fixed queue order" in html     # for its own trace
+    assert '"caption": ""' not in html  # every entry has its caption, rendered
+    assert "KTH-SP2: cumulative waiting time of each fixed queue order" in html  # for its own trace
     for study in ("prediction", "simple policies", "learned functions", "dynamic scheduling"):
-        assert f"report section: {study}" in html             # the four report.md, told apart
+        assert f"report section: {study}" in html  # the four report.md, told apart
 
 
 def test_every_report_entry_has_a_caption():
@@ -260,7 +295,7 @@ def test_every_report_entry_has_a_caption():
             captions.append(caption.group(1))
     assert len(captions) >= 20
     shipped = {path.name for path in (REPO / "workflow" / "report").glob("*.rst")}
-    assert set(captions) == shipped            # every caption exists, and every caption file is used
+    assert set(captions) == shipped  # every caption exists, and every caption file is used
 
 
 def test_workloads_table_counts_filtered_jobs(tiny_run):
@@ -273,7 +308,7 @@ def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
     done = run_snakemake(tiny_run, TINY)
     assert "Nothing to be done" in done.stdout + done.stderr
     again = tmp_path / "again"
-    run_snakemake(again, {**TINY, "only": ["KTH-SP2"]})      # every study on KTH-SP2 alone
+    run_snakemake(again, {**TINY, "only": ["KTH-SP2"]})  # every study on KTH-SP2 alone
     for name in ("variants/KTH-SP2.parquet", "summary/KTH-SP2.runs.parquet", "summary/KTH-SP2.curves.parquet"):
         assert (again / "results" / name).read_bytes() == (tiny_run / "results" / name).read_bytes(), name
 
@@ -286,13 +321,16 @@ def test_interrupted_run_resumes_to_identical_outputs(tiny_run, tmp_path):
     first_chunk = workdir / "results" / "sweep" / "KTH-SP2" / "0.runs.parquet"
     while not first_chunk.exists() and process.poll() is None and time.time() < deadline:
         time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGKILL)       # Snakemake and its running jobs, mid-campaign
+    os.killpg(process.pid, signal.SIGKILL)  # Snakemake and its running jobs, mid-campaign
     process.wait()
     assert not (workdir / "results" / "reproduction.md").exists()
-    run_snakemake(workdir, config, "--unlock")       # a hard kill leaves Snakemake's lock behind
+    run_snakemake(workdir, config, "--unlock")  # a hard kill leaves Snakemake's lock behind
     run_snakemake(workdir, config)
-    expected = {name: digest for name, digest in digests(tiny_run / "results").items()
-                if "KTH-SP2" in name or name.startswith("sweep/KTH")}
+    expected = {
+        name: digest
+        for name, digest in digests(tiny_run / "results").items()
+        if "KTH-SP2" in name or name.startswith("sweep/KTH")
+    }
     resumed = {name: digest for name, digest in digests(workdir / "results").items() if name in expected}
     assert resumed == expected
 
@@ -331,6 +369,7 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
 
 
 # ---- fetch -----------------------------------------------------------------
+
 
 def catalogue_entry(name="KTH-SP2"):
     return load_catalogue(REPO / "config" / "pwa_catalogue.yaml")[name]
@@ -371,14 +410,33 @@ def test_malformed_trace_fails_with_a_clear_message(tmp_path):
     mirror.mkdir()
     (mirror / "BROKEN.swf.gz").write_bytes(gzip.compress(broken))
     catalogue = tmp_path / "catalogue.yaml"
-    catalogue.write_text(yaml.safe_dump({"traces": {"BROKEN": {
-        "file": "BROKEN.swf.gz", "url": "http://127.0.0.1:9/BROKEN.swf.gz",
-        "swf_sha256": hashlib.sha256(broken).hexdigest(), "machine_size": 8}}}))
-    done = run_snakemake(tmp_path, {**TINY, "catalogue": str(catalogue), "pwa_mirror": str(mirror),
-                                    "traces": ["BROKEN"], "prediction": {"traces": ["lublin-128"]},
-                                    "simple_policies": {"traces": ["lublin-128"]},
-                                    "dynamic_scheduling": {"traces": ["lublin-128"]}},
-                         check=False)
+    catalogue.write_text(
+        yaml.safe_dump(
+            {
+                "traces": {
+                    "BROKEN": {
+                        "file": "BROKEN.swf.gz",
+                        "url": "http://127.0.0.1:9/BROKEN.swf.gz",
+                        "swf_sha256": hashlib.sha256(broken).hexdigest(),
+                        "machine_size": 8,
+                    }
+                }
+            }
+        )
+    )
+    done = run_snakemake(
+        tmp_path,
+        {
+            **TINY,
+            "catalogue": str(catalogue),
+            "pwa_mirror": str(mirror),
+            "traces": ["BROKEN"],
+            "prediction": {"traces": ["lublin-128"]},
+            "simple_policies": {"traces": ["lublin-128"]},
+            "dynamic_scheduling": {"traces": ["lublin-128"]},
+        },
+        check=False,
+    )
     assert done.returncode != 0
     log = (tmp_path / "logs" / "filter_trace" / "BROKEN.log").read_text()
     assert "line 3: field 4 is not a finite number: 'oops'" in log

@@ -17,9 +17,16 @@ W = WEEK
 def make(jobs, machine_size=8):
     """Workload from (job id, submit, user) triples; run = id, requested = 100 + id."""
     ids, submit, user = (np.array(column) for column in zip(*jobs))
-    return simcore.Workload.from_arrays(submit, run=ids, requested=100 + ids, procs=1 + ids % 4,
-                                        machine_size=machine_size, user=user, job_id=ids,
-                                        source="tiny")
+    return simcore.Workload.from_arrays(
+        submit,
+        run=ids,
+        requested=100 + ids,
+        procs=1 + ids % 4,
+        machine_size=machine_size,
+        user=user,
+        job_id=ids,
+        source="tiny",
+    )
 
 
 def permutations(seed, repetitions, users, interior):
@@ -29,14 +36,16 @@ def permutations(seed, repetitions, users, interior):
 
 
 # Four weeks 0..3: weeks 0 and 3 are dropped, weeks 1 and 2 are interior weeks 0 and 1.
-TWO_INTERIOR = make([
-    (1, 10, 1),              # week 0: dropped
-    (2, W + 100, 1),
-    (3, W + 200, 2),
-    (4, 2 * W + 300, 1),
-    (5, 2 * W + 400, 2),
-    (6, 3 * W + 7, 2),       # week 3: dropped
-])
+TWO_INTERIOR = make(
+    [
+        (1, 10, 1),  # week 0: dropped
+        (2, W + 100, 1),
+        (3, W + 200, 2),
+        (4, 2 * W + 300, 1),
+        (5, 2 * W + 400, 2),
+        (6, 3 * W + 7, 2),  # week 3: dropped
+    ]
+)
 
 
 def test_single_interior_week_is_forced():
@@ -82,7 +91,7 @@ def test_equal_new_submits_are_ordered_by_original_id():
     variant, source_ids = resample(workload, seed=6)
     assert variant.submit.tolist() == [100.0, 100.0]
     assert source_ids.tolist() == [2, 9] and variant.job_id.tolist() == [1, 2]
-    variant, source_ids = resample(workload, seed=6, method="weeks")    # both weeks swap
+    variant, source_ids = resample(workload, seed=6, method="weeks")  # both weeks swap
     assert variant.submit.tolist() == [100.0, W + 100.0]
     assert source_ids.tolist() == [2, 9]
 
@@ -95,10 +104,16 @@ def synthetic(seed=0, n=400, users=5, first_week=52, span=10, empty_week=4):
     week[week == first_week + empty_week] = first_week + empty_week + 1
     submit = week * W + rng.integers(0, W, n)
     ids = rng.permutation(n) + 1
-    return simcore.Workload.from_arrays(submit, run=rng.integers(0, 500, n), requested=np.full(n, 600),
-                                        procs=rng.integers(1, 9, n), machine_size=8,
-                                        user=rng.integers(0, users, n) * 3 + 1, job_id=ids,
-                                        source="synthetic")
+    return simcore.Workload.from_arrays(
+        submit,
+        run=rng.integers(0, 500, n),
+        requested=np.full(n, 600),
+        procs=rng.integers(1, 9, n),
+        machine_size=8,
+        user=rng.integers(0, users, n) * 3 + 1,
+        job_id=ids,
+        source="synthetic",
+    )
 
 
 def source_rows(workload, source_ids):
@@ -123,7 +138,7 @@ def check_against_draws(workload, seed, method, weeks=None):
     assert np.all((output_week >= 0) & (output_week < length))
     expected = first + 1 + perms[output_week // interior, rank, output_week % interior]
     assert np.array_equal(source_week, expected)
-    np.testing.assert_array_equal(variant.submit % W, workload.submit[src] % W)     # offsets kept
+    np.testing.assert_array_equal(variant.submit % W, workload.submit[src] % W)  # offsets kept
     for name in ("run", "requested", "procs", "user"):
         np.testing.assert_array_equal(getattr(variant, name), getattr(workload, name)[src])
     return variant, source_ids, src
@@ -134,15 +149,23 @@ def check_against_draws(workload, seed, method, weeks=None):
 def test_placement_matches_documented_draws(method, seed):
     workload = synthetic(seed)
     variant, source_ids, src = check_against_draws(workload, seed, method)
-    assert len(variant) == len(np.unique(source_ids))        # each interior job exactly once
+    assert len(variant) == len(np.unique(source_ids))  # each interior job exactly once
     week = workload.submit // W
     interior_ids = workload.job_id[(week > week.min()) & (week < week.max())]
-    assert sorted(source_ids.tolist()) == sorted(interior_ids.tolist())      # first and last weeks dropped
-    assert variant.submit.max() < 8 * W                     # 10-week span: 8 interior weeks
+    assert sorted(source_ids.tolist()) == sorted(interior_ids.tolist())  # first and last weeks dropped
+    assert variant.submit.max() < 8 * W  # 10-week span: 8 interior weeks
 
     def per_user(w, rows):
-        return Counter(zip(w.user[rows].tolist(), w.run[rows].tolist(), w.requested[rows].tolist(),
-                           w.procs[rows].tolist(), (w.submit[rows] % W).tolist()))
+        return Counter(
+            zip(
+                w.user[rows].tolist(),
+                w.run[rows].tolist(),
+                w.requested[rows].tolist(),
+                w.procs[rows].tolist(),
+                (w.submit[rows] % W).tolist(),
+            )
+        )
+
     assert per_user(variant, np.arange(len(variant))) == per_user(workload, src)
 
 
@@ -173,7 +196,7 @@ def test_weeks_method_keeps_source_weeks_together():
     src = source_rows(workload, source_ids)
     pairs = set(zip((variant.submit // W).tolist(), (workload.submit[src] // W).tolist()))
     output_weeks = [output for output, _ in pairs]
-    assert len(output_weeks) == len(set(output_weeks))     # each output week draws on one source week
+    assert len(output_weeks) == len(set(output_weeks))  # each output week draws on one source week
     # ... and user-weeks does split them (5 users, 8 weeks: a collision of all is vanishingly unlikely).
     variant, source_ids = resample(workload, seed=9, method="user-weeks", weeks=20)
     src = source_rows(workload, source_ids)
@@ -186,9 +209,10 @@ def test_user_weeks_draws_per_user_independently():
     variant, source_ids = resample(workload, seed=21)
     src = source_rows(workload, source_ids)
     mapping = {}
-    for user, output, source in zip(variant.user.tolist(), (variant.submit // W).tolist(),
-                                    (workload.submit[src] // W).tolist()):
-        assert mapping.setdefault((user, output), source) == source   # one source week per user-week
+    for user, output, source in zip(
+        variant.user.tolist(), (variant.submit // W).tolist(), (workload.submit[src] // W).tolist()
+    ):
+        assert mapping.setdefault((user, output), source) == source  # one source week per user-week
     per_user = {u: tuple(s for (v, o), s in sorted(mapping.items()) if v == u) for u, _ in mapping}
     assert len(set(per_user.values())) > 1
 
@@ -213,23 +237,28 @@ def test_output_is_a_valid_sorted_workload(method):
     assert np.all(np.diff(variant.submit) >= 0)
     assert np.array_equal(variant.job_id, np.arange(1, len(variant) + 1))
     same = np.diff(variant.submit) == 0
-    assert np.all(np.diff(source_ids)[same] > 0)            # ties by original id
+    assert np.all(np.diff(source_ids)[same] > 0)  # ties by original id
     assert variant.machine_size == workload.machine_size
     assert variant.job_id.dtype == np.int64 and variant.submit.dtype == np.float64
 
 
 def test_metadata_is_carried_over(write_swf):
     from conftest import HEADER, job_line
+
     text = HEADER + "".join(job_line(i, i * W // 2, 10, 2, 20, user=i % 3) for i in range(1, 9))
     workload = simcore.read_swf(write_swf(text), filter="strict")
     variant, _ = resample(workload, seed=1)
     assert variant.filter_mode == "strict" and variant.filter_counts == workload.filter_counts
     assert variant.header == workload.header and variant.source_sha256 == workload.source_sha256
-    assert variant.source.endswith("trace.swf resampled user-weeks seed=1 weeks=3")   # weeks 0..4
+    assert variant.source.endswith("trace.swf resampled user-weeks seed=1 weeks=3")  # weeks 0..4
 
 
-@given(st.lists(st.tuples(st.integers(0, 6 * W - 1), st.integers(0, 3)), min_size=3, max_size=60),
-       st.integers(0, 2**32), st.sampled_from(RESAMPLE_METHODS), st.none() | st.integers(1, 15))
+@given(
+    st.lists(st.tuples(st.integers(0, 6 * W - 1), st.integers(0, 3)), min_size=3, max_size=60),
+    st.integers(0, 2**32),
+    st.sampled_from(RESAMPLE_METHODS),
+    st.none() | st.integers(1, 15),
+)
 @settings(max_examples=60, deadline=None)
 def test_random_logs(jobs, seed, method, weeks):
     workload = make([(i + 1, submit, user) for i, (submit, user) in enumerate(jobs)])
@@ -289,7 +318,7 @@ def test_kth_resampled_to_100_weeks(pwa_trace):
     week = workload.submit // W
     inside = (week > week.min()) & (week < week.max())
     interior_weeks = int(week.max() - week.min() - 1)
-    assert interior_weeks == 47 and inside.sum() == 27646      # weeks 0..48 in the log
+    assert interior_weeks == 47 and inside.sum() == 27646  # weeks 0..48 in the log
     for method in RESAMPLE_METHODS:
         start = time.perf_counter()
         variant, source_ids = resample(workload, seed=variant_seed(0, 3), method=method, weeks=100)

@@ -21,10 +21,20 @@ def add_commands(commands) -> None:
     learn.add_argument("variants", metavar="VARIANTS.parquet")
     learn.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
     learn.add_argument("--trace", required=True, help="trace name written into the rows")
-    learn.add_argument("--strategies", required=True, type=json.loads, metavar="JSON",
-                       help='{"Full-W": {"learner": "full", "period": "week"}, ...}')
-    learn.add_argument("--base", type=json.loads, default={}, metavar="JSON",
-                       help="options every strategy starts from (threshold, backfill, candidates, ...)")
+    learn.add_argument(
+        "--strategies",
+        required=True,
+        type=json.loads,
+        metavar="JSON",
+        help='{"Full-W": {"learner": "full", "period": "week"}, ...}',
+    )
+    learn.add_argument(
+        "--base",
+        type=json.loads,
+        default={},
+        metavar="JSON",
+        help="options every strategy starts from (threshold, backfill, candidates, ...)",
+    )
     learn.add_argument("--seed", type=int, default=0, help="learner seed of variant i: seed + i")
     learn.add_argument("--runs", required=True, metavar="RUNS.parquet")
     learn.add_argument("--weekly", required=True, metavar="WEEKLY.parquet")
@@ -40,8 +50,12 @@ def add_commands(commands) -> None:
     aggregate_learn.add_argument("--table", required=True, metavar="TABLE.csv")
     aggregate_learn.add_argument("--regret", required=True, metavar="REGRET.parquet")
     aggregate_learn.add_argument("--regret-curves", required=True, metavar="CURVES.parquet")
-    aggregate_learn.add_argument("--shares", required=True, metavar="SHARES.parquet",
-                                 help="share of each order chosen per period across variants")
+    aggregate_learn.add_argument(
+        "--shares",
+        required=True,
+        metavar="SHARES.parquet",
+        help="share of each order chosen per period across variants",
+    )
 
     plot_learn = commands.add_parser("plot-learners", help="figures of one trace's learner study")
     plot_learn.add_argument("--trace", required=True)
@@ -53,8 +67,9 @@ def add_commands(commands) -> None:
     plot_learn.add_argument("--regret", nargs="+", required=True, metavar="FILE.png|pdf")
     plot_learn.add_argument("--choices", nargs="+", required=True, metavar="FILE.png|pdf")
 
-    tables = commands.add_parser("bandit-tables",
-                                 help="the strategies table of every trace and its reproduction section")
+    tables = commands.add_parser(
+        "bandit-tables", help="the strategies table of every trace and its reproduction section"
+    )
     tables.add_argument("tables", nargs="*", metavar="TRACE.bandit.csv")
     tables.add_argument("--table-csv", required=True)
     tables.add_argument("--table-md", required=True)
@@ -63,10 +78,22 @@ def add_commands(commands) -> None:
 
 
 def run_learn(args) -> int:
-    frames, count = map_variants(args.variants, args.select, args.trace, lambda workload, weeks, number: learner_variant(
-        workload, args.strategies, args.base, weeks, args.seed + number))
-    provenance = {"command": "learn", "variants_file": args.variants, "select": args.select,
-                  "strategies": args.strategies, "base": args.base, "seed": args.seed}
+    frames, count = map_variants(
+        args.variants,
+        args.select,
+        args.trace,
+        lambda workload, weeks, number: learner_variant(
+            workload, args.strategies, args.base, weeks, args.seed + number
+        ),
+    )
+    provenance = {
+        "command": "learn",
+        "variants_file": args.variants,
+        "select": args.select,
+        "strategies": args.strategies,
+        "base": args.base,
+        "seed": args.seed,
+    }
     for frame, path in zip(frames, (args.runs, args.weekly, args.choices)):
         write_parquet(frame, path, provenance)
     print(f"{args.runs}: {len(args.strategies)} strategies on {count} variants of {args.trace}")
@@ -84,8 +111,9 @@ def run_aggregate_learners(args) -> int:
     write_parquet(choice_shares(choices), args.shares, provenance)
     table = change_table(weekly)
     table = table[table["order"].isin(args.strategies)]
-    write_csv(table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")],
-               args.table)
+    write_csv(
+        table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")], args.table
+    )
     print(f"{args.table}: {len(args.strategies)} strategies over {runs['variant'].nunique()} variants")
     return 0
 
@@ -93,18 +121,21 @@ def run_aggregate_learners(args) -> int:
 def run_plot_learners(args) -> int:
     from simcore.reporting.figures import cumulative_wait_figure, save
     from simcore.studies.bandit.figures import choices_figure
+
     curves = pd.read_parquet(args.curves)
     save(cumulative_wait_figure(curves[curves["order"].isin(args.strategies)], args.trace), args.cumulative_wait)
-    save(cumulative_wait_figure(pd.read_parquet(args.regret_curves), args.trace, "the best fixed order"),
-         args.regret)
+    save(cumulative_wait_figure(pd.read_parquet(args.regret_curves), args.trace, "the best fixed order"), args.regret)
     save(choices_figure(pd.read_parquet(args.shares), args.trace), args.choices)
     print(f"learner figures of {args.trace}")
     return 0
 
 
 def run_tables(args) -> int:
-    strategies = (pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
-                  if args.tables else pd.DataFrame(columns=TABLE_COLUMNS))
+    strategies = (
+        pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
+        if args.tables
+        else pd.DataFrame(columns=TABLE_COLUMNS)
+    )
     write_csv(strategies, args.table_csv)
     write_text(args.table_md, strategies_markdown(strategies))
     rows = table3_rows(strategies)
@@ -114,5 +145,9 @@ def run_tables(args) -> int:
     return 0
 
 
-COMMANDS = {"learn": run_learn, "aggregate-learners": run_aggregate_learners, "plot-learners": run_plot_learners,
-            "bandit-tables": run_tables}
+COMMANDS = {
+    "learn": run_learn,
+    "aggregate-learners": run_aggregate_learners,
+    "plot-learners": run_plot_learners,
+    "bandit-tables": run_tables,
+}

@@ -39,10 +39,10 @@ WEEK = 7 * DAY
 class Feedback:
     """What period t revealed."""
 
-    chosen: int                 # index of the order in force
-    jobs: int                   # l(t): jobs credited to the chosen order
-    wait: float                 # w(t): their total wait
-    candidate_waits: np.ndarray | None = None   # w(t; P) per candidate (exact feedback)
+    chosen: int  # index of the order in force
+    jobs: int  # l(t): jobs credited to the chosen order
+    wait: float  # w(t): their total wait
+    candidate_waits: np.ndarray | None = None  # w(t; P) per candidate (exact feedback)
 
 
 class Learner:
@@ -185,8 +185,10 @@ class SlidingWindowUCB(_NormalizedRewards):
 
     def __init__(self, candidates, rng, decay=1.0, window=8, **options):
         super().__init__(candidates, rng, decay, **options)
-        if not (isinstance(window, (int, np.integer)) or (isinstance(window, float) and window.is_integer())) \
-                or window < 1:
+        if (
+            not (isinstance(window, (int, np.integer)) or (isinstance(window, float) and window.is_integer()))
+            or window < 1
+        ):
             raise ValueError(f"window must be >= 1, a whole number of periods; got {window}")
         self.window = int(window)
         self.history: list[tuple[int, float]] = []
@@ -194,7 +196,7 @@ class SlidingWindowUCB(_NormalizedRewards):
     def _statistics(self):
         plays = np.zeros(len(self.candidates))
         rewards = np.zeros(len(self.candidates))
-        for chosen, reward in self.history[-self.window:]:
+        for chosen, reward in self.history[-self.window :]:
             plays[chosen] += 1
             rewards[chosen] += reward
         return plays, rewards
@@ -262,8 +264,8 @@ CREDITS = ("finished", "started")
 
 @dataclass
 class LearnerRun:
-    result: object              # SimulationResult of the whole run
-    periods: pd.DataFrame       # one row per period: order chosen, feedback, cost estimates
+    result: object  # SimulationResult of the whole run
+    periods: pd.DataFrame  # one row per period: order chosen, feedback, cost estimates
 
 
 def _exact_waits(workload, jobs: np.ndarray, candidates, threshold, backfill, rng, noise) -> np.ndarray:
@@ -280,9 +282,20 @@ def _exact_waits(workload, jobs: np.ndarray, candidates, threshold, backfill, rn
     return waits
 
 
-def run_learner(workload, learner: str, period: float = WEEK, candidates=None, threshold=None,
-                backfill: str = "queue", seed: int = 0, decay: float = 1.0, feedback_jobs: str = "submitted",
-                noise: float | None = None, credit: str = "finished", **options) -> LearnerRun:
+def run_learner(
+    workload,
+    learner: str,
+    period: float = WEEK,
+    candidates=None,
+    threshold=None,
+    backfill: str = "queue",
+    seed: int = 0,
+    decay: float = 1.0,
+    feedback_jobs: str = "submitted",
+    noise: float | None = None,
+    credit: str = "finished",
+    **options,
+) -> LearnerRun:
     """Simulate `workload` with the order chosen per period by `learner`."""
     if learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r}; choose one of {', '.join(LEARNERS)}")
@@ -295,8 +308,9 @@ def run_learner(workload, learner: str, period: float = WEEK, candidates=None, t
     candidates = list(BANDIT_ORDERS if candidates is None else candidates)
     unknown = [order for order in candidates if order not in NAMED_ORDERS]
     if not candidates or unknown:
-        raise ValueError(f"candidates must be a non-empty list of queue orders ({', '.join(NAMED_ORDERS)}); "
-                         f"got {candidates}")
+        raise ValueError(
+            f"candidates must be a non-empty list of queue orders ({', '.join(NAMED_ORDERS)}); got {candidates}"
+        )
     if noise is not None and not 0 <= noise < 1:
         raise ValueError(f"noise must be in [0, 1), got {noise}")
     rng = np.random.default_rng(seed)
@@ -309,7 +323,7 @@ def run_learner(workload, learner: str, period: float = WEEK, candidates=None, t
     finished = len(workload) == 0
     while not finished:
         chosen = chooser.choose(k)
-        costs = chooser.costs()         # the estimates this decision was made on
+        costs = chooser.costs()  # the estimates this decision was made on
         sim.set_order(candidates[chosen])
         begin, end = k * period, (k + 1) * period
         finished = sim.run_until(end)
@@ -327,8 +341,15 @@ def run_learner(workload, learner: str, period: float = WEEK, candidates=None, t
                 jobs = np.flatnonzero(((start >= begin) & (start < end)) | ((submit < end) & np.isnan(start)))
             feedback.candidate_waits = _exact_waits(workload, jobs, candidates, threshold, backfill, rng, noise)
         chooser.observe(k, feedback)
-        rows.append({"period": k, "start": begin, "order": candidates[chosen], "jobs": feedback.jobs,
-                     "wait": feedback.wait,
-                     **{f"cost_{order}": cost for order, cost in zip(candidates, costs)}})
+        rows.append(
+            {
+                "period": k,
+                "start": begin,
+                "order": candidates[chosen],
+                "jobs": feedback.jobs,
+                "wait": feedback.wait,
+                **{f"cost_{order}": cost for order, cost in zip(candidates, costs)},
+            }
+        )
         k += 1
     return LearnerRun(sim.finish(), pd.DataFrame(rows))

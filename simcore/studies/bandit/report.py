@@ -23,25 +23,45 @@ def table3_rows(table: pd.DataFrame) -> pd.DataFrame:
                     if (trace, strategy) not in means.index:
                         continue
                     ours = 100 * means[(trace, strategy)]
-                    rows.append({"paper": "bandit-2017", "table": "Table 3", "row": trace,
-                                 "column": f"{column} {'week' if suffix == 'W' else 'day'}"
-                                           + (" (artifact variant)" if variant else ""),
-                                 "published": float(value), "ours": ours, "difference": ours - value})
+                    rows.append(
+                        {
+                            "paper": "bandit-2017",
+                            "table": "Table 3",
+                            "row": trace,
+                            "column": f"{column} {'week' if suffix == 'W' else 'day'}"
+                            + (" (artifact variant)" if variant else ""),
+                            "published": float(value),
+                            "ours": ours,
+                            "difference": ours - value,
+                        }
+                    )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 
 
 def strategies_markdown(table: pd.DataFrame) -> str:
     """Learner strategies against EASY-FCFS (%), mean [p10, p90], traces as rows."""
     strategies = list(dict.fromkeys(table["order"]))
-    lines = ["# Online policy selection: change of cumulative waiting time against EASY-FCFS", "",
-             "Mean over resampled variants, 10th and 90th percentiles in brackets, in %. Each strategy is "
-             "compared with EASY-FCFS under its own threshold and backfill variant.", "",
-             "| trace | " + " | ".join(strategies) + " |", "|---|" + "--:|" * len(strategies)]
+    lines = [
+        "# Online policy selection: change of cumulative waiting time against EASY-FCFS",
+        "",
+        "Mean over resampled variants, 10th and 90th percentiles in brackets, in %. Each strategy is "
+        "compared with EASY-FCFS under its own threshold and backfill variant.",
+        "",
+        "| trace | " + " | ".join(strategies) + " |",
+        "|---|" + "--:|" * len(strategies),
+    ]
     for trace, block in table.groupby("trace", sort=False):
         cells = block.set_index("order")
-        lines.append(f"| {trace} | " + " | ".join(
-            f"{100 * cells.at[s, 'mean']:+.1f} [{100 * cells.at[s, 'p10']:+.0f}, {100 * cells.at[s, 'p90']:+.0f}]"
-            if s in cells.index else "" for s in strategies) + " |")
+        lines.append(
+            f"| {trace} | "
+            + " | ".join(
+                f"{100 * cells.at[s, 'mean']:+.1f} [{100 * cells.at[s, 'p10']:+.0f}, {100 * cells.at[s, 'p90']:+.0f}]"
+                if s in cells.index
+                else ""
+                for s in strategies
+            )
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -10,8 +10,20 @@ from simcore.engine.simulation import BANDIT_ORDERS, simulate
 from simcore.reporting.cumulative_wait import configuration, ratio, run_record, weekly_change_curves
 from simcore.studies.bandit.learners import run_learner
 
-STRATEGY_KEYS = ("learner", "period", "threshold", "backfill", "decay", "feedback_jobs", "noise", "credit",
-                 "epsilon", "gamma", "window", "candidates")
+STRATEGY_KEYS = (
+    "learner",
+    "period",
+    "threshold",
+    "backfill",
+    "decay",
+    "feedback_jobs",
+    "noise",
+    "credit",
+    "epsilon",
+    "gamma",
+    "window",
+    "candidates",
+)
 PERIODS = {"day": 86400.0, "week": 604800.0}
 
 
@@ -27,11 +39,11 @@ def learner_variant(workload, strategies: dict, base: dict, weeks: int, seed: in
         weekly.append(weeks_frame)
 
     settings = {name: {**base, **options} for name, options in strategies.items()}
-    for threshold, backfill in sorted({(s.get("threshold"), s.get("backfill", "queue")) for s in settings.values()},
-                                      key=repr):
+    for threshold, backfill in sorted(
+        {(s.get("threshold"), s.get("backfill", "queue")) for s in settings.values()}, key=repr
+    ):
         for order in dict.fromkeys(["FCFS", *(base.get("candidates") or BANDIT_ORDERS)]):
-            record(order, threshold, backfill, simulate(workload, order=order, threshold=threshold,
-                                                        backfill=backfill))
+            record(order, threshold, backfill, simulate(workload, order=order, threshold=threshold, backfill=backfill))
     for name, options in settings.items():
         unknown = set(options) - set(STRATEGY_KEYS)
         if unknown:
@@ -42,7 +54,7 @@ def learner_variant(workload, strategies: dict, base: dict, weeks: int, seed: in
         learner = options.pop("learner")
         run = run_learner(workload, learner, period=float(period), seed=seed, **options)
         record(name, options.get("threshold"), options.get("backfill", "queue"), run.result)
-        choices.append(run.periods.assign(strategy=name))     # period, order, feedback, cost_<ORDER>
+        choices.append(run.periods.assign(strategy=name))  # period, order, feedback, cost_<ORDER>
     return pd.DataFrame(runs), pd.concat(weekly, ignore_index=True), pd.concat(choices, ignore_index=True)
 
 
@@ -51,27 +63,51 @@ def regret_table(runs: pd.DataFrame, strategies) -> pd.DataFrame:
     order in hindsight (same variant, threshold and backfill), absolute and
     relative to the best."""
     fixed = runs[~runs["order"].isin(strategies)]
-    best = (fixed.groupby(["trace", "variant", "threshold", "backfill"], dropna=False)["total_wait"].min()
-            .rename("best_fixed_wait").reset_index())
-    learned = runs[runs["order"].isin(strategies)].merge(best, on=["trace", "variant", "threshold", "backfill"],
-                                                         how="left")
-    best_order = fixed.loc[fixed.groupby(["trace", "variant", "threshold", "backfill"], dropna=False)
-                           ["total_wait"].idxmin(), ["trace", "variant", "threshold", "backfill", "order"]]
-    learned = learned.merge(best_order.rename(columns={"order": "best_fixed_order"}),
-                            on=["trace", "variant", "threshold", "backfill"], how="left")
+    best = (
+        fixed.groupby(["trace", "variant", "threshold", "backfill"], dropna=False)["total_wait"]
+        .min()
+        .rename("best_fixed_wait")
+        .reset_index()
+    )
+    learned = runs[runs["order"].isin(strategies)].merge(
+        best, on=["trace", "variant", "threshold", "backfill"], how="left"
+    )
+    best_order = fixed.loc[
+        fixed.groupby(["trace", "variant", "threshold", "backfill"], dropna=False)["total_wait"].idxmin(),
+        ["trace", "variant", "threshold", "backfill", "order"],
+    ]
+    learned = learned.merge(
+        best_order.rename(columns={"order": "best_fixed_order"}),
+        on=["trace", "variant", "threshold", "backfill"],
+        how="left",
+    )
     learned["regret"] = learned["total_wait"] - learned["best_fixed_wait"]
     learned["relative_regret"] = ratio(learned["regret"], learned["best_fixed_wait"])
     return learned.rename(columns={"order": "strategy"})[
-        ["trace", "variant", "strategy", "threshold", "backfill", "total_wait", "best_fixed_order",
-         "best_fixed_wait", "regret", "relative_regret"]]
+        [
+            "trace",
+            "variant",
+            "strategy",
+            "threshold",
+            "backfill",
+            "total_wait",
+            "best_fixed_order",
+            "best_fixed_wait",
+            "regret",
+            "relative_regret",
+        ]
+    ]
 
 
 def regret_curves(weekly: pd.DataFrame, regret: pd.DataFrame) -> pd.DataFrame:
     """Weekly (W(T_k, strategy) − W(T_k, best fixed order)) / W(T_k, best fixed
     order), mean and 10/90th percentiles over variants."""
     best = regret[["trace", "variant", "threshold", "backfill", "best_fixed_order"]].drop_duplicates()
-    baseline = weekly.merge(best, left_on=["trace", "variant", "threshold", "backfill", "order"],
-                            right_on=["trace", "variant", "threshold", "backfill", "best_fixed_order"])
+    baseline = weekly.merge(
+        best,
+        left_on=["trace", "variant", "threshold", "backfill", "order"],
+        right_on=["trace", "variant", "threshold", "backfill", "best_fixed_order"],
+    )
     learned = weekly[weekly["order"].isin(set(regret["strategy"]))]
     return weekly_change_curves(learned, baseline)
 

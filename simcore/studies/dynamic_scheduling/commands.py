@@ -6,12 +6,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from simcore.workloads.commands import positive_float
-from simcore.studies.dynamic_scheduling.study import (SETTINGS, best_ratios, learned_functions, median_table, policies,
-                                        run_sequences)
-from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
-from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
 from simcore.engine.priority import THESIS_FUNCTIONS
+from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
+from simcore.studies.dynamic_scheduling.study import (
+    SETTINGS,
+    best_ratios,
+    learned_functions,
+    median_table,
+    policies,
+    run_sequences,
+)
+from simcore.workloads.commands import positive_float
+from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
 
 
 def _part(text: str) -> tuple[int, int]:
@@ -26,15 +32,23 @@ def _part(text: str) -> tuple[int, int]:
 
 
 def add_commands(commands) -> None:
-    sweep = commands.add_parser("dynamic-sweep", help="policies on non-overlapping sequences of a trace "
-                                                      "(the thesis's section 3.3)")
+    sweep = commands.add_parser(
+        "dynamic-sweep", help="policies on non-overlapping sequences of a trace (the thesis's section 3.3)"
+    )
     sweep.add_argument("workload", metavar="WORKLOAD.parquet", help="a filtered trace or a model")
     sweep.add_argument("--trace", required=True, help="trace name written into the rows")
-    sweep.add_argument("--functions", metavar="FUNCTIONS.csv",
-                       help="fit-functions output; its best functions are the policies L1, L2, ...")
+    sweep.add_argument(
+        "--functions",
+        metavar="FUNCTIONS.csv",
+        help="fit-functions output; its best functions are the policies L1, L2, ...",
+    )
     sweep.add_argument("--learned", type=int, default=0, help="how many learned functions to add (default 0)")
-    sweep.add_argument("--policies", nargs="+", default=["FCFS", "WFP3", "UNICEF", "SPF", *THESIS_FUNCTIONS],
-                       help="queue orders and the thesis's F1-F4 (default: those of Table 3.3)")
+    sweep.add_argument(
+        "--policies",
+        nargs="+",
+        default=["FCFS", "WFP3", "UNICEF", "SPF", *THESIS_FUNCTIONS],
+        help="queue orders and the thesis's F1-F4 (default: those of Table 3.3)",
+    )
     sweep.add_argument("--settings", nargs="+", choices=tuple(SETTINGS), default=list(SETTINGS))
     sweep.add_argument("--days", type=positive_float, default=15.0, help="length of a sequence (default 15)")
     sweep.add_argument("--max-sequences", type=int, help="only the first N sequences (default: all)")
@@ -70,12 +84,24 @@ def run_sweep(args) -> int:
     runs.insert(0, "trace", args.trace)
     functions = {name: str(function) for name, (_, function) in named.items() if function is not None}
     runs["function"] = runs["policy"].map(functions).fillna("")
-    write_parquet(runs, args.output, {
-        "command": "dynamic-sweep", "workload_file": args.workload, "policies": list(named),
-        "functions": functions,
-        "settings": args.settings, "days": args.days, "max_sequences": args.max_sequences, "part": args.part})
-    print(f"{args.output}: {runs['sequence'].nunique()} sequences of {args.trace} x {len(args.settings)} settings "
-          f"x {len(named)} policies")
+    write_parquet(
+        runs,
+        args.output,
+        {
+            "command": "dynamic-sweep",
+            "workload_file": args.workload,
+            "policies": list(named),
+            "functions": functions,
+            "settings": args.settings,
+            "days": args.days,
+            "max_sequences": args.max_sequences,
+            "part": args.part,
+        },
+    )
+    print(
+        f"{args.output}: {runs['sequence'].nunique()} sequences of {args.trace} x {len(args.settings)} settings "
+        f"x {len(named)} policies"
+    )
     return 0
 
 
@@ -88,8 +114,13 @@ def run_tables(args) -> int:
     outdir = Path(args.outdir)
     medians = median_table(runs)
     by_function = runs.loc[runs["function"] != "", "policy"].unique()
-    ratios = best_ratios(medians, {"thesis F1-F4": [p for p in by_function if p in THESIS_FUNCTIONS],
-                                   "ours L1-L4": [p for p in by_function if p not in THESIS_FUNCTIONS]})
+    ratios = best_ratios(
+        medians,
+        {
+            "thesis F1-F4": [p for p in by_function if p in THESIS_FUNCTIONS],
+            "ours L1-L4": [p for p in by_function if p not in THESIS_FUNCTIONS],
+        },
+    )
     functions = pd.read_csv(args.functions) if args.functions else None
     write_parquet(runs, outdir / "runs.parquet", {"command": "dynamic-tables", "inputs": args.runs})
     write_csv(medians, outdir / "medians.csv")
@@ -103,6 +134,7 @@ def run_tables(args) -> int:
 def run_plot(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.dynamic_scheduling.figures import dynamic_boxplot_figure
+
     runs, outdir = pd.read_parquet(args.runs), Path(args.outdir)
     for setting in SETTINGS:
         part = runs[runs["setting"] == setting]

@@ -11,6 +11,7 @@ def dynamic_boxplot_figure(runs: pd.DataFrame, setting: str):
     """The thesis's Figures 3.3-3.6: per trace, a box per policy of the AVEbsld
     of its sequences (median line, quartile box, whiskers at 1.5 IQR)."""
     from simcore.studies.dynamic_scheduling.study import SETTING_TITLES
+
     traces = list(dict.fromkeys(runs["trace"]))
     policies = list(dict.fromkeys(runs["policy"]))
     columns = min(3, len(traces))
@@ -25,7 +26,7 @@ def dynamic_boxplot_figure(runs: pd.DataFrame, setting: str):
         axis.set_ylabel("AVEbsld per sequence")
         axis.tick_params(axis="x", labelrotation=60)
         axis.grid(alpha=0.3, axis="y")
-    for axis in list(axes.flat)[len(traces):]:
+    for axis in list(axes.flat)[len(traces) :]:
         axis.set_visible(False)
     figure.suptitle(f"Dynamic scheduling experiments, {SETTING_TITLES[setting]}")
     figure.tight_layout()

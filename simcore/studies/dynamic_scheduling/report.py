@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.studies.dynamic_scheduling.study import SETTING_TITLES, published_row
 from simcore.reporting.published import THESIS_TABLE32
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.studies.dynamic_scheduling.study import SETTING_TITLES, published_row
 
 PAPER = "thesis-ch3"
 META = ("trace", "published_as", "setting", "sequences")
@@ -18,9 +18,17 @@ def reproduction_rows(medians: pd.DataFrame) -> pd.DataFrame:
     for _, row in medians.iterrows():
         for policy, published in published_row(row["published_as"], row["setting"]).items():
             if policy in row.index and pd.notna(row[policy]):
-                rows.append({"paper": PAPER, "table": "Table 3.3", "row": f"{row['published_as']}, {row['setting']}",
-                             "column": policy, "published": published, "ours": float(row[policy]),
-                             "difference": float(row[policy]) - published})
+                rows.append(
+                    {
+                        "paper": PAPER,
+                        "table": "Table 3.3",
+                        "row": f"{row['published_as']}, {row['setting']}",
+                        "column": policy,
+                        "published": published,
+                        "ours": float(row[policy]),
+                        "difference": float(row[policy]) - published,
+                    }
+                )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 
 
@@ -29,16 +37,19 @@ def _functions_lines(runs: pd.DataFrame, functions: pd.DataFrame | None) -> list
     notation (its Table 3.2 for F1-F4, fit-functions' for ours)."""
     simplified = {name: text for name, text, _ in THESIS_TABLE32}
     if functions is not None:
-        simplified.update({f"L{k + 1}": text for k, text in enumerate(functions["simplified"])
-                           if isinstance(text, str)})
+        simplified.update(
+            {f"L{k + 1}": text for k, text in enumerate(functions["simplified"]) if isinstance(text, str)}
+        )
     named = runs.loc[runs["function"] != "", ["policy", "function"]].drop_duplicates("policy")
     lines = ["| policy | priority function (smallest first) | simplified |", "|---|---|---|"]
-    return lines + [f"| {r.policy} | {r.function} | {simplified.get(r.policy, '–')} |"
-                    for r in named.itertuples(index=False)]
+    return lines + [
+        f"| {r.policy} | {r.function} | {simplified.get(r.policy, '–')} |" for r in named.itertuples(index=False)
+    ]
 
 
-def dynamic_markdown(medians: pd.DataFrame, ratios: pd.DataFrame, runs: pd.DataFrame,
-                     functions: pd.DataFrame | None) -> str:
+def dynamic_markdown(
+    medians: pd.DataFrame, ratios: pd.DataFrame, runs: pd.DataFrame, functions: pd.DataFrame | None
+) -> str:
     counts = runs.groupby("trace", sort=False)["sequence"].nunique()
     lines = [
         "## Thesis, section 3.3: learned functions in dynamic scheduling",
@@ -48,27 +59,36 @@ def dynamic_markdown(medians: pd.DataFrame, ratios: pd.DataFrame, runs: pd.DataF
         "scheduling), on the users' requests without backfilling, and on the requests with aggressive (EASY) "
         "backfilling. The thesis's WFP and UNI are WFP3 and UNICEF; F1–F4 are its Table 3.2 functions and "
         "L1–L4 the best four of our regression. Sequences per trace: "
-        + ", ".join(f"{trace} {count}" for trace, count in counts.items()) + ".",
+        + ", ".join(f"{trace} {count}" for trace, count in counts.items())
+        + ".",
         "",
         *_functions_lines(runs, functions),
         "",
     ]
     policies = [c for c in medians.columns if c not in META]
     for setting, block in medians.groupby("setting", sort=False):
-        lines += [f"### Table 3.3, {SETTING_TITLES[setting]}: median AVEbsld, ours (thesis)", "",
-                  "| trace | sequences | " + " | ".join(policies) + " |",
-                  "|---|--:|" + "--:|" * len(policies)]
+        lines += [
+            f"### Table 3.3, {SETTING_TITLES[setting]}: median AVEbsld, ours (thesis)",
+            "",
+            "| trace | sequences | " + " | ".join(policies) + " |",
+            "|---|--:|" + "--:|" * len(policies),
+        ]
         for _, row in block.iterrows():
             published = published_row(row["published_as"], setting)
             cells = [f"{row[p]:.2f}" + (f" ({published[p]:.2f})" if p in published else "") for p in policies]
             lines.append(f"| {row['trace']} | {row['sequences']} | " + " | ".join(cells) + " |")
         lines.append("")
     if len(ratios):
-        lines += ["### Best hand-engineered median over the best function's median", "",
-                  "| trace | setting | functions | best hand-engineered | best function | ratio |",
-                  "|---|---|---|--:|--:|--:|"]
+        lines += [
+            "### Best hand-engineered median over the best function's median",
+            "",
+            "| trace | setting | functions | best hand-engineered | best function | ratio |",
+            "|---|---|---|--:|--:|--:|",
+        ]
         for r in ratios.itertuples(index=False):
-            lines.append(f"| {r.trace} | {r.setting} | {r.functions} | {r.best_hand_engineered:.2f} | "
-                         f"{r.best_function:.2f} | {r.ratio:.2f} |")
+            lines.append(
+                f"| {r.trace} | {r.setting} | {r.functions} | {r.best_hand_engineered:.2f} | "
+                f"{r.best_function:.2f} | {r.ratio:.2f} |"
+            )
         lines.append("")
     return "\n".join(lines)

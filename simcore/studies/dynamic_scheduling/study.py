@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from simcore.engine.priority import THESIS_FUNCTIONS, PriorityFunction
-from simcore.reporting.published import THESIS_TABLE33, THESIS_TABLE33_POLICIES
 from simcore.engine.simulation import NAMED_ORDERS, simulate
+from simcore.reporting.published import THESIS_TABLE33, THESIS_TABLE33_POLICIES
 
 DAY = 86400.0
 SETTINGS = {
@@ -27,8 +27,11 @@ SETTINGS = {
     "estimates": {"estimate": "request", "backfill": "none"},
     "backfilling": {"estimate": "request", "backfill": "queue"},
 }
-SETTING_TITLES = {"actual": "actual run times", "estimates": "user estimates",
-                  "backfilling": "user estimates, aggressive backfilling"}
+SETTING_TITLES = {
+    "actual": "actual run times",
+    "estimates": "user estimates",
+    "backfilling": "user estimates, aggressive backfilling",
+}
 HAND_ENGINEERED = ("FCFS", "WFP3", "UNICEF", "SPF")
 
 
@@ -36,9 +39,12 @@ def learned_functions(functions: pd.DataFrame, count: int) -> dict[str, Priority
     """Our regression's best `count` functions (fit_family's ranking) as L1, L2, ..."""
     if len(functions) < count:
         raise ValueError(f"{count} learned functions asked for, the fit ranked {len(functions)}")
-    return {f"L{k + 1}": PriorityFunction((row.phi_p, row.phi_q, row.phi_r, row.op1, row.op2),
-                                          (row.theta1, row.theta2, row.theta3))
-            for k, row in enumerate(functions.head(count).itertuples(index=False))}
+    return {
+        f"L{k + 1}": PriorityFunction(
+            (row.phi_p, row.phi_q, row.phi_r, row.op1, row.op2), (row.theta1, row.theta2, row.theta3)
+        )
+        for k, row in enumerate(functions.head(count).itertuples(index=False))
+    }
 
 
 def policies(names, learned: dict[str, PriorityFunction]) -> dict[str, tuple[str, PriorityFunction | None]]:
@@ -48,8 +54,10 @@ def policies(names, learned: dict[str, PriorityFunction]) -> dict[str, tuple[str
     for name in names:
         function = THESIS_FUNCTIONS.get(name) or learned.get(name)
         if function is None and name not in NAMED_ORDERS:
-            raise ValueError(f"unknown policy {name!r}: a queue order ({', '.join(NAMED_ORDERS)}), "
-                             f"one of the thesis's {', '.join(THESIS_FUNCTIONS)} or a learned L1, L2, ...")
+            raise ValueError(
+                f"unknown policy {name!r}: a queue order ({', '.join(NAMED_ORDERS)}), "
+                f"one of the thesis's {', '.join(THESIS_FUNCTIONS)} or a learned L1, L2, ..."
+            )
         table[name] = ("FUNCTION", function) if function is not None else (name, None)
     return table
 
@@ -74,8 +82,9 @@ def sequences(workload, days: float, limit: int | None = None):
             yield number, float(edges[number]), replace(part, submit=part.submit - edges[number])
 
 
-def run_sequences(workload, named_policies: dict, settings, days: float, limit: int | None = None,
-                  part: int = 0, parts: int = 1) -> pd.DataFrame:
+def run_sequences(
+    workload, named_policies: dict, settings, days: float, limit: int | None = None, part: int = 0, parts: int = 1
+) -> pd.DataFrame:
     """Every policy under every setting on the sequences numbered part, part +
     parts, ... (a share of the trace's sequences, for one job)."""
     rows = []
@@ -85,19 +94,30 @@ def run_sequences(workload, named_policies: dict, settings, days: float, limit: 
         for setting in settings:
             for name, (order, function) in named_policies.items():
                 summary = simulate(sequence, order=order, function=function, **SETTINGS[setting]).summary()
-                rows.append({"sequence": number, "window_start": start, "setting": setting, "policy": name,
-                             "jobs": summary["jobs"], "avg_bsld": summary["avg_bsld"],
-                             "avg_wait": summary["avg_wait"], "backfilled": summary["backfilled"]})
-    return pd.DataFrame(rows, columns=["sequence", "window_start", "setting", "policy", "jobs", "avg_bsld",
-                                       "avg_wait", "backfilled"])
+                rows.append(
+                    {
+                        "sequence": number,
+                        "window_start": start,
+                        "setting": setting,
+                        "policy": name,
+                        "jobs": summary["jobs"],
+                        "avg_bsld": summary["avg_bsld"],
+                        "avg_wait": summary["avg_wait"],
+                        "backfilled": summary["backfilled"],
+                    }
+                )
+    return pd.DataFrame(
+        rows, columns=["sequence", "window_start", "setting", "policy", "jobs", "avg_bsld", "avg_wait", "backfilled"]
+    )
 
 
 def median_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Table 3.3: per (trace, setting), the number of sequences and the median
     AVEbsld of each policy (a column each, in the runs' policy order)."""
     order = list(dict.fromkeys(runs["policy"]))
-    medians = runs.pivot_table(index=["trace", "published_as", "setting"], columns="policy", values="avg_bsld",
-                               aggfunc="median", sort=False)[order]
+    medians = runs.pivot_table(
+        index=["trace", "published_as", "setting"], columns="policy", values="avg_bsld", aggfunc="median", sort=False
+    )[order]
     counts = runs.groupby(["trace", "published_as", "setting"], sort=False)["sequence"].nunique()
     table = medians.assign(sequences=counts).reset_index()
     return table[["trace", "published_as", "setting", "sequences", *order]]
@@ -119,8 +139,16 @@ def best_ratios(medians: pd.DataFrame, groups: dict[str, list[str]]) -> pd.DataF
             hand = [row[p] for p in HAND_ENGINEERED if p in row.index]
             learned = [row[f] for f in functions if f in row.index]
             if hand and learned:
-                rows.append({"trace": row["trace"], "setting": row["setting"], "functions": label,
-                             "best_hand_engineered": min(hand), "best_function": min(learned),
-                             "ratio": min(hand) / min(learned)})
-    return pd.DataFrame(rows, columns=["trace", "setting", "functions", "best_hand_engineered", "best_function",
-                                       "ratio"])
+                rows.append(
+                    {
+                        "trace": row["trace"],
+                        "setting": row["setting"],
+                        "functions": label,
+                        "best_hand_engineered": min(hand),
+                        "best_function": min(learned),
+                        "ratio": min(hand) / min(learned),
+                    }
+                )
+    return pd.DataFrame(
+        rows, columns=["trace", "setting", "functions", "best_hand_engineered", "best_function", "ratio"]
+    )

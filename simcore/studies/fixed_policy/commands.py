@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.workloads.commands import optional_threshold
 from simcore.engine.simulation import BACKFILLS, BANDIT_ORDERS, NAMED_ORDERS
 from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
 from simcore.studies.fixed_policy.report import fixed_policy_markdown, reproduction_section, table2_rows
 from simcore.studies.fixed_policy.study import sweep_variant
+from simcore.workloads.commands import optional_threshold
 from simcore.workloads.files import map_variants, read_all, write_csv, write_parquet, write_text
 
 
@@ -17,23 +17,33 @@ def add_commands(commands) -> None:
     sweep.add_argument("variants", metavar="VARIANTS.parquet")
     sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
     sweep.add_argument("--orders", nargs="+", choices=NAMED_ORDERS, default=list(BANDIT_ORDERS))
-    sweep.add_argument("--thresholds", nargs="+", type=optional_threshold, default=[None],
-                       metavar="SECONDS|none")
+    sweep.add_argument("--thresholds", nargs="+", type=optional_threshold, default=[None], metavar="SECONDS|none")
     sweep.add_argument("--backfills", nargs="+", choices=BACKFILLS, default=["queue"], metavar="BACKFILL")
     sweep.add_argument("--trace", required=True, help="trace name written into the rows")
     sweep.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per run")
-    sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet",
-                       help="cumulative wait per week per run")
+    sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet", help="cumulative wait per week per run")
 
     aggregate = commands.add_parser("aggregate", help="combine sweep outputs into summaries and tables")
     aggregate.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet")
     aggregate.add_argument("--weekly", nargs="+", required=True, metavar="WEEKLY.parquet")
-    aggregate.add_argument("--summary", required=True, metavar="SUMMARY.parquet",
-                           help="all runs, one row per (trace, variant, configuration)")
-    aggregate.add_argument("--curves", required=True, metavar="CURVES.parquet",
-                           help="weekly change against FCFS: mean and 10/90th percentiles")
-    aggregate.add_argument("--table", required=True, metavar="TABLE.csv",
-                           help="change of cumulative wait against FCFS (the bandit paper's Table 2)")
+    aggregate.add_argument(
+        "--summary",
+        required=True,
+        metavar="SUMMARY.parquet",
+        help="all runs, one row per (trace, variant, configuration)",
+    )
+    aggregate.add_argument(
+        "--curves",
+        required=True,
+        metavar="CURVES.parquet",
+        help="weekly change against FCFS: mean and 10/90th percentiles",
+    )
+    aggregate.add_argument(
+        "--table",
+        required=True,
+        metavar="TABLE.csv",
+        help="change of cumulative wait against FCFS (the bandit paper's Table 2)",
+    )
 
     plot = commands.add_parser("plot", help="figures of one trace's fixed-policy study (PNG + PDF)")
     plot.add_argument("--trace", required=True)
@@ -42,11 +52,17 @@ def add_commands(commands) -> None:
     plot.add_argument("--cumulative-wait", nargs="+", required=True, metavar="FILE.png|pdf")
     plot.add_argument("--bsld", nargs="+", required=True, metavar="FILE.png|pdf")
 
-    tables = commands.add_parser("fixed-policy-tables",
-                                 help="the fixed-policy table of every trace and its reproduction section")
+    tables = commands.add_parser(
+        "fixed-policy-tables", help="the fixed-policy table of every trace and its reproduction section"
+    )
     tables.add_argument("tables", nargs="+", metavar="TRACE.fixed_policy.csv")
-    tables.add_argument("--threshold", type=optional_threshold, default=None, metavar="SECONDS|none",
-                        help="the runs compared with published numbers")
+    tables.add_argument(
+        "--threshold",
+        type=optional_threshold,
+        default=None,
+        metavar="SECONDS|none",
+        help="the runs compared with published numbers",
+    )
     tables.add_argument("--backfill", choices=BACKFILLS, default="queue")
     tables.add_argument("--table-csv", required=True)
     tables.add_argument("--table-md", required=True)
@@ -55,10 +71,20 @@ def add_commands(commands) -> None:
 
 
 def run_sweep(args) -> int:
-    (runs, weekly), count = map_variants(args.variants, args.select, args.trace, lambda workload, weeks, number: sweep_variant(
-        workload, args.orders, args.thresholds, args.backfills, weeks))
-    provenance = {"command": "sweep", "variants_file": args.variants, "select": args.select,
-                  "orders": args.orders, "thresholds": args.thresholds, "backfills": args.backfills}
+    (runs, weekly), count = map_variants(
+        args.variants,
+        args.select,
+        args.trace,
+        lambda workload, weeks, number: sweep_variant(workload, args.orders, args.thresholds, args.backfills, weeks),
+    )
+    provenance = {
+        "command": "sweep",
+        "variants_file": args.variants,
+        "select": args.select,
+        "orders": args.orders,
+        "thresholds": args.thresholds,
+        "backfills": args.backfills,
+    }
     write_parquet(runs, args.runs, provenance)
     write_parquet(weekly, args.weekly, provenance)
     print(f"{args.runs}: {len(runs)} runs on {count} variants of {args.trace}")
@@ -79,6 +105,7 @@ def run_aggregate(args) -> int:
 def run_plot(args) -> int:
     from simcore.reporting.figures import cumulative_wait_figure, save
     from simcore.studies.fixed_policy.figures import bsld_figure
+
     save(cumulative_wait_figure(pd.read_parquet(args.curves), args.trace), args.cumulative_wait)
     save(bsld_figure(pd.read_parquet(args.summary), args.trace), args.bsld)
     print(f"figures of {args.trace}: {' '.join(args.cumulative_wait + args.bsld)}")

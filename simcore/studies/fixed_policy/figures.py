@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.reporting.figures import plt, configurations, configuration_title
 from simcore.engine.simulation import ORDERS
+from simcore.reporting.figures import configuration_title, configurations, plt
 
 
 def bsld_figure(runs: pd.DataFrame, trace: str):
@@ -14,8 +14,12 @@ def bsld_figure(runs: pd.DataFrame, trace: str):
     figure, axes = plt.subplots(len(groups), 1, figsize=(7.0, 2.8 * len(groups)), squeeze=False)
     for axis, ((threshold, backfill), block) in zip(axes[:, 0], groups):
         orders = [order for order in ORDERS if order in set(block["order"])]
-        axis.boxplot([block.loc[block["order"] == order, "avg_bsld"] for order in orders],
-                     tick_labels=orders, showfliers=True, flierprops={"markersize": 2})
+        axis.boxplot(
+            [block.loc[block["order"] == order, "avg_bsld"] for order in orders],
+            tick_labels=orders,
+            showfliers=True,
+            flierprops={"markersize": 2},
+        )
         axis.set_yscale("log")
         axis.set_ylabel("AVEbsld (τ = 10 s)")
         axis.set_title(configuration_title(threshold, backfill))

@@ -14,20 +14,33 @@ from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_tabl
 def fixed_policy_markdown(table: pd.DataFrame) -> str:
     """Change of cumulative wait against FCFS (%), mean [p10, p90], one block
     per (threshold, backfill), traces as rows and orders as columns."""
-    lines = ["# Fixed policies: change of cumulative waiting time against EASY-FCFS", "",
-             "Mean over resampled variants, with the 10th and 90th percentiles in brackets, in %. "
-             "Order names mean what they say (SEMANTICS §3).", ""]
+    lines = [
+        "# Fixed policies: change of cumulative waiting time against EASY-FCFS",
+        "",
+        "Mean over resampled variants, with the 10th and 90th percentiles in brackets, in %. "
+        "Order names mean what they say (SEMANTICS §3).",
+        "",
+    ]
     groups = table.groupby(["threshold", "backfill"], dropna=False, sort=True)
     for (threshold, backfill), block in sorted(groups, key=lambda item: (not pd.isna(item[0][0]), item[0])):
         orders = [order for order in ORDERS if order != "FCFS" and order in set(block["order"])]
-        lines += [f"## Threshold {threshold_label(threshold)}, backfill {backfill}", "",
-                  "| trace | variants | " + " | ".join(orders) + " |",
-                  "|---|--:|" + "--:|" * len(orders)]
+        lines += [
+            f"## Threshold {threshold_label(threshold)}, backfill {backfill}",
+            "",
+            "| trace | variants | " + " | ".join(orders) + " |",
+            "|---|--:|" + "--:|" * len(orders),
+        ]
         for trace, rows in block.groupby("trace", sort=False):
             cells = rows.set_index("order")
-            lines.append(f"| {trace} | {int(cells['variants'].iloc[0])} | " + " | ".join(
-                f"{100 * cells.at[order, 'mean']:+.1f} [{100 * cells.at[order, 'p10']:+.0f}, "
-                f"{100 * cells.at[order, 'p90']:+.0f}]" for order in orders) + " |")
+            lines.append(
+                f"| {trace} | {int(cells['variants'].iloc[0])} | "
+                + " | ".join(
+                    f"{100 * cells.at[order, 'mean']:+.1f} [{100 * cells.at[order, 'p10']:+.0f}, "
+                    f"{100 * cells.at[order, 'p90']:+.0f}]"
+                    for order in orders
+                )
+                + " |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -35,8 +48,10 @@ def fixed_policy_markdown(table: pd.DataFrame) -> str:
 def table2_rows(table: pd.DataFrame, threshold, backfill: str) -> pd.DataFrame:
     """Our fixed-policy means next to the paper's Table 2, like for like:
     the paper's column "LPF" is compared with our SPF, and so on."""
-    chosen = table[(table["backfill"] == backfill) &
-                   (table["threshold"].isna() if threshold is None else table["threshold"] == threshold)]
+    chosen = table[
+        (table["backfill"] == backfill)
+        & (table["threshold"].isna() if threshold is None else table["threshold"] == threshold)
+    ]
     rows = []
     for trace, published in BANDIT_TABLE2.items():
         ours_by_order = chosen[chosen["trace"] == trace].set_index("order")["mean"]
@@ -45,17 +60,27 @@ def table2_rows(table: pd.DataFrame, threshold, backfill: str) -> pd.DataFrame:
         for label, value in zip(BANDIT_TABLE2_LABELS, published):
             order = bandit_order(label)
             ours = 100 * ours_by_order[order] if order in ours_by_order else np.nan
-            rows.append({"paper": "bandit-2017", "table": "Table 2", "row": trace,
-                         "column": f"{label} (ours: {order})" if order != label else label,
-                         "published": float(value), "ours": ours, "difference": ours - value})
+            rows.append(
+                {
+                    "paper": "bandit-2017",
+                    "table": "Table 2",
+                    "row": trace,
+                    "column": f"{label} (ours: {order})" if order != label else label,
+                    "published": float(value),
+                    "ours": ours,
+                    "difference": ours - value,
+                }
+            )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 
 
 def reproduction_section(rows: pd.DataFrame, threshold, backfill: str) -> str:
     """The bandit paper's Table 2 next to ours; says so when no trace has published numbers."""
     if rows.empty:
-        return ("No trace of the bandit-paper studies has published numbers to compare with "
-                "(the demo runs model workloads); see tables/fixed_policy.md for its results.\n")
+        return (
+            "No trace of the bandit-paper studies has published numbers to compare with "
+            "(the demo runs model workloads); see tables/fixed_policy.md for its results.\n"
+        )
     lines = [
         "## Bandit policy selection (2017), Table 2: fixed policies against EASY-FCFS",
         "",
@@ -63,7 +88,7 @@ def reproduction_section(rows: pd.DataFrame, threshold, backfill: str) -> str:
         f"our runs use threshold {threshold_label(threshold)} and backfill `{backfill}`.",
         "",
         "**Labels.** The paper's simulator inverted three pairs of names (REPRODUCE.md §2): its "
-        "\"LPF\", \"LQF\" and \"LAF\" columns ran what SEMANTICS.md calls SPF, SQF and SAF, and vice "
+        '"LPF", "LQF" and "LAF" columns ran what SEMANTICS.md calls SPF, SQF and SAF, and vice '
         "versa. Each column below keeps the paper's label and is compared with the order that the "
         "paper actually ran (shown as *ours: …*).",
         "",

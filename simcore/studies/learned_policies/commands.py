@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
-from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 from simcore.reporting.published import THESIS_TABLE32
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
+from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 
 def add_commands(commands) -> None:
@@ -39,8 +39,6 @@ def add_commands(commands) -> None:
     plot.add_argument("--output", nargs="+", required=True, metavar="FILE.png|pdf")
 
 
-
-
 def _span(select: str, count: int) -> range:
     first, _, stop = select.partition(":")
     numbers = range(int(first), int(stop))
@@ -54,8 +52,18 @@ def run_scores(args) -> int:
     numbers = _span(args.select, args.tuples)
     tuples = draw_tuples(workload, args.tuples, args.seed)
     scores = score_tuples([tuples[k] for k in numbers], workload.machine_size, args.trials, args.seed, numbers)
-    write_parquet(scores, args.output, {"command": "trial-scores", "workload": args.workload, "tuples": args.tuples,
-                                        "select": args.select, "trials": args.trials, "seed": args.seed})
+    write_parquet(
+        scores,
+        args.output,
+        {
+            "command": "trial-scores",
+            "workload": args.workload,
+            "tuples": args.tuples,
+            "select": args.select,
+            "trials": args.trials,
+            "seed": args.seed,
+        },
+    )
     print(f"{args.output}: {len(numbers)} tuples x {args.trials} trials")
     return 0
 
@@ -63,29 +71,46 @@ def run_scores(args) -> int:
 def run_spread(args) -> int:
     workload = read_workload(args.workload)
     release, run, procs = draw_tuples(workload, 1, args.seed)[0]
-    write_csv(score_spread(release, run, procs, workload.machine_size, args.trials, args.repeats, args.seed),
-               args.output)
+    write_csv(
+        score_spread(release, run, procs, workload.machine_size, args.trials, args.repeats, args.seed), args.output
+    )
     print(f"{args.output}: score spread for {len(args.trials)} trial counts")
     return 0
 
 
 def learned_markdown(functions: pd.DataFrame, scores: pd.DataFrame, spread: pd.DataFrame | None) -> str:
-    lines = ["## Thesis, chapter 3: learned scheduling functions (Table 3.2)", "",
-             f"Trial scores of {scores['tuple'].nunique()} tuples (|S| = 16, |Q| = 32) drawn from the model "
-             f"workload; the 576 functional forms fitted by least squares weighted by p·q and ranked by mean "
-             f"absolute error ({len(functions)} distinct functions with a finite fit; equivalent forms such as "
-             "a × 1/b and a ÷ b are listed once). r: seconds since the tuple's first job.", "",
-             "Simplified as in the thesis: divided by the positive factor of the p, q term, which keeps the "
-             "priority order.", "",
-             "| rank | thesis | thesis MAE | ours (simplified) | ours as fitted | our MAE |", "|---|---|--:|---|---|--:|"]
+    lines = [
+        "## Thesis, chapter 3: learned scheduling functions (Table 3.2)",
+        "",
+        f"Trial scores of {scores['tuple'].nunique()} tuples (|S| = 16, |Q| = 32) drawn from the model "
+        f"workload; the 576 functional forms fitted by least squares weighted by p·q and ranked by mean "
+        f"absolute error ({len(functions)} distinct functions with a finite fit; equivalent forms such as "
+        "a × 1/b and a ÷ b are listed once). r: seconds since the tuple's first job.",
+        "",
+        "Simplified as in the thesis: divided by the positive factor of the p, q term, which keeps the priority order.",
+        "",
+        "| rank | thesis | thesis MAE | ours (simplified) | ours as fitted | our MAE |",
+        "|---|---|--:|---|---|--:|",
+    ]
     for k, (name, formula, mae) in enumerate(THESIS_TABLE32):
         ours = functions.iloc[k] if k < len(functions) else None
-        lines.append(f"| {k + 1} | {name}: {formula} | {mae:.3e} | "
-                     + (f"{ours['simplified'] if isinstance(ours['simplified'], str) else '–'} | {ours['function']} | "
-                        f"{ours['mae']:.3e} |" if ours is not None else "– | – | – |"))
+        lines.append(
+            f"| {k + 1} | {name}: {formula} | {mae:.3e} | "
+            + (
+                f"{ours['simplified'] if isinstance(ours['simplified'], str) else '–'} | {ours['function']} | "
+                f"{ours['mae']:.3e} |"
+                if ours is not None
+                else "– | – | – |"
+            )
+        )
     if spread is not None:
-        lines += ["", "Score spread against the number of trials (Figure 3.1c; thesis: 0.02 at 256,000 trials):", "",
-                  "| trials | normalized std |", "|--:|--:|"]
+        lines += [
+            "",
+            "Score spread against the number of trials (Figure 3.1c; thesis: 0.02 at 256,000 trials):",
+            "",
+            "| trials | normalized std |",
+            "|--:|--:|",
+        ]
         lines += [f"| {int(r['trials']):,} | {r['normalized_std']:.4f} |" for _, r in spread.iterrows()]
     lines.append("")
     return "\n".join(lines)
@@ -96,11 +121,22 @@ def run_fit(args) -> int:
     functions = fit_family(scores)
     spread = pd.read_csv(args.spread) if args.spread else None
     write_csv(functions, args.output)
-    rows = pd.DataFrame([{"paper": "thesis-ch3", "table": "Table 3.2", "row": f"rank {k + 1}", "column": "MAE",
-                          "published": mae, "ours": functions["mae"].iloc[k],
-                          "difference": functions["mae"].iloc[k] - mae}
-                         for k, (_, _, mae) in enumerate(THESIS_TABLE32) if k < len(functions)],
-                        columns=REPRODUCTION_COLUMNS)
+    rows = pd.DataFrame(
+        [
+            {
+                "paper": "thesis-ch3",
+                "table": "Table 3.2",
+                "row": f"rank {k + 1}",
+                "column": "MAE",
+                "published": mae,
+                "ours": functions["mae"].iloc[k],
+                "difference": functions["mae"].iloc[k] - mae,
+            }
+            for k, (_, _, mae) in enumerate(THESIS_TABLE32)
+            if k < len(functions)
+        ],
+        columns=REPRODUCTION_COLUMNS,
+    )
     write_csv(rows, args.rows)
     write_text(args.markdown, learned_markdown(functions, scores, spread))
     print(f"{args.output}: {len(functions)} functions; best {functions['function'].iloc[0]}")
@@ -110,10 +146,15 @@ def run_fit(args) -> int:
 def run_plot(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.learned_policies.figures import trial_scores_figure
+
     save(trial_scores_figure(read_all(args.scores), pd.read_csv(args.spread)), args.output)
     print(f"trial-score figure of {len(args.scores)} score files")
     return 0
 
 
-COMMANDS = {"trial-scores": run_scores, "trial-spread": run_spread, "fit-functions": run_fit,
-            "plot-trial-scores": run_plot}
+COMMANDS = {
+    "trial-scores": run_scores,
+    "trial-spread": run_spread,
+    "fit-functions": run_fit,
+    "plot-trial-scores": run_plot,
+}

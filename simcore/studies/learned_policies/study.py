@@ -21,7 +21,7 @@ import pandas as pd
 from simcore.engine.priority import BASE_NAMES, BASES, OPERATORS, describe, evaluate
 from simcore.studies.learned_policies._trials import trial_scores
 
-WARM, QUEUE = 16, 32                  # |S| and |Q| of the thesis
+WARM, QUEUE = 16, 32  # |S| and |Q| of the thesis
 
 
 def draw_tuples(workload, count: int, seed: int, warm: int = WARM, queue: int = QUEUE):
@@ -32,8 +32,10 @@ def draw_tuples(workload, count: int, seed: int, warm: int = WARM, queue: int = 
     if len(workload) < size:
         raise ValueError(f"the workload has {len(workload)} jobs, a tuple needs {size}")
     firsts = rng.integers(0, len(workload) - size + 1, count)
-    return [(workload.submit[f:f + size] - workload.submit[f], workload.run[f:f + size], workload.procs[f:f + size])
-            for f in firsts]
+    return [
+        (workload.submit[f : f + size] - workload.submit[f], workload.run[f : f + size], workload.procs[f : f + size])
+        for f in firsts
+    ]
 
 
 def score_tuples(tuples, machine_size: int, trials: int, seed: int, numbers=None, warm: int = WARM) -> pd.DataFrame:
@@ -43,22 +45,35 @@ def score_tuples(tuples, machine_size: int, trials: int, seed: int, numbers=None
     frames = []
     for number, (release, run, procs) in zip(numbers if numbers is not None else itertools.count(), tuples):
         scores, first = trial_scores(release, run, procs, warm, machine_size, trials, seed + number)
-        frames.append(pd.DataFrame({"tuple": number, "p": run[warm:], "q": procs[warm:], "r": release[warm:],
-                                    "score": scores, "first": first}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "tuple": number,
+                    "p": run[warm:],
+                    "q": procs[warm:],
+                    "r": release[warm:],
+                    "score": scores,
+                    "first": first,
+                }
+            )
+        )
     return pd.concat(frames, ignore_index=True)
 
 
-def score_spread(release, run, procs, machine_size: int, trial_counts, repeats: int, seed: int,
-                 warm: int = WARM) -> pd.DataFrame:
+def score_spread(
+    release, run, procs, machine_size: int, trial_counts, repeats: int, seed: int, warm: int = WARM
+) -> pd.DataFrame:
     """Figure 3.1c: for each number of trials, the standard deviation of each
     job's score over `repeats` independent runs, normalized by the mean score
     1/|Q|, averaged over the jobs."""
     rows = []
     for trials in trial_counts:
-        runs = np.array([trial_scores(release, run, procs, warm, machine_size, trials, seed + 1000 * k)[0]
-                         for k in range(repeats)])
-        rows.append({"trials": int(trials),
-                     "normalized_std": float(np.mean(runs.std(axis=0) / (1.0 / (len(release) - warm))))})
+        runs = np.array(
+            [trial_scores(release, run, procs, warm, machine_size, trials, seed + 1000 * k)[0] for k in range(repeats)]
+        )
+        rows.append(
+            {"trials": int(trials), "normalized_std": float(np.mean(runs.std(axis=0) / (1.0 / (len(release) - warm))))}
+        )
     return pd.DataFrame(rows)
 
 
@@ -86,14 +101,16 @@ def simplified(form, theta) -> str | None:
     phi1, phi2, phi3, op1, op2 = canonical(form)
     if op2 != "+" or op1 == "+":
         return None
-    if form[1] == "inv":                # θ2 · (1/q) became q: its coefficient is 1/θ2
+    if form[1] == "inv":  # θ2 · (1/q) became q: its coefficient is 1/θ2
         theta = (theta[0], 1.0 / theta[1], theta[2])
     k = theta[0] * theta[1] if op1 == "*" else theta[0] / theta[1]
     if not k > 0:
         return None
     symbol = "·" if op1 == "*" else " ÷ "
-    return (f"{BASE_NAMES[phi1].format('p')}{symbol}{BASE_NAMES[phi2].format('q')} + "
-            f"{theta[2] / k:.3g}·{BASE_NAMES[phi3].format('r')}")
+    return (
+        f"{BASE_NAMES[phi1].format('p')}{symbol}{BASE_NAMES[phi2].format('q')} + "
+        f"{theta[2] / k:.3g}·{BASE_NAMES[phi3].format('r')}"
+    )
 
 
 def fit_family(scores: pd.DataFrame, forms=None) -> pd.DataFrame:
@@ -102,27 +119,43 @@ def fit_family(scores: pd.DataFrame, forms=None) -> pd.DataFrame:
     a finite fit are left out, and of equivalent forms (canonical()) only the
     best fit is kept."""
     from scipy.optimize import least_squares
+
     p, q, r, y = (scores[c].to_numpy(dtype=float) for c in ("p", "q", "r", "score"))
     weight = np.maximum(p, 1.0) * np.maximum(q, 1.0)
     rows = []
     for form in forms or family():
         best = None
         for start in (np.ones(3), np.full(3, 1e-3), np.array([1e-3, 1e-3, 1.0]), np.array([1.0, 1e-3, 1e-3])):
-            def residuals(theta):
+
+            def residuals(theta, form=form):
                 with np.errstate(all="ignore"):
                     value = weight * (evaluate(form, theta, p, q, r) - y)
                 return np.where(np.isfinite(value), value, 1e100)
+
             fit = least_squares(residuals, start, method="trf", x_scale="jac", max_nfev=200)
             with np.errstate(all="ignore"):
                 mae = float(np.mean(np.abs(evaluate(form, fit.x, p, q, r) - y)))
             if np.isfinite(mae) and (best is None or mae < best[1]):
                 best = (fit.x, mae)
         if best is not None:
-            rows.append({"phi_p": form[0], "phi_q": form[1], "phi_r": form[2], "op1": form[3], "op2": form[4],
-                         "theta1": best[0][0], "theta2": best[0][1], "theta3": best[0][2], "mae": best[1],
-                         "function": describe(form, best[0]), "simplified": simplified(form, best[0])})
+            rows.append(
+                {
+                    "phi_p": form[0],
+                    "phi_q": form[1],
+                    "phi_r": form[2],
+                    "op1": form[3],
+                    "op2": form[4],
+                    "theta1": best[0][0],
+                    "theta2": best[0][1],
+                    "theta3": best[0][2],
+                    "mae": best[1],
+                    "function": describe(form, best[0]),
+                    "simplified": simplified(form, best[0]),
+                }
+            )
     ranked = pd.DataFrame(rows).sort_values("mae", kind="stable")
     # a × (1/b) and a ÷ b are one function: keep the best fit of each
     forms = ranked[["phi_p", "phi_q", "phi_r", "op1", "op2"]].itertuples(index=False, name=None)
     return ranked[~pd.Series([canonical(form) for form in forms], index=ranked.index).duplicated()].reset_index(
-        drop=True)
+        drop=True
+    )

@@ -7,21 +7,35 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS
+from simcore.engine.simulation import CORRECTIONS
+from simcore.studies.prediction.study import (
+    BACKFILL_VARIANTS,
+    TRIPLE,
+    chunk_of_grid,
+    correlations,
+    evaluate_triples,
+    figure_triples,
+    selection_table,
+    table1,
+    table6,
+    table8,
+    triple_grid,
+    variant_table,
+    variant_triples,
+)
 from simcore.workloads.commands import positive_float
 from simcore.workloads.files import read_all, read_variants, read_workload, write_csv, write_parquet, write_text
-from simcore.studies.prediction.study import (BACKFILL_VARIANTS, TRIPLE, chunk_of_grid, correlations, evaluate_triples,
-                                figure_triples, selection_table, table1, table6, table8, triple_grid,
-                                variant_table, variant_triples)
-from simcore.engine.simulation import CORRECTIONS
-
-
 
 
 def _add_model_arguments(parser) -> None:
     parser.add_argument("--trace", required=True, help="trace name written into the rows")
     parser.add_argument("--l2", type=float, default=1e-6, help="regression L2 weight (default 1e-6)")
-    parser.add_argument("--default-learning-rate", type=positive_float, default=1.0,
-                        help="E-Loss learning rate when no other trace can choose it (default 1)")
+    parser.add_argument(
+        "--default-learning-rate",
+        type=positive_float,
+        default=1.0,
+        help="E-Loss learning rate when no other trace can choose it (default 1)",
+    )
 
 
 def add_commands(commands) -> None:
@@ -29,17 +43,25 @@ def add_commands(commands) -> None:
     grid.add_argument("workload", metavar="WORKLOAD.parquet")
     _add_model_arguments(grid)
     grid.add_argument("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0])
-    grid.add_argument("--bases", nargs="+", choices=REGRESSION_BASES, default=list(REGRESSION_BASES),
-                      help="under/over-prediction loss bases")
-    grid.add_argument("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS,
-                      default=list(REGRESSION_WEIGHTINGS))
+    grid.add_argument(
+        "--bases",
+        nargs="+",
+        choices=REGRESSION_BASES,
+        default=list(REGRESSION_BASES),
+        help="under/over-prediction loss bases",
+    )
+    grid.add_argument("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS, default=list(REGRESSION_WEIGHTINGS))
     grid.add_argument("--corrections", nargs="+", choices=CORRECTIONS, default=list(CORRECTIONS))
     grid.add_argument("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=list(BACKFILL_VARIANTS))
     grid.add_argument("--chunk", type=int, default=0, help="this job's share: triples chunk, chunk+chunks, ...")
     grid.add_argument("--chunks", type=int, default=1)
     grid.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per triple")
-    grid.add_argument("--predictions", required=True, metavar="PREDICTIONS.parquet",
-                      help="per-job predictions of AVE2 and the E-Loss/squared regressions (incremental, SJBF)")
+    grid.add_argument(
+        "--predictions",
+        required=True,
+        metavar="PREDICTIONS.parquet",
+        help="per-job predictions of AVE2 and the E-Loss/squared regressions (incremental, SJBF)",
+    )
 
     select = commands.add_parser("predict-select", help="leave-one-trace-out triple selection")
     select.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet", help="predict-grid outputs")
@@ -74,20 +96,34 @@ def add_commands(commands) -> None:
     scatter.add_argument("--output", nargs="+", required=True, metavar="FILE.png|pdf")
 
 
-
-
 def run_grid(args) -> int:
     workload = read_workload(args.workload)
     grid = triple_grid(args.learning_rates, args.bases, args.weightings, args.corrections, args.backfills)
     mine = chunk_of_grid(grid, args.chunk, args.chunks)
     runs, kept = evaluate_triples(workload, mine, args.l2, figure_triples(args.learning_rates))
     runs.insert(0, "trace", args.trace)
-    predictions = pd.DataFrame({"job_id": workload.job_id, "run": workload.run, "procs": workload.procs,
-                                "requested": workload.requested, **kept})
-    provenance = {"command": "predict-grid", "workload": args.workload, "trace": args.trace,
-                  "learning_rates": args.learning_rates, "bases": args.bases, "weightings": args.weightings,
-                  "corrections": args.corrections, "backfills": args.backfills, "l2": args.l2,
-                  "chunk": args.chunk, "chunks": args.chunks}
+    predictions = pd.DataFrame(
+        {
+            "job_id": workload.job_id,
+            "run": workload.run,
+            "procs": workload.procs,
+            "requested": workload.requested,
+            **kept,
+        }
+    )
+    provenance = {
+        "command": "predict-grid",
+        "workload": args.workload,
+        "trace": args.trace,
+        "learning_rates": args.learning_rates,
+        "bases": args.bases,
+        "weightings": args.weightings,
+        "corrections": args.corrections,
+        "backfills": args.backfills,
+        "l2": args.l2,
+        "chunk": args.chunk,
+        "chunks": args.chunks,
+    }
     write_parquet(runs, args.runs, provenance)
     write_parquet(predictions, args.predictions, provenance)
     print(f"{args.runs}: {len(runs)} of {len(grid)} triples on {args.trace}")
@@ -118,20 +154,34 @@ def run_variants(args) -> int:
         runs, _ = evaluate_triples(workload, triples, args.l2)
         frames.append(runs.assign(trace=args.trace, variant=number))
     runs = pd.concat(frames, ignore_index=True)
-    write_parquet(runs, args.runs, {"command": "predict-variants", "variants_file": args.variants,
-                                    "select": args.select, "triples": triples.values.tolist(), "l2": args.l2})
+    write_parquet(
+        runs,
+        args.runs,
+        {
+            "command": "predict-variants",
+            "variants_file": args.variants,
+            "select": args.select,
+            "triples": triples.values.tolist(),
+            "l2": args.l2,
+        },
+    )
     print(f"{args.runs}: {len(triples)} triples on {len(frames)} variants of {args.trace}")
     return 0
 
 
 def run_tables(args) -> int:
     from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
+
     grid = pd.read_parquet(args.grid)
     selection = _read_selection(args.selection)
-    variant_runs = (read_all(args.variant_runs)
-                    if args.variant_runs else None)
-    tables = {"table1": table1(grid), "table6": table6(grid), "table7": selection,
-              "table8": table8(grid, selection), "correlations": correlations(grid)}
+    variant_runs = read_all(args.variant_runs) if args.variant_runs else None
+    tables = {
+        "table1": table1(grid),
+        "table6": table6(grid),
+        "table7": selection,
+        "table8": table8(grid, selection),
+        "correlations": correlations(grid),
+    }
     if variant_runs is not None:
         tables["variants"] = variant_table(variant_runs)
     outdir = Path(args.outdir)
@@ -147,6 +197,7 @@ def run_tables(args) -> int:
 def run_plot(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.prediction.figures import prediction_ecdf_figure
+
     predictions = pd.concat([pd.read_parquet(path) for path in args.predictions], axis=1)
     predictions = predictions.loc[:, ~predictions.columns.duplicated()]
     selection = _read_selection(args.selection).set_index("trace")
@@ -160,10 +211,17 @@ def run_plot(args) -> int:
 def run_correlations(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.prediction.figures import correlation_figure
+
     save(correlation_figure(pd.read_parquet(args.grid)), args.output)
     print(f"correlation figure of {args.grid}")
     return 0
 
 
-COMMANDS = {"predict-grid": run_grid, "predict-select": run_select, "predict-variants": run_variants,
-            "predict-tables": run_tables, "plot-predictions": run_plot, "plot-correlations": run_correlations}
+COMMANDS = {
+    "predict-grid": run_grid,
+    "predict-select": run_select,
+    "predict-variants": run_variants,
+    "predict-tables": run_tables,
+    "plot-predictions": run_plot,
+    "plot-correlations": run_correlations,
+}

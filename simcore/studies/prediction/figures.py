@@ -22,6 +22,7 @@ def prediction_ecdf_figure(predictions: pd.DataFrame, trace: str, eloss: str | N
     requested times, AVE2 and the E-Loss and squared-loss regressions (at the
     E-Loss's learning rate), all as used by the scheduler (incremental, SJBF)."""
     from simcore.studies.prediction.study import SQUARED_LOSS, regression_label
+
     curves = [("requested time", "requested"), ("AVE2", "ave2")]
     if eloss is not None:
         rate = float(eloss.rpartition("@")[2])
@@ -44,8 +45,9 @@ def prediction_ecdf_figure(predictions: pd.DataFrame, trace: str, eloss: str | N
         low, high = np.percentile(np.concatenate(plotted), [0.1, 99.9])
         axis.set_xscale("symlog", linthresh=100.0, linscale=1.0)
         axis.set_xlim(min(low, -100.0), max(high, 100.0))
-        axis.set_xticks([tick for tick in (-1e6, -1e4, -1e2, 0, 1e2, 1e4, 1e6)
-                         if min(low, -100.0) <= tick <= max(high, 100.0)])
+        axis.set_xticks(
+            [tick for tick in (-1e6, -1e4, -1e2, 0, 1e2, 1e4, 1e6) if min(low, -100.0) <= tick <= max(high, 100.0)]
+        )
         axis.xaxis.set_minor_formatter(NullFormatter())
         axis.axvline(0.0, color="grey", linewidth=0.6)
         axis.set_xlabel("prediction error: predicted − actual run time (s)")
@@ -64,6 +66,7 @@ def correlation_figure(grid: pd.DataFrame):
     """The triples' AVEbsld on every pair of traces, relative to EASY on each
     (the prediction paper's Figure 3), with Pearson's r per pair."""
     from simcore.studies.prediction.study import EASY, TRIPLE
+
     traces = list(dict.fromkeys(grid["trace"]))
     easy = grid[(grid[TRIPLE] == list(EASY)).all(axis=1)].set_index("trace")["avg_bsld"]
     relative = grid.assign(relative=grid["avg_bsld"] / grid["trace"].map(easy))
@@ -94,7 +97,7 @@ def correlation_figure(grid: pd.DataFrame):
         if len(pair) > 2:
             axis.set_title(f"Pearson r = {x.corr(y):.2f}")
         axis.grid(alpha=0.3)
-    for axis in axes.flat[len(pairs):]:
+    for axis in axes.flat[len(pairs) :]:
         axis.set_visible(False)
     axes.flat[0].legend(loc="upper left")
     figure.suptitle("Heuristic triples: AVEbsld relative to EASY, between traces")

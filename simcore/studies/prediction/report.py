@@ -6,17 +6,30 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simcore.reporting.published import (PREDICTION_CORRELATION, PREDICTION_TABLE1, PREDICTION_TABLE6,
-                               PREDICTION_TABLE6_COLUMNS, PREDICTION_TABLE7_CV, PREDICTION_TABLE8,
-                               PREDICTION_TRACE_NAMES)
+from simcore.reporting.published import (
+    PREDICTION_CORRELATION,
+    PREDICTION_TABLE1,
+    PREDICTION_TABLE6,
+    PREDICTION_TABLE6_COLUMNS,
+    PREDICTION_TABLE7_CV,
+    PREDICTION_TABLE8,
+    PREDICTION_TRACE_NAMES,
+)
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
 
 PAPER = "prediction-sc15"
 
 
 def _row(table, trace, column, published, ours):
-    return {"paper": PAPER, "table": table, "row": trace, "column": column, "published": float(published),
-            "ours": float(ours), "difference": float(ours) - float(published)}
+    return {
+        "paper": PAPER,
+        "table": table,
+        "row": trace,
+        "column": column,
+        "published": float(published),
+        "ours": float(ours),
+        "difference": float(ours) - float(published),
+    }
 
 
 def reproduction_rows(tables: dict) -> pd.DataFrame:
@@ -30,18 +43,25 @@ def reproduction_rows(tables: dict) -> pd.DataFrame:
             rows.append(_row("Table 6", ours["trace"], column, published, ours[column]))
     for _, ours in tables["table7"].iterrows():
         if ours["trace"] in PREDICTION_TABLE7_CV:
-            rows.append(_row("Table 7", ours["trace"], "cross-validated triple",
-                             PREDICTION_TABLE7_CV[ours["trace"]], ours["cv_avg_bsld"]))
+            rows.append(
+                _row(
+                    "Table 7",
+                    ours["trace"],
+                    "cross-validated triple",
+                    PREDICTION_TABLE7_CV[ours["trace"]],
+                    ours["cv_avg_bsld"],
+                )
+            )
     for _, ours in tables["table8"].iterrows():
         if ours["trace"] in PREDICTION_TRACE_NAMES and ours["technique"] in PREDICTION_TABLE8:
             mae, eloss = PREDICTION_TABLE8[ours["technique"]]
             rows.append(_row("Table 8", ours["trace"], f"{ours['technique']} MAE", mae, ours["mae"]))
-            rows.append(_row("Table 8", ours["trace"], f"{ours['technique']} mean E-Loss", eloss,
-                             ours["mean_eloss"]))
+            rows.append(_row("Table 8", ours["trace"], f"{ours['technique']} mean E-Loss", eloss, ours["mean_eloss"]))
     pearson = tables["correlations"]["pearson"].dropna()
     if len(pearson):
-        for column, published, ours in zip(("mean", "min", "max"), PREDICTION_CORRELATION,
-                                           (pearson.mean(), pearson.min(), pearson.max())):
+        for column, published, ours in zip(
+            ("mean", "min", "max"), PREDICTION_CORRELATION, (pearson.mean(), pearson.min(), pearson.max())
+        ):
             rows.append(_row("Section 6.3.2", "all trace pairs", f"Pearson {column}", published, ours))
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 
@@ -86,8 +106,10 @@ def prediction_markdown(tables: dict) -> str:
     ]
     for _, row in t1.iterrows():
         published = PREDICTION_TABLE1.get(row["trace"], (np.nan, np.nan))
-        lines.append(f"| {row['trace']} | {_fmt(published[0])} | {_fmt(row['easy'])} | {_fmt(published[1])} | "
-                     f"{_fmt(row['clairvoyant'])} ({row['decrease_pct']:.0f} %) |")
+        lines.append(
+            f"| {row['trace']} | {_fmt(published[0])} | {_fmt(row['easy'])} | {_fmt(published[1])} | "
+            f"{_fmt(row['clairvoyant'])} ({row['decrease_pct']:.0f} %) |"
+        )
     lines += [
         "",
         "### Table 6: every triple; for learned predictors, the best and worst",
@@ -102,16 +124,20 @@ def prediction_markdown(tables: dict) -> str:
     ]
     for _, row in t6.iterrows():
         published = PREDICTION_TABLE6.get(row["trace"])
-        cells = [f"{_fmt(published[i]) if published else '–'} / {_fmt(row[column])}"
-                 for i, column in enumerate(PREDICTION_TABLE6_COLUMNS)]
-        lines.append(f"| {row['trace']} | " + " | ".join(cells[:4]) + f" | {cells[4]} – {cells[5]} | "
-                     f"{cells[6]} – {cells[7]} |")
+        cells = [
+            f"{_fmt(published[i]) if published else '–'} / {_fmt(row[column])}"
+            for i, column in enumerate(PREDICTION_TABLE6_COLUMNS)
+        ]
+        lines.append(
+            f"| {row['trace']} | " + " | ".join(cells[:4]) + f" | {cells[4]} – {cells[5]} | {cells[6]} – {cells[7]} |"
+        )
     lines += [
         "",
         "### Table 7: the triple chosen by leave-one-trace-out cross-validation",
         "",
         "For each trace, the triple with the smallest sum of AVEbsld over the *other* traces of this study "
-        "(clairvoyant excluded) is evaluated on it; in parentheses, the change against EASY (the paper prints the reduction). "
+        "(clairvoyant excluded) is evaluated on it; in parentheses, the change against EASY "
+        "(the paper prints the reduction). "
         "*Hindsight* is the best triple on the trace itself, what the paper's artifact picked.",
         "",
         "| trace | C-V published | C-V ours | C-V triple (ours) | hindsight ours | EASY | EASY++ |",
@@ -123,7 +149,8 @@ def prediction_markdown(tables: dict) -> str:
             f"| {row['trace']} | {_fmt(PREDICTION_TABLE7_CV.get(row['trace'], np.nan))} | "
             f"{_change(row['cv_avg_bsld'], easy)} | {_triple(row, 'cv')} | "
             f"{_change(row['hindsight_avg_bsld'], easy)} | {_fmt(easy)} | "
-            f"{_change(row['easy_plus_plus_avg_bsld'], easy)} |")
+            f"{_change(row['easy_plus_plus_avg_bsld'], easy)} |"
+        )
     lines += [
         "",
         "### Table 8: prediction accuracy (seconds), incremental correction, EASY-SJBF",
@@ -138,30 +165,43 @@ def prediction_markdown(tables: dict) -> str:
         "|---|---|---|--:|--:|",
     ]
     for _, row in t8.iterrows():
-        lines.append(f"| {row['trace']} | {row['technique']} | `{row['predictor']}` | {_fmt(row['mae'], 0)} | "
-                     f"{row['mean_eloss']:.3g} |")
+        lines.append(
+            f"| {row['trace']} | {row['technique']} | `{row['predictor']}` | {_fmt(row['mae'], 0)} | "
+            f"{row['mean_eloss']:.3g} |"
+        )
     pearson = tables["correlations"]
     lines += ["", "### Correlation of triple performance between traces (Figure 3)", ""]
     if pearson["pearson"].notna().any():
         values = pearson["pearson"].dropna()
-        lines += [f"Pearson correlation of the triples' AVEbsld, over {len(values)} trace pairs: mean "
-                  f"{values.mean():.2f} (min {values.min():.2f}, max {values.max():.2f}); published: mean "
-                  f"{PREDICTION_CORRELATION[0]} (min {PREDICTION_CORRELATION[1]}, max {PREDICTION_CORRELATION[2]}).",
-                  "", "| trace | trace | triples | Pearson |", "|---|---|--:|--:|"]
-        lines += [f"| {r['trace_a']} | {r['trace_b']} | {r['triples']} | {r['pearson']:.2f} |"
-                  for _, r in pearson.iterrows()]
+        lines += [
+            f"Pearson correlation of the triples' AVEbsld, over {len(values)} trace pairs: mean "
+            f"{values.mean():.2f} (min {values.min():.2f}, max {values.max():.2f}); published: mean "
+            f"{PREDICTION_CORRELATION[0]} (min {PREDICTION_CORRELATION[1]}, max {PREDICTION_CORRELATION[2]}).",
+            "",
+            "| trace | trace | triples | Pearson |",
+            "|---|---|--:|--:|",
+        ]
+        lines += [
+            f"| {r['trace_a']} | {r['trace_b']} | {r['triples']} | {r['pearson']:.2f} |" for _, r in pearson.iterrows()
+        ]
     else:
         lines.append("Needs at least two traces.")
     if "variants" in tables:
         lines += [
-            "", "### On resampled variants", "",
+            "",
+            "### On resampled variants",
+            "",
             "Mean AVEbsld [10th, 90th percentile] over variants, and the mean reduction against EASY on the "
-            "same variant [10th, 90th percentile].", "",
-            "| trace | triple | variants | AVEbsld | reduction vs EASY (%) |", "|---|---|--:|--:|--:|"]
+            "same variant [10th, 90th percentile].",
+            "",
+            "| trace | triple | variants | AVEbsld | reduction vs EASY (%) |",
+            "|---|---|--:|--:|--:|",
+        ]
         for _, r in tables["variants"].iterrows():
             lines.append(
                 f"| {r['trace']} | `{r['predictor']}` + {r['correction']} + {r['backfill']} | {r['variants']} | "
                 f"{_fmt(r['avg_bsld_mean'])} [{_fmt(r['avg_bsld_p10'])}, {_fmt(r['avg_bsld_p90'])}] | "
-                f"{_fmt(r['reduction_mean'])} [{_fmt(r['reduction_p10'])}, {_fmt(r['reduction_p90'])}] |")
+                f"{_fmt(r['reduction_mean'])} [{_fmt(r['reduction_p10'])}, {_fmt(r['reduction_p90'])}] |"
+            )
     lines.append("")
     return "\n".join(lines)

@@ -20,8 +20,8 @@ from simcore.engine.simulation import simulate
 
 # The paper's two backfilling variants and the core's names for them.
 BACKFILL_VARIANTS = {"EASY": "queue", "SJBF": "SPF"}
-E_LOSS = ("linear", "squared", "large_area")           # equation (3)
-SQUARED_LOSS = ("squared", "squared", "constant")     # plain least squares
+E_LOSS = ("linear", "squared", "large_area")  # equation (3)
+SQUARED_LOSS = ("squared", "squared", "constant")  # plain least squares
 TRIPLE = ["predictor", "correction", "backfill"]
 # Predictors that never under-predict: no correction ever fires, so they are
 # run once per backfill variant (with the `request` correction).
@@ -42,7 +42,7 @@ def parse_regression(label: str) -> dict | None:
         options = dict(under=under, over=over, weighting=weighting, learning_rate=float(rate))
     except ValueError:
         raise ValueError(f"predictor {label!r}: expected reg:UNDER/OVER/WEIGHTING@LEARNING_RATE") from None
-    RegressionPredictor(**options)          # validates the names and the rate
+    RegressionPredictor(**options)  # validates the names and the rate
     return options
 
 
@@ -63,14 +63,20 @@ def make_estimate(label: str, l2: float):
     return RegressionPredictor(l2=l2, **options)
 
 
-def triple_grid(learning_rates, bases=REGRESSION_BASES, weightings=REGRESSION_WEIGHTINGS,
-                corrections=("request", "incremental", "doubling"), backfills=tuple(BACKFILL_VARIANTS)):
+def triple_grid(
+    learning_rates,
+    bases=REGRESSION_BASES,
+    weightings=REGRESSION_WEIGHTINGS,
+    corrections=("request", "incremental", "doubling"),
+    backfills=tuple(BACKFILL_VARIANTS),
+):
     """Every heuristic triple of the paper's campaign, one row each: the
     request and clairvoyant baselines, then AVE2 and the regressions (every
     under/over basis, weighting and learning rate) with every correction."""
     rows = [(p, "request", b) for p in EXACT_OR_UPPER for b in backfills]
-    learned = ["ave2"] + [regression_label(u, o, w, rate) for u, o, w, rate
-                          in itertools.product(bases, bases, weightings, learning_rates)]
+    learned = ["ave2"] + [
+        regression_label(u, o, w, rate) for u, o, w, rate in itertools.product(bases, bases, weightings, learning_rates)
+    ]
     rows += list(itertools.product(learned, corrections, backfills))
     return pd.DataFrame(rows, columns=TRIPLE)
 
@@ -81,9 +87,11 @@ def prediction_quality(estimates: np.ndarray, workload) -> dict:
     run = workload.run
     if len(run) == 0:
         return {"mae": 0.0, "mean_eloss": 0.0, "under_predicted": 0.0}
-    return {"mae": float(np.mean(np.abs(estimates - run))),
-            "mean_eloss": float(np.mean(losses(estimates, run, workload.procs, *E_LOSS))),
-            "under_predicted": float(np.mean(estimates < run))}
+    return {
+        "mae": float(np.mean(np.abs(estimates - run))),
+        "mean_eloss": float(np.mean(losses(estimates, run, workload.procs, *E_LOSS))),
+        "under_predicted": float(np.mean(estimates < run)),
+    }
 
 
 def evaluate_triples(workload, triples: pd.DataFrame, l2: float, keep_predictions=()):
@@ -92,14 +100,26 @@ def evaluate_triples(workload, triples: pd.DataFrame, l2: float, keep_prediction
     of the triples whose (predictor, correction, backfill) is in keep_predictions."""
     rows, kept = [], {}
     for predictor, correction, backfill in triples[TRIPLE].itertuples(index=False):
-        result = simulate(workload, order="FCFS", backfill=BACKFILL_VARIANTS[backfill],
-                          estimate=make_estimate(predictor, l2), correction=correction)
+        result = simulate(
+            workload,
+            order="FCFS",
+            backfill=BACKFILL_VARIANTS[backfill],
+            estimate=make_estimate(predictor, l2),
+            correction=correction,
+        )
         summary = result.summary()
         estimates = result.jobs["initial_estimate"]
-        rows.append({"predictor": predictor, "correction": correction, "backfill": backfill,
-                     "avg_bsld": summary["avg_bsld"], "avg_wait": summary["avg_wait"],
-                     "corrections": int(result.jobs["corrections"].sum()),
-                     **prediction_quality(estimates, workload)})
+        rows.append(
+            {
+                "predictor": predictor,
+                "correction": correction,
+                "backfill": backfill,
+                "avg_bsld": summary["avg_bsld"],
+                "avg_wait": summary["avg_wait"],
+                "corrections": int(result.jobs["corrections"].sum()),
+                **prediction_quality(estimates, workload),
+            }
+        )
         if (predictor, correction, backfill) in keep_predictions:
             kept[predictor] = estimates
     return pd.DataFrame(rows), kept
@@ -116,12 +136,12 @@ def figure_triples(learning_rates):
     """Triples whose per-job predictions are kept for Figures 4/5 and Table 8:
     AVE2 and the E-Loss and squared-loss regressions, with the paper's
     selected correction and variant (incremental, EASY-SJBF)."""
-    labels = ["ave2"] + [regression_label(*loss, rate) for loss in (E_LOSS, SQUARED_LOSS)
-                         for rate in learning_rates]
+    labels = ["ave2"] + [regression_label(*loss, rate) for loss in (E_LOSS, SQUARED_LOSS) for rate in learning_rates]
     return {(label, "incremental", "SJBF") for label in labels}
 
 
 # -- selection -----------------------------------------------------------------
+
 
 def _key(row) -> tuple:
     return tuple(row[c] for c in TRIPLE)
@@ -138,7 +158,7 @@ def loto_best(grid: pd.DataFrame, trace: str, candidates: pd.DataFrame | None = 
         return None
     n_traces = others["trace"].nunique()
     totals = others.groupby(TRIPLE, sort=False).agg(total=("avg_bsld", "sum"), traces=("trace", "nunique"))
-    totals = totals[totals["traces"] == n_traces]       # only triples run on every other trace
+    totals = totals[totals["traces"] == n_traces]  # only triples run on every other trace
     return totals["total"].idxmin()
 
 
@@ -156,8 +176,12 @@ def selection_table(grid: pd.DataFrame, default_learning_rate: float) -> pd.Data
     hindsight on the trace itself (what the paper's artifact reported), EASY,
     EASY++ and the E-Loss triple (incremental, SJBF) whose learning rate is
     chosen on the other traces (the default rate when there are none)."""
-    eloss_candidates = grid.loc[(grid["predictor"].map(loss_of) == E_LOSS) & (grid["correction"] == "incremental")
-                                & (grid["backfill"] == "SJBF"), TRIPLE]
+    eloss_candidates = grid.loc[
+        (grid["predictor"].map(loss_of) == E_LOSS)
+        & (grid["correction"] == "incremental")
+        & (grid["backfill"] == "SJBF"),
+        TRIPLE,
+    ]
     rows = []
     for trace in dict.fromkeys(grid["trace"]):
         own = grid[(grid["trace"] == trace) & (grid["predictor"] != "clairvoyant")]
@@ -181,8 +205,13 @@ def variant_triples(selection_row: dict | None, default_learning_rate: float) ->
     """What runs on the resampled variants of a trace: EASY, EASY-SJBF with
     requests, clairvoyant EASY and EASY-SJBF, EASY++, the E-Loss triple and
     the cross-validated triple (when there is one)."""
-    rows = [EASY, ("request", "request", "SJBF"), ("clairvoyant", "request", "EASY"),
-            ("clairvoyant", "request", "SJBF"), EASY_PLUS_PLUS]
+    rows = [
+        EASY,
+        ("request", "request", "SJBF"),
+        ("clairvoyant", "request", "EASY"),
+        ("clairvoyant", "request", "SJBF"),
+        EASY_PLUS_PLUS,
+    ]
     if selection_row is None:
         rows.append((regression_label(*E_LOSS, default_learning_rate), "incremental", "SJBF"))
     else:
@@ -195,6 +224,7 @@ def variant_triples(selection_row: dict | None, default_learning_rate: float) ->
 
 # -- tables ----------------------------------------------------------------------
 
+
 def _reduction(new, base):
     return 100.0 * (1.0 - new / base)
 
@@ -205,8 +235,9 @@ def table1(grid: pd.DataFrame) -> pd.DataFrame:
     for trace in dict.fromkeys(grid["trace"]):
         easy = _value(grid, trace, EASY)
         clairvoyant = _value(grid, trace, ("clairvoyant", "request", "EASY"))
-        rows.append({"trace": trace, "easy": easy, "clairvoyant": clairvoyant,
-                     "decrease_pct": _reduction(clairvoyant, easy)})
+        rows.append(
+            {"trace": trace, "easy": easy, "clairvoyant": clairvoyant, "decrease_pct": _reduction(clairvoyant, easy)}
+        )
     return pd.DataFrame(rows)
 
 
@@ -215,11 +246,13 @@ def table6(grid: pd.DataFrame) -> pd.DataFrame:
     of the learned predictors (AVE2 and regressions) per backfill variant."""
     rows = []
     for trace in dict.fromkeys(grid["trace"]):
-        row = {"trace": trace,
-               "clairvoyant_easy": _value(grid, trace, ("clairvoyant", "request", "EASY")),
-               "clairvoyant_sjbf": _value(grid, trace, ("clairvoyant", "request", "SJBF")),
-               "easy": _value(grid, trace, EASY),
-               "easy_plus_plus": _value(grid, trace, EASY_PLUS_PLUS)}
+        row = {
+            "trace": trace,
+            "clairvoyant_easy": _value(grid, trace, ("clairvoyant", "request", "EASY")),
+            "clairvoyant_sjbf": _value(grid, trace, ("clairvoyant", "request", "SJBF")),
+            "easy": _value(grid, trace, EASY),
+            "easy_plus_plus": _value(grid, trace, EASY_PLUS_PLUS),
+        }
         learned = grid[(grid["trace"] == trace) & ~grid["predictor"].isin(EXACT_OR_UPPER)]
         for backfill in BACKFILL_VARIANTS:
             values = learned.loc[learned["backfill"] == backfill, "avg_bsld"]
@@ -237,16 +270,29 @@ def table8(grid: pd.DataFrame, selection: pd.DataFrame) -> pd.DataFrame:
     for _, chosen in selection.iterrows():
         trace = chosen["trace"]
         rate = parse_regression(chosen["eloss_predictor"])["learning_rate"]
-        techniques = (("requested time", "request", "request"), ("AVE2", "ave2", "incremental"),
-                      ("E-Loss learning", chosen["eloss_predictor"], "incremental"),
-                      ("squared-loss learning", regression_label(*SQUARED_LOSS, rate), "incremental"))
+        techniques = (
+            ("requested time", "request", "request"),
+            ("AVE2", "ave2", "incremental"),
+            ("E-Loss learning", chosen["eloss_predictor"], "incremental"),
+            ("squared-loss learning", regression_label(*SQUARED_LOSS, rate), "incremental"),
+        )
         for name, predictor, correction in techniques:
-            match = grid[(grid["trace"] == trace) & (grid["predictor"] == predictor)
-                         & (grid["correction"] == correction) & (grid["backfill"] == "SJBF")]
+            match = grid[
+                (grid["trace"] == trace)
+                & (grid["predictor"] == predictor)
+                & (grid["correction"] == correction)
+                & (grid["backfill"] == "SJBF")
+            ]
             if len(match):
-                rows.append({"trace": trace, "technique": name, "predictor": predictor,
-                             "mae": float(match["mae"].iloc[0]),
-                             "mean_eloss": float(match["mean_eloss"].iloc[0])})
+                rows.append(
+                    {
+                        "trace": trace,
+                        "technique": name,
+                        "predictor": predictor,
+                        "mae": float(match["mae"].iloc[0]),
+                        "mean_eloss": float(match["mean_eloss"].iloc[0]),
+                    }
+                )
     return pd.DataFrame(rows, columns=["trace", "technique", "predictor", "mae", "mean_eloss"])
 
 
@@ -258,8 +304,14 @@ def correlations(grid: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for a, b in itertools.combinations(traces, 2):
         pair = wide[[a, b]].dropna()
-        rows.append({"trace_a": a, "trace_b": b, "triples": len(pair),
-                     "pearson": float(pair[a].corr(pair[b])) if len(pair) > 2 else np.nan})
+        rows.append(
+            {
+                "trace_a": a,
+                "trace_b": b,
+                "triples": len(pair),
+                "pearson": float(pair[a].corr(pair[b])) if len(pair) > 2 else np.nan,
+            }
+        )
     return pd.DataFrame(rows, columns=["trace_a", "trace_b", "triples", "pearson"])
 
 
@@ -267,11 +319,15 @@ def variant_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Per trace and triple over the resampled variants: AVEbsld mean and
     10th/90th percentiles, and the reduction against EASY on the same variant."""
     easy = runs[(runs[TRIPLE] == list(EASY)).all(axis=1)].set_index(["trace", "variant"])["avg_bsld"]
-    runs = runs.assign(reduction_pct=_reduction(
-        runs["avg_bsld"].to_numpy(), easy.reindex(pd.MultiIndex.from_frame(runs[["trace", "variant"]])).to_numpy()))
+    runs = runs.assign(
+        reduction_pct=_reduction(
+            runs["avg_bsld"].to_numpy(), easy.reindex(pd.MultiIndex.from_frame(runs[["trace", "variant"]])).to_numpy()
+        )
+    )
     grouped = runs.groupby(["trace", *TRIPLE], sort=False)
-    table = grouped.agg(variants=("variant", "nunique"), avg_bsld_mean=("avg_bsld", "mean"),
-                        reduction_mean=("reduction_pct", "mean"))
+    table = grouped.agg(
+        variants=("variant", "nunique"), avg_bsld_mean=("avg_bsld", "mean"), reduction_mean=("reduction_pct", "mean")
+    )
     for q in (10, 90):
         table[f"avg_bsld_p{q}"] = grouped["avg_bsld"].quantile(q / 100)
         table[f"reduction_p{q}"] = grouped["reduction_pct"].quantile(q / 100)

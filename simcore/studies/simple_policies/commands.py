@@ -7,39 +7,68 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore.workloads.commands import positive_float
-from simcore.workloads.files import read_all, read_provenance, read_variants, read_workload, write_csv, write_parquet, write_text
-from simcore.workloads.resample import WEEK
-from simcore.studies.simple_policies.study import (gains_table, premature, study_variant, summary_table, threshold_for,
-                                     weekly_curves)
-from simcore.studies.simple_policies.report import reproduction_rows, simple_policies_markdown
 from simcore.engine.simulation import BACKFILLS, ORDERS
-
-
+from simcore.studies.simple_policies.report import reproduction_rows, simple_policies_markdown
+from simcore.studies.simple_policies.study import (
+    gains_table,
+    premature,
+    study_variant,
+    summary_table,
+    threshold_for,
+    weekly_curves,
+)
+from simcore.workloads.commands import positive_float
+from simcore.workloads.files import (
+    read_all,
+    read_provenance,
+    read_variants,
+    read_workload,
+    write_csv,
+    write_parquet,
+    write_text,
+)
+from simcore.workloads.resample import WEEK
 
 
 def add_commands(commands) -> None:
     sweep = commands.add_parser("simple-sweep", help="simple policies with a threshold on a range of variants")
     sweep.add_argument("variants", metavar="VARIANTS.parquet")
-    sweep.add_argument("--trace-workload", required=True, metavar="TRACE.parquet",
-                       help="the filtered trace, whose largest request sets the threshold")
+    sweep.add_argument(
+        "--trace-workload",
+        required=True,
+        metavar="TRACE.parquet",
+        help="the filtered trace, whose largest request sets the threshold",
+    )
     sweep.add_argument("--trace", required=True, help="trace name written into the rows")
     sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
     sweep.add_argument("--orders", nargs="+", choices=ORDERS, default=["FCFS", "SPF", "SQF", "SAF"])
-    sweep.add_argument("--threshold-factor", type=positive_float, default=3.0,
-                       help="threshold = factor x the trace's largest requested time (default 3)")
+    sweep.add_argument(
+        "--threshold-factor",
+        type=positive_float,
+        default=3.0,
+        help="threshold = factor x the trace's largest requested time (default 3)",
+    )
     sweep.add_argument("--backfill", choices=BACKFILLS, default="queue")
     sweep.add_argument("--runs", required=True, metavar="RUNS.parquet")
     sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet")
-    sweep.add_argument("--delayed", required=True, metavar="DELAYED.parquet",
-                       help="the 100 jobs of highest slowdown per variant and order")
+    sweep.add_argument(
+        "--delayed",
+        required=True,
+        metavar="DELAYED.parquet",
+        help="the 100 jobs of highest slowdown per variant and order",
+    )
 
     aggregate = commands.add_parser("simple-aggregate", help="tables of the simple-policies study")
     aggregate.add_argument("--runs", nargs="+", required=True)
     aggregate.add_argument("--weekly", nargs="+", required=True)
     aggregate.add_argument("--delayed", nargs="+", required=True)
-    aggregate.add_argument("--traces", nargs="+", required=True, metavar="TRACE.parquet",
-                           help="the filtered traces (for the share of premature jobs)")
+    aggregate.add_argument(
+        "--traces",
+        nargs="+",
+        required=True,
+        metavar="TRACE.parquet",
+        help="the filtered traces (for the share of premature jobs)",
+    )
     aggregate.add_argument("--threshold-factor", type=positive_float, default=3.0, help="as given to simple-sweep")
     aggregate.add_argument("--outdir", required=True, help="directory of the tables")
     aggregate.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
@@ -51,8 +80,6 @@ def add_commands(commands) -> None:
     plot.add_argument("--trace", help="only this trace's Figure 4.1 (default: the three summary figures)")
 
 
-
-
 def run_sweep(args) -> int:
     threshold = threshold_for(read_workload(args.trace_workload), args.threshold_factor)
     first, _, stop = args.select.partition(":")
@@ -62,22 +89,33 @@ def run_sweep(args) -> int:
         span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
         for parts, frame in zip(collected, study_variant(workload, args.orders, threshold, args.backfill, span)):
             parts.append(frame.assign(trace=args.trace, variant=number))
-    provenance = {"command": "simple-sweep", "variants_file": args.variants, "select": args.select,
-                  "orders": args.orders, "threshold": threshold, "threshold_factor": args.threshold_factor,
-                  "backfill": args.backfill}
+    provenance = {
+        "command": "simple-sweep",
+        "variants_file": args.variants,
+        "select": args.select,
+        "orders": args.orders,
+        "threshold": threshold,
+        "threshold_factor": args.threshold_factor,
+        "backfill": args.backfill,
+    }
     for parts, path in zip(collected, (args.runs, args.weekly, args.delayed)):
         write_parquet(pd.concat(parts, ignore_index=True), path, provenance)
-    print(f"{args.runs}: {len(args.orders)} orders on {len(collected[0])} variants "
-          f"of {args.trace}, threshold {threshold:.0f} s")
+    print(
+        f"{args.runs}: {len(args.orders)} orders on {len(collected[0])} variants "
+        f"of {args.trace}, threshold {threshold:.0f} s"
+    )
     return 0
 
 
 def run_aggregate(args) -> int:
     runs, weekly, delayed = (read_all(paths) for paths in (args.runs, args.weekly, args.delayed))
     outdir = Path(args.outdir)
-    premature_share = pd.DataFrame([
-        {"trace": Path(path).stem, "jobs": len(w), "premature_pct": 100.0 * float(premature(w).mean())}
-        for path, w in ((path, read_workload(path)) for path in args.traces)])
+    premature_share = pd.DataFrame(
+        [
+            {"trace": Path(path).stem, "jobs": len(w), "premature_pct": 100.0 * float(premature(w).mean())}
+            for path, w in ((path, read_workload(path)) for path in args.traces)
+        ]
+    )
     provenance = {"command": "simple-aggregate", "inputs": args.runs + args.weekly + args.delayed}
     write_parquet(runs, outdir / "runs.parquet", provenance)
     write_parquet(weekly_curves(weekly), outdir / "curves.parquet", provenance)
@@ -95,20 +133,30 @@ def run_aggregate(args) -> int:
 def run_plot(args) -> int:
 
     from simcore.reporting.figures import save
-    from simcore.studies.simple_policies.figures import simple_backfilled_figure, simple_categories_figure, simple_delayed_figure, simple_objectives_figure
+    from simcore.studies.simple_policies.figures import (
+        simple_backfilled_figure,
+        simple_categories_figure,
+        simple_delayed_figure,
+        simple_objectives_figure,
+    )
+
     tables, outdir = Path(args.tables), Path(args.outdir)
     if args.trace:
         curves = pd.read_parquet(tables / "curves.parquet")
         part = curves[curves["trace"] == args.trace]
         if part.empty:
             raise ValueError(f"{tables / 'curves.parquet'}: no trace {args.trace!r}")
-        save(simple_objectives_figure(part, args.trace),
-             [outdir / f"{args.trace}.objectives.{ext}" for ext in ("png", "pdf")])
+        save(
+            simple_objectives_figure(part, args.trace),
+            [outdir / f"{args.trace}.objectives.{ext}" for ext in ("png", "pdf")],
+        )
         print(f"{outdir}: Figure 4.1 of {args.trace}")
         return 0
-    figures = {"delayed": simple_delayed_figure(pd.read_parquet(tables / "delayed.parquet")),
-               "categories": simple_categories_figure(pd.read_csv(tables / "summary.csv")),
-               "backfilled": simple_backfilled_figure(pd.read_parquet(tables / "runs.parquet"))}
+    figures = {
+        "delayed": simple_delayed_figure(pd.read_parquet(tables / "delayed.parquet")),
+        "categories": simple_categories_figure(pd.read_csv(tables / "summary.csv")),
+        "backfilled": simple_backfilled_figure(pd.read_parquet(tables / "runs.parquet")),
+    }
     for name, figure in figures.items():
         save(figure, [outdir / f"{name}.{ext}" for ext in ("png", "pdf")])
     print(f"{outdir}: summary figures")

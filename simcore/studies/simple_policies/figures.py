@@ -7,12 +7,14 @@ import pandas as pd
 
 from simcore.reporting.figures import plt
 
-
 SIMPLE_COLOURS = {"FCFS": "black", "SPF": "tab:blue", "SQF": "tab:green", "SAF": "tab:red"}
 
 
-OBJECTIVE_LABELS = {"bsld": "average bounded slowdown", "wait": "average waiting time (h)",
-                    "ppbsld": "average pp-bounded slowdown"}
+OBJECTIVE_LABELS = {
+    "bsld": "average bounded slowdown",
+    "wait": "average waiting time (h)",
+    "ppbsld": "average pp-bounded slowdown",
+}
 
 
 def _simple_colour(order: str) -> str:
@@ -29,8 +31,9 @@ def simple_objectives_figure(curves: pd.DataFrame, trace: str):
             colour = _simple_colour(order)
             axis.plot(part["week"], part[f"{objective}_mean"] * scale, color=colour, label=order)
             for band in ("p10", "p90"):
-                axis.plot(part["week"], part[f"{objective}_{band}"] * scale, color=colour, linestyle="--",
-                          linewidth=0.6)
+                axis.plot(
+                    part["week"], part[f"{objective}_{band}"] * scale, color=colour, linestyle="--", linewidth=0.6
+                )
         axis.set_xlabel("week")
         axis.set_ylabel(OBJECTIVE_LABELS[objective])
         axis.grid(alpha=0.3)
@@ -46,8 +49,9 @@ def _per_trace_boxes(frame: pd.DataFrame, column: str, ylabel: str, title: str, 
     for axis, trace in zip(axes.flat, traces):
         part = frame[frame["trace"] == trace]
         orders = list(dict.fromkeys(part["order"]))
-        boxes = axis.boxplot([part.loc[part["order"] == order, column] for order in orders], showfliers=False,
-                             patch_artist=True)
+        boxes = axis.boxplot(
+            [part.loc[part["order"] == order, column] for order in orders], showfliers=False, patch_artist=True
+        )
         for patch, order in zip(boxes["boxes"], orders):
             patch.set_facecolor(_simple_colour(order))
             patch.set_alpha(0.35)
@@ -64,8 +68,9 @@ def _per_trace_boxes(frame: pd.DataFrame, column: str, ylabel: str, title: str, 
 
 def simple_delayed_figure(delayed: pd.DataFrame):
     """The thesis's Figure 4.2: processors of the 100 jobs of highest slowdown."""
-    return _per_trace_boxes(delayed, "procs", "processors", "Processors of the 100 most delayed jobs per variant",
-                            log=True)
+    return _per_trace_boxes(
+        delayed, "procs", "processors", "Processors of the 100 most delayed jobs per variant", log=True
+    )
 
 
 def simple_backfilled_figure(runs: pd.DataFrame):
@@ -76,6 +81,7 @@ def simple_backfilled_figure(runs: pd.DataFrame):
 def simple_categories_figure(summary: pd.DataFrame):
     """The thesis's Figure 4.3: mean number of jobs per slowdown category."""
     from simcore.studies.simple_policies.study import CATEGORIES
+
     traces = list(dict.fromkeys(summary["trace"]))
     figure, axes = plt.subplots(1, len(traces), figsize=(2.6 * len(traces), 2.8), squeeze=False)
     for axis, trace in zip(axes.flat, traces):
@@ -83,8 +89,13 @@ def simple_categories_figure(summary: pd.DataFrame):
         width = 0.8 / max(len(part), 1)
         for k, (_, row) in enumerate(part.iterrows()):
             positions = np.arange(len(CATEGORIES)) + (k - (len(part) - 1) / 2) * width
-            axis.bar(positions, [row[f"bsld_{c}_mean"] for c in CATEGORIES], width, label=row["order"],
-                     color=_simple_colour(row["order"]))
+            axis.bar(
+                positions,
+                [row[f"bsld_{c}_mean"] for c in CATEGORIES],
+                width,
+                label=row["order"],
+                color=_simple_colour(row["order"]),
+            )
         axis.set_xticks(range(len(CATEGORIES)), CATEGORIES)
         axis.set_yscale("log")
         axis.set_xlabel("bounded slowdown")

@@ -12,16 +12,28 @@ PAPER = "thesis-ch4"
 
 
 def _row(table, row, column, published, ours):
-    return {"paper": PAPER, "table": table, "row": row, "column": column, "published": float(published),
-            "ours": float(ours), "difference": float(ours) - float(published)}
+    return {
+        "paper": PAPER,
+        "table": table,
+        "row": row,
+        "column": column,
+        "published": float(published),
+        "ours": float(ours),
+        "difference": float(ours) - float(published),
+    }
 
 
 def reproduction_rows(premature: pd.DataFrame, summary: pd.DataFrame, gains: pd.DataFrame) -> pd.DataFrame:
-    rows = [_row("Table 4.3", r["trace"], "premature jobs (%)", THESIS_TABLE43[r["trace"]], r["premature_pct"])
-            for _, r in premature.iterrows() if r["trace"] in THESIS_TABLE43]
-    rows += [_row("Table 4.4", r["trace"], r["order"], THESIS_TABLE44[r["order"]][r["trace"]],
-                  r["premature_ratio_mean"])
-             for _, r in summary.iterrows() if r["trace"] in THESIS_TABLE44.get(r["order"], {})]
+    rows = [
+        _row("Table 4.3", r["trace"], "premature jobs (%)", THESIS_TABLE43[r["trace"]], r["premature_pct"])
+        for _, r in premature.iterrows()
+        if r["trace"] in THESIS_TABLE43
+    ]
+    rows += [
+        _row("Table 4.4", r["trace"], r["order"], THESIS_TABLE44[r["order"]][r["trace"]], r["premature_ratio_mean"])
+        for _, r in summary.iterrows()
+        if r["trace"] in THESIS_TABLE44.get(r["order"], {})
+    ]
     saf = gains[gains["order"] == "SAF"]
     if len(saf) and set(saf["trace"]) & set(THESIS_TABLE43):
         best = -saf.loc[saf["trace"].isin(list(THESIS_TABLE43)), "change_bsld_mean"].min()
@@ -30,12 +42,12 @@ def reproduction_rows(premature: pd.DataFrame, summary: pd.DataFrame, gains: pd.
 
 
 def _band(row, column, digits=1) -> str:
-    return (f"{row[f'{column}_mean']:.{digits}f} [{row[f'{column}_p10']:.{digits}f}, "
-            f"{row[f'{column}_p90']:.{digits}f}]")
+    return f"{row[f'{column}_mean']:.{digits}f} [{row[f'{column}_p10']:.{digits}f}, {row[f'{column}_p90']:.{digits}f}]"
 
 
-def simple_policies_markdown(premature: pd.DataFrame, summary: pd.DataFrame, gains: pd.DataFrame,
-                             threshold_factor: float) -> str:
+def simple_policies_markdown(
+    premature: pd.DataFrame, summary: pd.DataFrame, gains: pd.DataFrame, threshold_factor: float
+) -> str:
     lines = [
         "## Thesis, chapter 4: simple policies beyond EASY-FCFS",
         "",
@@ -51,31 +63,57 @@ def simple_policies_markdown(premature: pd.DataFrame, summary: pd.DataFrame, gai
         "|---|---|--:|--:|--:|",
     ]
     for _, r in gains.iterrows():
-        lines.append(f"| {r['trace']} | {r['order']} | {_band(r, 'change_bsld')} | {_band(r, 'change_wait')} | "
-                     f"{_band(r, 'change_ppbsld')} |")
+        lines.append(
+            f"| {r['trace']} | {r['order']} | {_band(r, 'change_bsld')} | {_band(r, 'change_wait')} | "
+            f"{_band(r, 'change_ppbsld')} |"
+        )
     best = reproduction_rows(premature, summary, gains)
     headline = best[best["table"] == "Section 4.3"]
     if len(headline):
-        lines += ["", f"Best SAF AVEbsld gain over FCFS among the thesis's traces: "
-                      f"{headline['ours'].iloc[0]:.1f} % (thesis: up to {THESIS_SAF_BEST_GAIN} %)."]
-    lines += ["", "### Table 4.3: premature jobs (request ≥ 100 × run), % of the trace's jobs", "",
-              "| trace | thesis | ours |", "|---|--:|--:|"]
+        lines += [
+            "",
+            f"Best SAF AVEbsld gain over FCFS among the thesis's traces: "
+            f"{headline['ours'].iloc[0]:.1f} % (thesis: up to {THESIS_SAF_BEST_GAIN} %).",
+        ]
+    lines += [
+        "",
+        "### Table 4.3: premature jobs (request ≥ 100 × run), % of the trace's jobs",
+        "",
+        "| trace | thesis | ours |",
+        "|---|--:|--:|",
+    ]
     for _, r in premature.iterrows():
         published = THESIS_TABLE43.get(r["trace"])
         lines.append(f"| {r['trace']} | {'–' if published is None else published} | {r['premature_pct']:.1f} |")
-    lines += ["", "### Table 4.4: average slowdown of premature jobs / of standard jobs", "",
-              "Each cell: thesis / ours (mean over variants).", ""]
+    lines += [
+        "",
+        "### Table 4.4: average slowdown of premature jobs / of standard jobs",
+        "",
+        "Each cell: thesis / ours (mean over variants).",
+        "",
+    ]
     traces = list(dict.fromkeys(summary["trace"]))
     lines += ["| order | " + " | ".join(traces) + " |", "|---|" + "--:|" * len(traces)]
     for order, block in summary.groupby("order", sort=False):
         cells = block.set_index("trace")["premature_ratio_mean"]
         published = THESIS_TABLE44.get(order, {})
-        lines.append(f"| {order} | " + " | ".join(
-            f"{published.get(t, '–')} / {cells.get(t, float('nan')):.2f}" for t in traces) + " |")
-    lines += ["", "### Backfilled jobs and slowdown categories (Figures 4.3, 4.4)", "",
-              "| trace | order | backfilled | bsld = 1 | 1–10 | 10–100 | ≥ 100 |", "|---|---|--:|--:|--:|--:|--:|"]
+        lines.append(
+            f"| {order} | "
+            + " | ".join(f"{published.get(t, '–')} / {cells.get(t, float('nan')):.2f}" for t in traces)
+            + " |"
+        )
+    lines += [
+        "",
+        "### Backfilled jobs and slowdown categories (Figures 4.3, 4.4)",
+        "",
+        "| trace | order | backfilled | bsld = 1 | 1–10 | 10–100 | ≥ 100 |",
+        "|---|---|--:|--:|--:|--:|--:|",
+    ]
     for _, r in summary.iterrows():
-        lines.append(f"| {r['trace']} | {r['order']} | {_band(r, 'backfilled', 0)} | "
-                     + " | ".join(f"{r[f'bsld_{c}_mean']:.0f}" for c in ("1", "1-10", "10-100", "100+")) + " |")
+        lines.append(
+            f"| {r['trace']} | {r['order']} | {_band(r, 'backfilled', 0)} | "
+            + " | ".join(f"{r[f'bsld_{c}_mean']:.0f}" for c in ("1", "1-10", "10-100", "100+"))
+            + " |"
+        )
     lines.append("")
     return "\n".join(lines)

@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 
 from simcore.engine.metrics import job_metrics
-from simcore.workloads.resample import WEEK
 from simcore.engine.simulation import simulate
+from simcore.workloads.resample import WEEK
 
 OBJECTIVES = ("wait", "bsld", "ppbsld")
 # Slowdown categories of the thesis's Figure 4.3: exactly 1, (1, 10), [10, 100), >= 100.
 CATEGORIES = ("1", "1-10", "10-100", "100+")
-PREMATURE_FACTOR = 100.0        # a job is premature when its request is >= 100 x its run
+PREMATURE_FACTOR = 100.0  # a job is premature when its request is >= 100 x its run
 TOP_DELAYED = 100
 
 
@@ -36,8 +36,12 @@ def threshold_for(workload, factor: float) -> float:
 
 
 def slowdown_categories(bsld: np.ndarray) -> dict:
-    return {"1": int(np.sum(bsld == 1.0)), "1-10": int(np.sum((bsld > 1.0) & (bsld < 10.0))),
-            "10-100": int(np.sum((bsld >= 10.0) & (bsld < 100.0))), "100+": int(np.sum(bsld >= 100.0))}
+    return {
+        "1": int(np.sum(bsld == 1.0)),
+        "1-10": int(np.sum((bsld > 1.0) & (bsld < 10.0))),
+        "10-100": int(np.sum((bsld >= 10.0) & (bsld < 100.0))),
+        "100+": int(np.sum(bsld >= 100.0)),
+    }
 
 
 def weekly_cumulative_means(end: np.ndarray, values: dict, weeks: int) -> dict:
@@ -46,8 +50,10 @@ def weekly_cumulative_means(end: np.ndarray, values: dict, weeks: int) -> dict:
     week_of_end = np.minimum(np.floor(end / WEEK).astype(np.int64), weeks - 1)
     finished = np.cumsum(np.bincount(week_of_end, minlength=weeks)[:weeks])
     with np.errstate(invalid="ignore", divide="ignore"):
-        return {name: np.cumsum(np.bincount(week_of_end, weights=column, minlength=weeks)[:weeks]) / finished
-                for name, column in values.items()}
+        return {
+            name: np.cumsum(np.bincount(week_of_end, weights=column, minlength=weeks)[:weeks]) / finished
+            for name, column in values.items()
+        }
 
 
 def study_variant(workload, orders, threshold: float, backfill: str, weeks: int):
@@ -59,18 +65,26 @@ def study_variant(workload, orders, threshold: float, backfill: str, weeks: int)
         metrics = job_metrics(workload, result.start)
         bsld = metrics["bsld"]
         standard = bsld[~is_premature].mean() if (~is_premature).any() else np.nan
-        runs.append({"order": order, "jobs": len(workload),
-                     **{f"avg_{name}": float(metrics[name].mean()) for name in OBJECTIVES},
-                     **{f"max_{name}": float(metrics[name].max()) for name in OBJECTIVES},
-                     "backfilled": int(result.jobs["backfilled"].sum()),
-                     "premature_jobs": int(is_premature.sum()),
-                     "premature_ratio": float(bsld[is_premature].mean() / standard) if is_premature.any() else np.nan,
-                     **{f"bsld_{name}": count for name, count in slowdown_categories(bsld).items()}})
+        runs.append(
+            {
+                "order": order,
+                "jobs": len(workload),
+                **{f"avg_{name}": float(metrics[name].mean()) for name in OBJECTIVES},
+                **{f"max_{name}": float(metrics[name].max()) for name in OBJECTIVES},
+                "backfilled": int(result.jobs["backfilled"].sum()),
+                "premature_jobs": int(is_premature.sum()),
+                "premature_ratio": float(bsld[is_premature].mean() / standard) if is_premature.any() else np.nan,
+                **{f"bsld_{name}": count for name, count in slowdown_categories(bsld).items()},
+            }
+        )
         curves = weekly_cumulative_means(result.jobs["end"], {name: metrics[name] for name in OBJECTIVES}, weeks)
         weekly.append(pd.DataFrame({"order": order, "week": np.arange(1, weeks + 1), **curves}))
         top = np.argsort(-bsld, kind="stable")[:TOP_DELAYED]
-        delayed.append(pd.DataFrame({"order": order, "rank": np.arange(1, len(top) + 1),
-                                     "procs": workload.procs[top], "bsld": bsld[top]}))
+        delayed.append(
+            pd.DataFrame(
+                {"order": order, "rank": np.arange(1, len(top) + 1), "procs": workload.procs[top], "bsld": bsld[top]}
+            )
+        )
     return pd.DataFrame(runs), pd.concat(weekly, ignore_index=True), pd.concat(delayed, ignore_index=True)
 
 
@@ -97,8 +111,11 @@ def gains_table(runs: pd.DataFrame) -> pd.DataFrame:
 def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
     """Per trace and order over variants: averages, backfilled jobs, premature
     ratio (Table 4.4) and the jobs per slowdown category (Figure 4.3)."""
-    columns = ([f"avg_{name}" for name in OBJECTIVES] + ["backfilled", "premature_ratio"]
-               + [f"bsld_{name}" for name in CATEGORIES])
+    columns = (
+        [f"avg_{name}" for name in OBJECTIVES]
+        + ["backfilled", "premature_ratio"]
+        + [f"bsld_{name}" for name in CATEGORIES]
+    )
     return _bands(runs, ["trace", "order"], columns)
 
 

@@ -21,17 +21,30 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import COMMON, make_workload, workloads
 
 import simcore
-from simcore.studies.bandit.learners import (DAY, EXP3, LEARNERS, UCB1, WEEK, EpsilonGreedy, Feedback,
-                              FullFeedback, Learner, NoisyFeedback, RandomLearner,
-                              SlidingWindowUCB, run_learner)
-from strategies import COMMON, make_workload, workloads
+from simcore.studies.bandit.learners import (
+    DAY,
+    EXP3,
+    LEARNERS,
+    UCB1,
+    WEEK,
+    EpsilonGreedy,
+    Feedback,
+    FullFeedback,
+    Learner,
+    NoisyFeedback,
+    RandomLearner,
+    SlidingWindowUCB,
+    run_learner,
+)
 
 ORDERS = simcore.BANDIT_ORDERS
 
 
 # ---------------------------------------------------------------- helpers ---
+
 
 def rng(seed=0):
     return np.random.default_rng(seed)
@@ -46,15 +59,20 @@ def random_workload(seed, n=60, m=8, span=10000.0):
     g = np.random.default_rng(seed)
     submit = np.sort(np.round(g.uniform(0, span, n)))
     requested = g.choice([60.0, 300.0, 900.0, 1800.0, 3600.0], n)
-    run = np.round(requested * g.uniform(0.05, 1.2, n))      # some jobs are killed
+    run = np.round(requested * g.uniform(0.05, 1.2, n))  # some jobs are killed
     procs = g.integers(1, m + 1, n)
     user = g.integers(0, 3, n)
     return simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
 
 
 LEARNER_OPTIONS = {
-    "random": {}, "full": {}, "noisy": {}, "epsilon-greedy": {"epsilon": 0.5},
-    "ucb1": {}, "exp3": {"gamma": 0.3}, "sw-ucb": {"window": 4},
+    "random": {},
+    "full": {},
+    "noisy": {},
+    "epsilon-greedy": {"epsilon": 0.5},
+    "ucb1": {},
+    "exp3": {"gamma": 0.3},
+    "sw-ucb": {"window": 4},
 }
 
 
@@ -79,7 +97,7 @@ def spf_workload(periods, period=SPF_PERIOD, m=4):
     return simcore.Workload.from_arrays(submit, run, run, [m] * n, m)
 
 
-SPF_CANDIDATES = ["FCFS", "LCFS", "LPF", "SEXP", "SPF"]    # SPF the unique best, and last
+SPF_CANDIDATES = ["FCFS", "LCFS", "LPF", "SEXP", "SPF"]  # SPF the unique best, and last
 
 
 def total_wait(result, workload):
@@ -106,18 +124,21 @@ def in_period(values, k, period):
 
 # ------------------------------------------------ 1. learner arithmetic ---
 
+
 def test_full_feedback_decay_costs_and_argmin():
     lam = 0.5
     learner = FullFeedback(["FCFS", "SPF", "SAF"], rng(), decay=lam)
     assert np.isnan(learner.costs()).all()
-    assert learner.choose(0) == 0                       # no history: FCFS
+    assert learner.choose(0) == 0  # no history: FCFS
     waits = [[10.0, 4.0, 8.0], [6.0, 10.0, 2.0], [4.0, 2.0, 3.0]]
     expected_costs = [
-        [10.0, 4.0, 8.0],                               # k = 1
-        [lam * 10 + 6, lam * 4 + 10, lam * 8 + 2],      # k = 2: 11, 12, 6
-        [lam ** 2 * 10 + lam * 6 + 4,                   # k = 3: 9.5
-         lam ** 2 * 4 + lam * 10 + 2,                   #        8
-         lam ** 2 * 8 + lam * 2 + 3],                   #        6
+        [10.0, 4.0, 8.0],  # k = 1
+        [lam * 10 + 6, lam * 4 + 10, lam * 8 + 2],  # k = 2: 11, 12, 6
+        [
+            lam**2 * 10 + lam * 6 + 4,  # k = 3: 9.5
+            lam**2 * 4 + lam * 10 + 2,  #        8
+            lam**2 * 8 + lam * 2 + 3,
+        ],  #        6
     ]
     expected_choice = [1, 2, 2]
     for t, w in enumerate(waits):
@@ -144,7 +165,7 @@ def test_full_feedback_default_decay_is_plain_sum():
 def test_full_feedback_ties_and_default():
     # ties go to the earliest candidate, even when FCFS is among them later
     learner = FullFeedback(["SPF", "FCFS", "SAF"], rng())
-    assert learner.choose(0) == 1                       # no history: FCFS, wherever it is
+    assert learner.choose(0) == 1  # no history: FCFS, wherever it is
     learner.observe(0, fb(0, waits=[3.0, 3.0, 3.0]))
     assert learner.choose(1) == 0
     learner = FullFeedback(["FCFS", "SPF", "SAF"], rng())
@@ -173,7 +194,7 @@ def test_epsilon_greedy_hand_computed_costs():
     learner = EpsilonGreedy(["SPF", "FCFS", "SAF", "LPF"], rng(), decay=lam, epsilon=0.0)
     nan = np.nan
     assert np.isnan(learner.costs()).all()
-    assert learner.choose(0) == 1                       # nothing defined: FCFS
+    assert learner.choose(0) == 1  # nothing defined: FCFS
     steps = [
         # (feedback, costs after, choice after)
         (fb(1, jobs=4, wait=40.0), [nan, 10.0, nan, nan], 1),
@@ -193,7 +214,7 @@ def test_epsilon_greedy_hand_computed_costs():
 
 def test_epsilon_greedy_undefined_costs_fall_back_to_fcfs():
     learner = EpsilonGreedy(["SPF", "SAF", "FCFS"], rng(), epsilon=0.0)
-    learner.observe(0, fb(0, jobs=0, wait=0.0))         # SPF used, finished nothing
+    learner.observe(0, fb(0, jobs=0, wait=0.0))  # SPF used, finished nothing
     learner.observe(1, fb(1, jobs=0, wait=0.0))
     assert np.isnan(learner.costs()).all()
     assert learner.choose(2) == 2
@@ -207,7 +228,7 @@ def test_epsilon_greedy_undefined_costs_fall_back_to_fcfs():
 def test_epsilon_greedy_exploration_frequencies():
     n = 20000
     learner = EpsilonGreedy(["FCFS", "SPF", "SAF", "LPF"], rng(7), epsilon=1.0)
-    learner.observe(0, fb(1, jobs=10, wait=1.0))        # SPF is by far the greedy choice
+    learner.observe(0, fb(1, jobs=10, wait=1.0))  # SPF is by far the greedy choice
     counts = np.bincount([learner.choose(k) for k in range(n)], minlength=4) / n
     np.testing.assert_allclose(counts, 0.25, atol=0.015)
     # epsilon = 0.4: the argmin gets 0.6 + 0.4/4, the others 0.1 each
@@ -261,7 +282,7 @@ def test_normalized_reward_is_one_when_every_mean_wait_is_zero():
     np.testing.assert_allclose(learner.costs(), [0.0, np.nan], equal_nan=True)
     assert learner.reward(fb(1, jobs=2, wait=0.0)) == 1.0
     assert learner.reward(fb(1, jobs=0, wait=0.0)) is None
-    assert learner.reward(fb(1, jobs=2, wait=8.0)) == 0.0     # M becomes 4
+    assert learner.reward(fb(1, jobs=2, wait=8.0)) == 0.0  # M becomes 4
     assert learner.reward(fb(1, jobs=1, wait=1.0)) == 0.75
 
 
@@ -301,32 +322,31 @@ def test_exp3_probabilities_sum_to_one_under_long_feedback():
     for gamma in (0.01, 0.1, 1.0):
         learner = EXP3(list(ORDERS), rng(), gamma=gamma)
         for t in range(300):
-            learner.observe(t, fb(int(g.integers(12)), jobs=int(g.integers(0, 5)),
-                                  wait=float(g.uniform(0, 1e5))))
+            learner.observe(t, fb(int(g.integers(12)), jobs=int(g.integers(0, 5)), wait=float(g.uniform(0, 1e5))))
             p = learner.probabilities()
             assert np.isfinite(p).all()
             assert p.sum() == pytest.approx(1.0, abs=1e-12)
             assert (p >= gamma / 12 - 1e-15).all()
         if gamma == 1.0:
-            np.testing.assert_allclose(p, 1 / 12)       # pure exploration
+            np.testing.assert_allclose(p, 1 / 12)  # pure exploration
 
 
 def test_sliding_window_ucb_forgets_old_feedback():
     nan = np.nan
     learner = SlidingWindowUCB(["FCFS", "SPF", "SAF"], rng(), window=2)
-    learner.observe(0, fb(0, jobs=1, wait=10.0))        # M = 10, reward 0
-    learner.observe(1, fb(1, jobs=1, wait=5.0))         # reward 0.5
+    learner.observe(0, fb(0, jobs=1, wait=10.0))  # M = 10, reward 0
+    learner.observe(1, fb(1, jobs=1, wait=5.0))  # reward 0.5
     np.testing.assert_allclose(learner.costs(), [1.0, 0.5, nan], equal_nan=True)
     assert learner.choose(2) == 2
-    learner.observe(2, fb(2, jobs=1, wait=0.0))         # reward 1; FCFS's period leaves the window
+    learner.observe(2, fb(2, jobs=1, wait=0.0))  # reward 1; FCFS's period leaves the window
     np.testing.assert_allclose(learner.costs(), [nan, 0.5, 0.0], equal_nan=True)
-    assert learner.choose(3) == 0                       # unplayed within the window
-    learner.observe(3, fb(0, jobs=0, wait=0.0))         # no feedback: the window does not move
+    assert learner.choose(3) == 0  # unplayed within the window
+    learner.observe(3, fb(0, jobs=0, wait=0.0))  # no feedback: the window does not move
     np.testing.assert_allclose(learner.costs(), [nan, 0.5, 0.0], equal_nan=True)
-    learner.observe(4, fb(0, jobs=2, wait=10.0))        # c = 5, M = 10: reward 0.5
+    learner.observe(4, fb(0, jobs=2, wait=10.0))  # c = 5, M = 10: reward 0.5
     np.testing.assert_allclose(learner.costs(), [0.5, nan, 0.0], equal_nan=True)
     assert learner.choose(5) == 1
-    learner.observe(5, fb(1, jobs=1, wait=2.5))         # reward 0.75
+    learner.observe(5, fb(1, jobs=1, wait=2.5))  # reward 0.75
     np.testing.assert_allclose(learner.costs(), [0.5, 0.25, nan], equal_nan=True)
     assert learner.choose(6) == 2
 
@@ -359,6 +379,7 @@ def test_random_learner_is_uniform():
 
 
 # --------------------------------------- 2. workloads with a known best ---
+
 
 def test_spf_workload_is_what_the_docstring_says():
     w = spf_workload(1)
@@ -395,10 +416,9 @@ def test_full_feedback_with_all_orders_picks_the_earliest_best():
 def test_epsilon_greedy_settles_on_a_better_order_than_fcfs():
     periods = 40
     w = spf_workload(periods)
-    run = run_learner(w, "epsilon-greedy", period=SPF_PERIOD, candidates=SPF_CANDIDATES,
-                      epsilon=0.3, seed=1)
+    run = run_learner(w, "epsilon-greedy", period=SPF_PERIOD, candidates=SPF_CANDIDATES, epsilon=0.3, seed=1)
     p = run.periods
-    late = p["order"].iloc[periods // 2:]
+    late = p["order"].iloc[periods // 2 :]
     assert (late == "SPF").mean() >= 0.5
     final = p[cost_columns(SPF_CANDIDATES)].iloc[-1].to_numpy(dtype=float)
     assert SPF_CANDIDATES[int(np.nanargmin(final))] == "SPF"
@@ -422,10 +442,11 @@ def test_ucb1_run_plays_each_order_once_first():
     w = spf_workload(12)
     run = run_learner(w, "ucb1", period=SPF_PERIOD, candidates=SPF_CANDIDATES)
     assert run.periods["order"].tolist()[:5] == SPF_CANDIDATES
-    assert run.periods["order"].iloc[5] == "SPF"          # the best mean reward, equal bonuses
+    assert run.periods["order"].iloc[5] == "SPF"  # the best mean reward, equal bonuses
 
 
 # ------------------------------------------- 3. exact feedback vs. hand ---
+
 
 def expected_exact_costs(w, periods, period, candidates, job_set, decay, threshold, backfill):
     """Cost columns of every row: Σ_{t<k} λ^(k-1-t) w(t;P), from composed simulations."""
@@ -444,9 +465,11 @@ def submitted_in(w, period):
 
 def started_or_waiting(w, start, period):
     """Jobs started in period k, plus those submitted before its end and still waiting then."""
+
     def jobs(k):
         end = (k + 1) * period
         return np.flatnonzero(in_period(start, k, period) | ((w.submit < end) & (start >= end)))
+
     return jobs
 
 
@@ -461,15 +484,22 @@ EXACT_CASES = [
 
 @pytest.mark.parametrize("feedback_jobs", ["submitted", "started"])
 @pytest.mark.parametrize("seed, candidates, decay, threshold, backfill", EXACT_CASES)
-def test_exact_feedback_matches_composed_simulations(seed, candidates, decay, threshold, backfill,
-                                                     feedback_jobs):
+def test_exact_feedback_matches_composed_simulations(seed, candidates, decay, threshold, backfill, feedback_jobs):
     period = 2000.0
     w = random_workload(seed)
-    run = run_learner(w, "full", period=period, candidates=candidates, decay=decay,
-                      threshold=threshold, backfill=backfill, feedback_jobs=feedback_jobs)
+    run = run_learner(
+        w,
+        "full",
+        period=period,
+        candidates=candidates,
+        decay=decay,
+        threshold=threshold,
+        backfill=backfill,
+        feedback_jobs=feedback_jobs,
+    )
     names = list(ORDERS if candidates is None else candidates)
     p = run.periods
-    assert len(p) >= 6                                   # the queue spills over several periods
+    assert len(p) >= 6  # the queue spills over several periods
     if feedback_jobs == "submitted":
         job_set = submitted_in(w, period)
     else:
@@ -494,14 +524,15 @@ def test_noisy_feedback_scales_each_period_within_the_noise():
     full = run_learner(w, "full", period=period, candidates=candidates)
     noisy = run_learner(w, "noisy", period=period, candidates=candidates, seed=4)
     # the submitted sets do not depend on the choices: compare period by period
-    exact = np.array([[wait_sum(w, submitted_in(w, period)(k), o) for o in candidates]
-                      for k in noisy.periods["period"]])
+    exact = np.array(
+        [[wait_sum(w, submitted_in(w, period)(k), o) for o in candidates] for k in noisy.periods["period"]]
+    )
     cols = cost_columns(candidates)
     noisy_costs = noisy.periods[cols].to_numpy(dtype=float)
     noisy_waits = np.diff(np.vstack([np.zeros(len(candidates)), np.nan_to_num(noisy_costs[1:])]), axis=0)
-    exact = exact[:len(noisy_waits)]
+    exact = exact[: len(noisy_waits)]
     assert (noisy_waits >= 0.85 * exact - 1e-6).all() and (noisy_waits <= 1.15 * exact + 1e-6).all()
-    assert not np.allclose(noisy_waits, exact)           # the noise is applied
+    assert not np.allclose(noisy_waits, exact)  # the noise is applied
     # without noise, noisy is full, bit for bit
     quiet = run_learner(w, "noisy", period=period, candidates=candidates, seed=4, noise=0.0)
     pd.testing.assert_frame_equal(quiet.periods, full.periods)
@@ -516,8 +547,9 @@ def test_noisy_feedback_draws_one_factor_per_job():
     deviation near 0.0866 / sqrt(22) ~ 0.018, not 0.0866 (one draw per period)."""
     period, n_periods = 1000.0, 60
     submit = np.repeat(np.arange(n_periods) * period, 31)
-    w = simcore.Workload.from_arrays(submit, np.full(len(submit), 10.0), np.full(len(submit), 10.0),
-                                     np.ones(len(submit)), 1)
+    w = simcore.Workload.from_arrays(
+        submit, np.full(len(submit), 10.0), np.full(len(submit), 10.0), np.ones(len(submit)), 1
+    )
     exact = sum(10.0 * i for i in range(31))
     run = run_learner(w, "noisy", period=period, candidates=["FCFS"], seed=2)
     cumulative = run.periods["cost_FCFS"].to_numpy(dtype=float)[1:]
@@ -529,6 +561,7 @@ def test_noisy_feedback_draws_one_factor_per_job():
 
 
 # ------------------------------------------- 4-5. the run, period by period ---
+
 
 def check_bandit_columns(run, w, period, credit):
     start, end = run.result.jobs["start"], run.result.jobs["end"]
@@ -568,14 +601,17 @@ def check_order_in_force(run, period):
 
 
 @pytest.mark.parametrize("credit", ["finished", "started"])
-@pytest.mark.parametrize("learner, options", [
-    ("epsilon-greedy", {"epsilon": 0.5}),
-    ("epsilon-greedy", {"epsilon": 0.0}),
-    ("ucb1", {}),
-    ("exp3", {"gamma": 0.5}),
-    ("sw-ucb", {"window": 3}),
-    ("random", {}),
-])
+@pytest.mark.parametrize(
+    "learner, options",
+    [
+        ("epsilon-greedy", {"epsilon": 0.5}),
+        ("epsilon-greedy", {"epsilon": 0.0}),
+        ("ucb1", {}),
+        ("exp3", {"gamma": 0.5}),
+        ("sw-ucb", {"window": 3}),
+        ("random", {}),
+    ],
+)
 def test_bandit_columns_and_order_in_force(learner, options, credit):
     period = 1500.0
     for seed in (1, 2):
@@ -585,37 +621,40 @@ def test_bandit_columns_and_order_in_force(learner, options, credit):
         check_bandit_columns(run, w, period, credit)
         check_order_in_force(run, period)
         if learner != "epsilon-greedy" or options["epsilon"] > 0:
-            assert run.periods["order"].nunique() > 1       # the test sees switches
+            assert run.periods["order"].nunique() > 1  # the test sees switches
 
 
 def test_epsilon_greedy_costs_follow_the_run_columns():
     """The cost columns of epsilon-greedy are recomputed from the run's own jobs/wait/order."""
     period, lam = 1500.0, 0.7
     w = random_workload(21)
-    run = run_learner(w, "epsilon-greedy", period=period, epsilon=0.6, decay=lam, seed=5,
-                      candidates=["FCFS", "SPF", "LAF", "SEXP"])
+    run = run_learner(
+        w, "epsilon-greedy", period=period, epsilon=0.6, decay=lam, seed=5, candidates=["FCFS", "SPF", "LAF", "SEXP"]
+    )
     names = ["FCFS", "SPF", "LAF", "SEXP"]
     p = run.periods
     wait, jobs = np.zeros(4), np.zeros(4)
     for _, row in p.iterrows():
         with np.errstate(invalid="ignore", divide="ignore"):
             expected = np.where(jobs > 0, wait / jobs, np.nan)
-        np.testing.assert_allclose(row[cost_columns(names)].to_numpy(dtype=float), expected,
-                                   rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(row[cost_columns(names)].to_numpy(dtype=float), expected, rtol=1e-12, equal_nan=True)
         wait *= lam
         i = names.index(row["order"])
         wait[i] += row["wait"]
         jobs[i] += row["jobs"]
 
 
-@pytest.mark.parametrize("learner, options", [
-    ("random", {}),
-    ("epsilon-greedy", {"epsilon": 0.3}),
-    ("epsilon-greedy", {"epsilon": 0.0}),
-    ("ucb1", {}),
-    ("exp3", {"gamma": 0.2}),
-    ("sw-ucb", {"window": 2}),
-])
+@pytest.mark.parametrize(
+    "learner, options",
+    [
+        ("random", {}),
+        ("epsilon-greedy", {"epsilon": 0.3}),
+        ("epsilon-greedy", {"epsilon": 0.0}),
+        ("ucb1", {}),
+        ("exp3", {"gamma": 0.2}),
+        ("sw-ucb", {"window": 2}),
+    ],
+)
 def test_bandit_run_replays_through_the_learner(learner, options):
     """Feeding the run's own (order, jobs, wait) rows to a fresh learner with the
     same seed reproduces every choice and every recorded cost: the driver draws
@@ -629,8 +668,9 @@ def test_bandit_run_replays_through_the_learner(learner, options):
         k = int(row["period"])
         chosen = fresh.choose(k)
         assert candidates[chosen] == row["order"], k
-        np.testing.assert_allclose(row[cost_columns(candidates)].to_numpy(dtype=float), fresh.costs(),
-                                   rtol=1e-12, equal_nan=True)
+        np.testing.assert_allclose(
+            row[cost_columns(candidates)].to_numpy(dtype=float), fresh.costs(), rtol=1e-12, equal_nan=True
+        )
         fresh.observe(k, Feedback(chosen, int(row["jobs"]), float(row["wait"])))
 
 
@@ -640,8 +680,7 @@ def test_single_candidate_run_is_the_plain_simulation(learner, order):
     """Period boundaries are not events (§2): with one candidate the segmented run
     is the plain simulation, bit for bit, even for orders whose keys change with time."""
     w = random_workload(71)
-    run = run_learner(w, learner, period=700.0, candidates=[order], threshold=1000.0,
-                      **LEARNER_OPTIONS[learner])
+    run = run_learner(w, learner, period=700.0, candidates=[order], threshold=1000.0, **LEARNER_OPTIONS[learner])
     plain = simcore.simulate(w, order=order, threshold=1000.0)
     assert len(run.periods) > 10
     assert (run.periods["order"] == order).all()
@@ -677,9 +716,13 @@ def test_exact_learners_run_columns_and_order_in_force(learner):
 
 
 @settings(max_examples=60, **COMMON)
-@given(wl=workloads(max_jobs=30), n_periods=st.integers(1, 25),
-       credit=st.sampled_from(["finished", "started"]), seed=st.integers(0, 3),
-       threshold=st.sampled_from([None, 0.0, 10.0]))
+@given(
+    wl=workloads(max_jobs=30),
+    n_periods=st.integers(1, 25),
+    credit=st.sampled_from(["finished", "started"]),
+    seed=st.integers(0, 3),
+    threshold=st.sampled_from([None, 0.0, 10.0]),
+)
 def test_random_runs_period_bookkeeping(wl, n_periods, credit, seed, threshold):
     """Odd workloads (ties, zero-length jobs, killed jobs, fractional instants,
     fractional periods): every job credited once, starts under its period's order."""
@@ -693,6 +736,7 @@ def test_random_runs_period_bookkeeping(wl, n_periods, credit, seed, threshold):
 
 
 # ------------------------------------------------- 6. reproducibility ---
+
 
 def test_every_learner_is_listed():
     assert set(LEARNERS) == set(LEARNER_OPTIONS)
@@ -762,32 +806,44 @@ BAD_ARGUMENTS = [
 ]
 
 
-@pytest.mark.parametrize("learner, kwargs, message", BAD_ARGUMENTS, ids=[
-    f"{learner}-" + ("-".join(f"{key}={value}" for key, value in kwargs.items()) or "learner")
-    for learner, kwargs, _ in BAD_ARGUMENTS])
+@pytest.mark.parametrize(
+    "learner, kwargs, message",
+    BAD_ARGUMENTS,
+    ids=[
+        f"{learner}-" + ("-".join(f"{key}={value}" for key, value in kwargs.items()) or "learner")
+        for learner, kwargs, _ in BAD_ARGUMENTS
+    ],
+)
 def test_bad_arguments_are_clear_errors(learner, kwargs, message):
     w = spf_workload(2)
     with pytest.raises(ValueError, match=message):
         run_learner(w, learner, **kwargs)
 
 
-@pytest.mark.parametrize("cls, kwargs, message", [
-    (EpsilonGreedy, {"epsilon": 2.0}, "epsilon must be in"),
-    (EXP3, {"gamma": -1.0}, "gamma must be in"),
-    (SlidingWindowUCB, {"window": 0}, "window must be >= 1"),
-    (FullFeedback, {"decay": 0.0}, "decay must be in"),
-    (UCB1, {"epsilon": 0.1}, r"UCB1: unknown options \['epsilon'\]"),
-])
+@pytest.mark.parametrize(
+    "cls, kwargs, message",
+    [
+        (EpsilonGreedy, {"epsilon": 2.0}, "epsilon must be in"),
+        (EXP3, {"gamma": -1.0}, "gamma must be in"),
+        (SlidingWindowUCB, {"window": 0}, "window must be >= 1"),
+        (FullFeedback, {"decay": 0.0}, "decay must be in"),
+        (UCB1, {"epsilon": 0.1}, r"UCB1: unknown options \['epsilon'\]"),
+    ],
+)
 def test_bad_learner_construction(cls, kwargs, message):
     with pytest.raises(ValueError, match=message):
         cls(list(ORDERS), rng(), **kwargs)
 
 
-@pytest.mark.parametrize("learner, candidates", [
-    ("epsilon-greedy", ["FCFS", "FIFO"]),       # never chosen with epsilon = 0
-    ("full", ["FCFS", "FIFO"]),
-    ("full", []),
-], ids=["epsilon-greedy-unknown-order", "full-unknown-order", "full-no-candidate"])
+@pytest.mark.parametrize(
+    "learner, candidates",
+    [
+        ("epsilon-greedy", ["FCFS", "FIFO"]),  # never chosen with epsilon = 0
+        ("full", ["FCFS", "FIFO"]),
+        ("full", []),
+    ],
+    ids=["epsilon-greedy-unknown-order", "full-unknown-order", "full-no-candidate"],
+)
 def test_bad_candidates_are_clear_errors(learner, candidates):
     options = {"epsilon": 0.0} if learner == "epsilon-greedy" else {}
     with pytest.raises(ValueError, match=r"FIFO|candidate"):
@@ -802,8 +858,10 @@ def test_bad_noise_is_a_clear_error(noise):
 
 # ----------------------------------------------------------- 8. real trace ---
 
+
 def test_kth_full_feedback_beats_fcfs(pwa_trace):
     from simcore.workloads.resample import resample
+
     w = simcore.read_swf(pwa_trace("KTH-SP2"))
     v, _ = resample(w, 0, weeks=20)
     run = run_learner(v, "full", period=WEEK, threshold=144000)

@@ -10,12 +10,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
-from simcore.studies.dynamic_scheduling.study import (SETTINGS, best_ratios, learned_functions, median_table, policies,
-                                        run_sequences, sequences)
-from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
-from simcore.workloads.lublin import lublin_workload
 from simcore.engine.priority import THESIS_FUNCTIONS, PriorityFunction
 from simcore.reporting.published import THESIS_TABLE33
+from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
+from simcore.studies.dynamic_scheduling.study import (
+    SETTINGS,
+    best_ratios,
+    learned_functions,
+    median_table,
+    policies,
+    run_sequences,
+    sequences,
+)
+from simcore.workloads.lublin import lublin_workload
 
 DAY = 86400.0
 
@@ -27,11 +34,13 @@ def model():
 
 def workload_at(submits, machine_size=4):
     n = len(submits)
-    return simcore.Workload.from_arrays(submits, np.full(n, 10.0), np.full(n, 20.0), np.ones(n, dtype=int),
-                                        machine_size)
+    return simcore.Workload.from_arrays(
+        submits, np.full(n, 10.0), np.full(n, 20.0), np.ones(n, dtype=int), machine_size
+    )
 
 
 # -- priority functions ---------------------------------------------------------
+
 
 def test_thesis_functions_read_as_table_3_2():
     p, q, r = 100.0, 4.0, 1000.0
@@ -42,13 +51,16 @@ def test_thesis_functions_read_as_table_3_2():
     assert str(THESIS_FUNCTIONS["F1"]) == "(1·log10(p)) × (1·q) + (870·log10(r))"
 
 
-@pytest.mark.parametrize("form, theta, message", [
-    (("log", "id", "exp", "*", "+"), (1, 1, 1), "form"),
-    (("log", "id", "log", "-", "+"), (1, 1, 1), "form"),
-    (("log", "id", "log", "*"), (1, 1, 1), "form"),
-    (("log", "id", "log", "*", "+"), (1, 1), "three finite"),
-    (("log", "id", "log", "*", "+"), (1, 1, math.inf), "three finite"),
-])
+@pytest.mark.parametrize(
+    "form, theta, message",
+    [
+        (("log", "id", "exp", "*", "+"), (1, 1, 1), "form"),
+        (("log", "id", "log", "-", "+"), (1, 1, 1), "form"),
+        (("log", "id", "log", "*"), (1, 1, 1), "form"),
+        (("log", "id", "log", "*", "+"), (1, 1), "three finite"),
+        (("log", "id", "log", "*", "+"), (1, 1, math.inf), "three finite"),
+    ],
+)
 def test_priority_function_rejects_bad_definitions(form, theta, message):
     with pytest.raises(ValueError, match=message):
         PriorityFunction(form, theta)
@@ -69,8 +81,7 @@ def test_function_order_starts_jobs_by_smallest_value(name, setting):
     w = lublin_workload(300, 64, seed=11)
     function = THESIS_FUNCTIONS[name]
     start = simcore.simulate(w, order="FUNCTION", function=function, **SETTINGS[setting]).start
-    estimate = (np.maximum(1.0, np.minimum(w.run, w.requested)) if setting == "actual"
-                else np.maximum(1.0, w.requested))
+    estimate = np.maximum(1.0, np.minimum(w.run, w.requested)) if setting == "actual" else np.maximum(1.0, w.requested)
     value = function(estimate, w.procs.astype(float), w.submit)
     for j in range(len(w)):
         waiting = (w.submit <= start[j]) & (start > start[j])
@@ -97,6 +108,7 @@ def test_unicef_counts_a_one_processor_job_as_two():
 
 # -- sequences ------------------------------------------------------------------
 
+
 def test_sequences_are_complete_non_overlapping_windows():
     submits = [0.0, 10.0, DAY + 1, 2 * DAY + 7, 4.5 * DAY, 5 * DAY]
     got = list(sequences(workload_at(submits), days=1))
@@ -109,7 +121,7 @@ def test_sequences_are_complete_non_overlapping_windows():
 
 def test_sequences_cover_every_job_of_their_windows(model):
     covered = 0
-    for number, start, part in sequences(model, days=2):
+    for _number, start, part in sequences(model, days=2):
         assert part.submit.min() >= 0 and part.submit.max() < 2 * DAY
         assert np.array_equal(part.job_id, model.job_id[(model.submit >= start) & (model.submit < start + 2 * DAY)])
         covered += len(part)
@@ -119,18 +131,32 @@ def test_sequences_cover_every_job_of_their_windows(model):
 
 # -- policies and the sweep -----------------------------------------------------
 
-FUNCTIONS = pd.DataFrame({
-    "phi_p": ["log", "id"], "phi_q": ["id", "sqrt"], "phi_r": ["log", "log"], "op1": ["*", "*"],
-    "op2": ["+", "+"], "theta1": [1.0, 2.0], "theta2": [1.0, 1.0], "theta3": [332.0, 5e5], "mae": [0.1, 0.2],
-    "simplified": ["log10(p)·q + 332·log10(r)", "p·sqrt(q) + 2.5e+05·log10(r)"]})
+FUNCTIONS = pd.DataFrame(
+    {
+        "phi_p": ["log", "id"],
+        "phi_q": ["id", "sqrt"],
+        "phi_r": ["log", "log"],
+        "op1": ["*", "*"],
+        "op2": ["+", "+"],
+        "theta1": [1.0, 2.0],
+        "theta2": [1.0, 1.0],
+        "theta3": [332.0, 5e5],
+        "mae": [0.1, 0.2],
+        "simplified": ["log10(p)·q + 332·log10(r)", "p·sqrt(q) + 2.5e+05·log10(r)"],
+    }
+)
 
 
 def test_policies_name_orders_thesis_and_learned_functions():
     learned = learned_functions(FUNCTIONS, 2)
     assert learned["L2"] == PriorityFunction(("id", "sqrt", "log", "*", "+"), (2.0, 1.0, 5e5))
     table = policies(["FCFS", "UNICEF", "F2", "L1"], learned)
-    assert table == {"FCFS": ("FCFS", None), "UNICEF": ("UNICEF", None),
-                     "F2": ("FUNCTION", THESIS_FUNCTIONS["F2"]), "L1": ("FUNCTION", learned["L1"])}
+    assert table == {
+        "FCFS": ("FCFS", None),
+        "UNICEF": ("UNICEF", None),
+        "F2": ("FUNCTION", THESIS_FUNCTIONS["F2"]),
+        "L1": ("FUNCTION", learned["L1"]),
+    }
     with pytest.raises(ValueError, match="unknown policy 'L3'"):
         policies(["L3"], learned)
     with pytest.raises(ValueError, match="3 learned functions"):
@@ -159,11 +185,14 @@ def test_parts_share_out_the_sequences(model):
     whole = run_sequences(model, named, ["actual"], days=3, limit=5)
     parts = pd.concat([run_sequences(model, named, ["actual"], 3, 5, part, 3) for part in range(3)])
     assert sorted(whole["sequence"].unique()) == sorted(parts["sequence"].unique()) == [0, 1, 2, 3, 4]
-    pd.testing.assert_frame_equal(parts.sort_values(["sequence", "policy"]).reset_index(drop=True),
-                                  whole.sort_values(["sequence", "policy"]).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        parts.sort_values(["sequence", "policy"]).reset_index(drop=True),
+        whole.sort_values(["sequence", "policy"]).reset_index(drop=True),
+    )
 
 
 # -- Table 3.3 and the report ---------------------------------------------------
+
 
 def constructed_runs():
     rows = []
@@ -171,9 +200,17 @@ def constructed_runs():
         for sequence in range(3):
             for setting in SETTINGS:
                 for k, policy in enumerate(["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1", "L1"]):
-                    rows.append({"trace": trace, "published_as": published_as, "sequence": sequence,
-                                 "setting": setting, "policy": policy, "avg_bsld": 100.0 / (k + 1) + sequence,
-                                 "function": "x" if policy[0] in "FL" and policy != "FCFS" else ""})
+                    rows.append(
+                        {
+                            "trace": trace,
+                            "published_as": published_as,
+                            "sequence": sequence,
+                            "setting": setting,
+                            "policy": policy,
+                            "avg_bsld": 100.0 / (k + 1) + sequence,
+                            "function": "x" if policy[0] in "FL" and policy != "FCFS" else "",
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -187,8 +224,11 @@ def test_medians_ratios_and_reproduction_rows():
     assert ratios.loc[0, "best_hand_engineered"] == 26.0 and ratios.loc[0, "best_function"] == 13.5
     rows = reproduction_rows(medians)
     # only the model has thesis values (KTH-SP2 is not in Table 3.3): 3 settings x 8 policies
-    assert len(rows) == 24 and set(rows["row"]) == {"model-256, actual", "model-256, estimates",
-                                                    "model-256, backfilling"}
+    assert len(rows) == 24 and set(rows["row"]) == {
+        "model-256, actual",
+        "model-256, estimates",
+        "model-256, backfilling",
+    }
     fcfs = rows[(rows["row"] == "model-256, actual") & (rows["column"] == "FCFS")].iloc[0]
     assert fcfs["published"] == THESIS_TABLE33[("model-256", "actual")][0] and fcfs["ours"] == 101.0
     text = dynamic_markdown(medians, ratios, runs, FUNCTIONS)

@@ -4,9 +4,9 @@ core, the function family and its weighted regression."""
 import numpy as np
 import pandas as pd
 import pytest
-
 from simcore.studies.learned_policies._trials import trial_scores
-from simcore.studies.learned_policies.study import (draw_tuples, evaluate, family, fit_family, score_spread, score_tuples)
+
+from simcore.studies.learned_policies.study import draw_tuples, evaluate, family, fit_family, score_spread, score_tuples
 from simcore.workloads.lublin import lublin_workload
 
 
@@ -56,8 +56,10 @@ def test_score_tuples_chunks_agree_with_one_run():
     w = lublin_workload(3000, 128, 3)
     tuples = draw_tuples(w, 4, 9)
     whole = score_tuples(tuples, 128, 500, 1)
-    parts = pd.concat([score_tuples(tuples[:2], 128, 500, 1, range(0, 2)),
-                       score_tuples(tuples[2:], 128, 500, 1, range(2, 4))], ignore_index=True)
+    parts = pd.concat(
+        [score_tuples(tuples[:2], 128, 500, 1, range(0, 2)), score_tuples(tuples[2:], 128, 500, 1, range(2, 4))],
+        ignore_index=True,
+    )
     pd.testing.assert_frame_equal(whole, parts)
     assert len(whole) == 4 * 32 and np.allclose(whole.groupby("tuple")["score"].sum(), 1.0)
 
@@ -69,7 +71,7 @@ def test_family_and_precedence():
     assert evaluate(("id", "id", "id", "+", "*"), [1, 1, 1], p, q, r) == 2 + 3 * 4
     assert evaluate(("id", "id", "id", "*", "+"), [1, 1, 1], p, q, r) == 2 * 3 + 4
     assert evaluate(("id", "id", "id", "/", "/"), [1, 1, 1], p, q, r) == pytest.approx(2 / 3 / 4)
-    assert evaluate(("log", "id", "log", "*", "+"), [1, 1, 1], p * 50, q / 3, r * 0) == 2.0   # r floored at 1
+    assert evaluate(("log", "id", "log", "*", "+"), [1, 1, 1], p * 50, q / 3, r * 0) == 2.0  # r floored at 1
 
 
 def test_regression_recovers_a_member_of_the_family():
@@ -85,8 +87,9 @@ def test_regression_recovers_a_member_of_the_family():
 
 def test_simplified_form_keeps_the_order():
     from simcore.studies.learned_policies.study import simplified
+
     assert simplified(("log", "id", "log", "*", "+"), [-0.28, -8e-5, 0.0075]) == "log10(p)·q + 335·log10(r)"
-    assert simplified(("log", "id", "log", "*", "+"), [0.28, -8e-5, 0.0075]) is None      # k < 0
+    assert simplified(("log", "id", "log", "*", "+"), [0.28, -8e-5, 0.0075]) is None  # k < 0
     assert simplified(("id", "id", "log", "+", "+"), [1, 1, 1]) is None
     # log10(p) ÷ (θ2·1/q) is log10(p)·q/θ2: k = θ1/θ2
     assert simplified(("log", "inv", "log", "/", "+"), [2.0, 4.0, 1.0]) == "log10(p)·q + 2·log10(r)"
@@ -94,6 +97,7 @@ def test_simplified_form_keeps_the_order():
 
 def test_equivalent_forms_are_listed_once():
     from simcore.studies.learned_policies.study import canonical
+
     assert canonical(("log", "inv", "log", "/", "+")) == ("log", "id", "log", "*", "+")
     assert canonical(("id", "id", "inv", "+", "*")) == ("id", "id", "id", "+", "/")
     assert len({canonical(form) for form in family()}) < 576

@@ -6,15 +6,33 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import simcore
 from reference_sim import reference_simulate
 from simcore.engine._regression import RegressionPredictor, losses
-from simcore.studies.prediction.study import (E_LOSS, EASY, EASY_PLUS_PLUS, TRIPLE, chunk_of_grid, correlations,
-                                evaluate_triples, figure_triples, loto_best, make_estimate, parse_regression,
-                                prediction_quality, regression_label, selection_table, table1, table6, table8,
-                                triple_grid, variant_table, variant_triples)
+
+import simcore
 from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
+from simcore.studies.prediction.study import (
+    E_LOSS,
+    EASY,
+    EASY_PLUS_PLUS,
+    TRIPLE,
+    chunk_of_grid,
+    correlations,
+    evaluate_triples,
+    figure_triples,
+    loto_best,
+    make_estimate,
+    parse_regression,
+    prediction_quality,
+    regression_label,
+    selection_table,
+    table1,
+    table6,
+    table8,
+    triple_grid,
+    variant_table,
+    variant_triples,
+)
 
 
 def small_workload(seed=0, n=250):
@@ -23,7 +41,11 @@ def small_workload(seed=0, n=250):
     return simcore.Workload.from_arrays(
         submit=np.sort(rng.integers(0, 30000, n)).astype(float),
         run=np.minimum(requested, np.floor(requested * rng.uniform(0, 1, n)) + 1),
-        requested=requested, procs=rng.integers(1, 9, n), user=rng.integers(0, 5, n), machine_size=16)
+        requested=requested,
+        procs=rng.integers(1, 9, n),
+        user=rng.integers(0, 5, n),
+        machine_size=16,
+    )
 
 
 def test_grid_is_the_papers_campaign():
@@ -36,8 +58,12 @@ def test_grid_is_the_papers_campaign():
     # chunks partition the grid
     parts = [chunk_of_grid(grid, k, 4) for k in range(4)]
     assert sum(map(len, parts)) == len(grid)
-    assert pd.concat(parts).sort_values(TRIPLE).reset_index(drop=True).equals(
-        grid.sort_values(TRIPLE).reset_index(drop=True))
+    assert (
+        pd.concat(parts)
+        .sort_values(TRIPLE)
+        .reset_index(drop=True)
+        .equals(grid.sort_values(TRIPLE).reset_index(drop=True))
+    )
     with pytest.raises(ValueError, match="chunk 4"):
         chunk_of_grid(grid, 4, 4)
 
@@ -45,20 +71,30 @@ def test_grid_is_the_papers_campaign():
 def test_labels_round_trip_and_bad_labels_are_named():
     label = regression_label(*E_LOSS, 10.0)
     assert label == "reg:linear/squared/large_area@10"
-    assert parse_regression(label) == dict(under="linear", over="squared", weighting="large_area",
-                                           learning_rate=10.0)
+    assert parse_regression(label) == dict(under="linear", over="squared", weighting="large_area", learning_rate=10.0)
     assert parse_regression("ave2") is None
     assert isinstance(make_estimate(label, 1e-6), RegressionPredictor)
-    for bad, message in [("reg:linear/squared", "reg:linear/squared"), ("reg:cubic/linear/constant@1", "cubic"),
-                         ("reg:linear/linear/constant@0", "learning_rate"), ("oracle", "oracle")]:
+    for bad, message in [
+        ("reg:linear/squared", "reg:linear/squared"),
+        ("reg:cubic/linear/constant@1", "cubic"),
+        ("reg:linear/linear/constant@0", "learning_rate"),
+        ("oracle", "oracle"),
+    ]:
         with pytest.raises(ValueError, match=message):
             make_estimate(bad, 1e-6)
 
 
 def test_evaluate_triples_matches_direct_simulations():
     w = small_workload()
-    triples = pd.DataFrame([EASY, ("clairvoyant", "request", "SJBF"), EASY_PLUS_PLUS,
-                            (regression_label(*E_LOSS, 1.0), "doubling", "EASY")], columns=TRIPLE)
+    triples = pd.DataFrame(
+        [
+            EASY,
+            ("clairvoyant", "request", "SJBF"),
+            EASY_PLUS_PLUS,
+            (regression_label(*E_LOSS, 1.0), "doubling", "EASY"),
+        ],
+        columns=TRIPLE,
+    )
     rows, kept = evaluate_triples(w, triples, 1e-6, keep_predictions={EASY_PLUS_PLUS})
     direct = simcore.simulate(w, backfill="SPF", estimate="ave2", correction="incremental")
     assert rows.loc[2, "avg_bsld"] == direct.summary()["avg_bsld"]
@@ -67,29 +103,44 @@ def test_evaluate_triples_matches_direct_simulations():
     assert list(kept) == ["ave2"]
     clairvoyant = rows.loc[1]
     assert clairvoyant["mae"] == 0.0 and clairvoyant["under_predicted"] == 0.0 and clairvoyant["corrections"] == 0
-    regression = simcore.simulate(w, backfill="queue", estimate=RegressionPredictor(learning_rate=1.0),
-                                  correction="doubling")
+    regression = simcore.simulate(
+        w, backfill="queue", estimate=RegressionPredictor(learning_rate=1.0), correction="doubling"
+    )
     assert rows.loc[3, "avg_bsld"] == regression.summary()["avg_bsld"]
     # prediction quality is computed on the clipped estimates the scheduler used
     quality = prediction_quality(regression.jobs["initial_estimate"], w)
     assert rows.loc[3, "mae"] == quality["mae"]
-    assert quality["mean_eloss"] == pytest.approx(
-        np.mean(losses(regression.jobs["initial_estimate"], w.run, w.procs)))
+    assert quality["mean_eloss"] == pytest.approx(np.mean(losses(regression.jobs["initial_estimate"], w.run, w.procs)))
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 10**6), correction=st.sampled_from(["request", "incremental", "doubling"]),
-       backfill=st.sampled_from(["queue", "SPF"]))
+@given(
+    seed=st.integers(0, 10**6),
+    correction=st.sampled_from(["request", "incremental", "doubling"]),
+    backfill=st.sampled_from(["queue", "SPF"]),
+)
 def test_regression_schedules_match_the_reference(seed, correction, backfill):
     """The core schedules a regression's (schedule-dependent) predictions as
     SEMANTICS §5 says: replaying them as fixed predictions in the independent
     reference simulator gives the same schedule, corrections included."""
     w = small_workload(seed, n=120)
-    core = simcore.simulate(w, backfill=backfill, correction=correction,
-                            estimate=RegressionPredictor(weighting="constant", learning_rate=1.0))
-    ref = reference_simulate(w.submit, w.run, w.requested, w.procs, w.user, w.machine_size,
-                             backfill=backfill, correction=correction,
-                             estimate=list(core.jobs["initial_estimate"]))
+    core = simcore.simulate(
+        w,
+        backfill=backfill,
+        correction=correction,
+        estimate=RegressionPredictor(weighting="constant", learning_rate=1.0),
+    )
+    ref = reference_simulate(
+        w.submit,
+        w.run,
+        w.requested,
+        w.procs,
+        w.user,
+        w.machine_size,
+        backfill=backfill,
+        correction=correction,
+        estimate=list(core.jobs["initial_estimate"]),
+    )
     np.testing.assert_array_equal(core.jobs["start"], np.array(ref["start"], dtype=float))
     np.testing.assert_array_equal(core.jobs["corrections"], ref["corrections"])
 
@@ -98,11 +149,23 @@ def synthetic_grid():
     """Three traces x, y, z and four triples: B (EASY) is best on x alone, A
     (EASY++) best summed over y and z, C (E-Loss) best on y; D is clairvoyant."""
     values = {"A": (50, 10, 10), "B": (5, 30, 30), "C": (60, 5, 40), "D": (1, 1, 1)}
-    triples = {"A": EASY_PLUS_PLUS, "B": EASY, "C": (regression_label(*E_LOSS, 1.0), "incremental", "SJBF"),
-               "D": ("clairvoyant", "request", "SJBF")}
-    rows = [{"trace": trace, **dict(zip(TRIPLE, triples[name])), "avg_bsld": float(v[i]),
-             "mae": 100.0 * (i + 1), "mean_eloss": 1e5 * (i + 1)}
-            for name, v in values.items() for i, trace in enumerate("xyz")]
+    triples = {
+        "A": EASY_PLUS_PLUS,
+        "B": EASY,
+        "C": (regression_label(*E_LOSS, 1.0), "incremental", "SJBF"),
+        "D": ("clairvoyant", "request", "SJBF"),
+    }
+    rows = [
+        {
+            "trace": trace,
+            **dict(zip(TRIPLE, triples[name])),
+            "avg_bsld": float(v[i]),
+            "mae": 100.0 * (i + 1),
+            "mean_eloss": 1e5 * (i + 1),
+        }
+        for name, v in values.items()
+        for i, trace in enumerate("xyz")
+    ]
     return pd.DataFrame(rows), triples
 
 
@@ -129,7 +192,7 @@ def test_selection_table_and_single_trace_defaults():
     selection = selection_table(grid, default_learning_rate=1.0).set_index("trace")
     assert tuple(selection.loc["x", ["cv_predictor", "cv_correction", "cv_backfill"]]) == triples["A"]
     assert selection.loc["x", "cv_avg_bsld"] == 50.0
-    assert selection.loc["x", "hindsight_avg_bsld"] == 5.0         # B, in hindsight, clairvoyant excluded
+    assert selection.loc["x", "hindsight_avg_bsld"] == 5.0  # B, in hindsight, clairvoyant excluded
     assert selection.loc["x", "easy_avg_bsld"] == 5.0 and selection.loc["x", "easy_plus_plus_avg_bsld"] == 50.0
     assert selection.loc["x", "eloss_predictor"] == triples["C"][0]
     alone = selection_table(grid[grid["trace"] == "y"], default_learning_rate=3.0).iloc[0]
@@ -138,38 +201,55 @@ def test_selection_table_and_single_trace_defaults():
     on_variants = variant_triples(None, 3.0)
     assert list(on_variants.iloc[-1]) == [regression_label(*E_LOSS, 3.0), "incremental", "SJBF"]
     with_cv = variant_triples(selection.reset_index().iloc[0].to_dict(), 3.0)
-    assert not with_cv.duplicated().any()        # x's C-V triple is EASY++, already a baseline
+    assert not with_cv.duplicated().any()  # x's C-V triple is EASY++, already a baseline
     assert list(map(tuple, with_cv.to_numpy())) == [
-        EASY, ("request", "request", "SJBF"), ("clairvoyant", "request", "EASY"),
-        ("clairvoyant", "request", "SJBF"), EASY_PLUS_PLUS, triples["C"]]
+        EASY,
+        ("request", "request", "SJBF"),
+        ("clairvoyant", "request", "EASY"),
+        ("clairvoyant", "request", "SJBF"),
+        EASY_PLUS_PLUS,
+        triples["C"],
+    ]
 
 
 def test_tables_correlations_and_report_rows():
     grid, triples = synthetic_grid()
     grid.loc[grid["trace"] == "x", "trace"] = "KTH-SP2"
-    grid = pd.concat([grid, grid[grid["trace"] == "KTH-SP2"].assign(
-        predictor="clairvoyant", correction="request", backfill="EASY", avg_bsld=2.0)], ignore_index=True)
+    grid = pd.concat(
+        [
+            grid,
+            grid[grid["trace"] == "KTH-SP2"].assign(
+                predictor="clairvoyant", correction="request", backfill="EASY", avg_bsld=2.0
+            ),
+        ],
+        ignore_index=True,
+    )
     t1 = table1(grid).set_index("trace")
     assert t1.loc["KTH-SP2", "easy"] == 5.0 and t1.loc["KTH-SP2", "clairvoyant"] == 2.0
     assert t1.loc["KTH-SP2", "decrease_pct"] == pytest.approx(60.0)
     t6 = table6(grid).set_index("trace")
     assert t6.loc["y", "learned_sjbf_best"] == 5.0 and t6.loc["y", "learned_sjbf_worst"] == 10.0
-    assert np.isnan(t6.loc["y", "learned_easy_best"])    # only baselines ran with EASY
+    assert np.isnan(t6.loc["y", "learned_easy_best"])  # only baselines ran with EASY
     selection = selection_table(grid, 1.0)
     t8 = table8(grid, selection)
     assert t8[(t8["trace"] == "y") & (t8["technique"] == "AVE2")]["mae"].iloc[0] == 200.0
-    assert set(t8["technique"]) == {"AVE2", "E-Loss learning"}   # the grid has no request-SJBF or squared loss
+    assert set(t8["technique"]) == {"AVE2", "E-Loss learning"}  # the grid has no request-SJBF or squared loss
     pearson = correlations(grid).set_index(["trace_a", "trace_b"])
-    assert list(pearson["triples"]) == [4, 4, 4]       # the extra clairvoyant EASY row ran on KTH-SP2 only
+    assert list(pearson["triples"]) == [4, 4, 4]  # the extra clairvoyant EASY row ran on KTH-SP2 only
     assert pearson.loc[("y", "z"), "pearson"] == pytest.approx(np.corrcoef([10, 30, 5, 1], [10, 30, 40, 1])[0, 1])
-    tables = {"table1": table1(grid), "table6": table6(grid), "table7": selection, "table8": t8,
-              "correlations": correlations(grid)}
+    tables = {
+        "table1": table1(grid),
+        "table6": table6(grid),
+        "table7": selection,
+        "table8": t8,
+        "correlations": correlations(grid),
+    }
     rows = reproduction_rows(tables)
     kth = rows[rows["row"] == "KTH-SP2"].set_index(["table", "column"])
     assert kth.loc[("Table 1", "easy"), "published"] == 92.6
     assert kth.loc[("Table 1", "easy"), "ours"] == 5.0
     assert kth.loc[("Table 7", "cross-validated triple"), "published"] == 51.4
-    assert set(rows[rows["table"] == "Table 1"]["row"]) == {"KTH-SP2"}    # y, z have no published values
+    assert set(rows[rows["table"] == "Table 1"]["row"]) == {"KTH-SP2"}  # y, z have no published values
     markdown = prediction_markdown(tables)
     assert "| KTH-SP2 | 92.6 | 5.0 |" in markdown and "leave-one-trace-out" in markdown
 

@@ -6,25 +6,34 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import COMMON, CORRECTIONS, ESTIMATE_NAMES, make_workload, workloads
 
 import simcore
 from simcore.engine.metrics import job_metrics
-from simcore.workloads.resample import WEEK
-from simcore.studies.simple_policies.study import (CATEGORIES, TOP_DELAYED, gains_table, premature, slowdown_categories,
-                                     study_variant, summary_table, threshold_for, weekly_cumulative_means,
-                                     weekly_curves)
 from simcore.studies.simple_policies.report import reproduction_rows, simple_policies_markdown
-from strategies import COMMON, CORRECTIONS, ESTIMATE_NAMES, make_workload, workloads
+from simcore.studies.simple_policies.study import (
+    CATEGORIES,
+    TOP_DELAYED,
+    gains_table,
+    premature,
+    slowdown_categories,
+    study_variant,
+    summary_table,
+    threshold_for,
+    weekly_cumulative_means,
+    weekly_curves,
+)
+from simcore.workloads.resample import WEEK
 
 
 @settings(max_examples=300, **COMMON)
-@given(wl=workloads(max_jobs=60), estimate=st.sampled_from(ESTIMATE_NAMES),
-       correction=st.sampled_from(CORRECTIONS))
+@given(wl=workloads(max_jobs=60), estimate=st.sampled_from(ESTIMATE_NAMES), correction=st.sampled_from(CORRECTIONS))
 def test_proposition_1_sqf_without_threshold_never_backfills(wl, estimate, correction):
     """Thesis, section 4.3.4: with the queue sorted by SQF and no threshold,
     aggressive backfilling never starts a job, whatever the estimates."""
-    result = simcore.simulate(make_workload(*wl), order="SQF", threshold=None, backfill="queue",
-                              estimate=estimate, correction=correction)
+    result = simcore.simulate(
+        make_workload(*wl), order="SQF", threshold=None, backfill="queue", estimate=estimate, correction=correction
+    )
     assert not result.jobs["backfilled"].any()
 
 
@@ -37,8 +46,13 @@ def test_a_threshold_lets_sqf_backfill():
     # backfilled. With threshold 5, all three are over it and go in FCFS order:
     # the 3-processor job starts, the 2-processor job is blocked, and the
     # 1-processor job is backfilled beside them.
-    w = simcore.Workload.from_arrays(submit=[0, 1, 2, 3], run=[100, 1000, 1000, 10],
-                                     requested=[100, 1000, 1000, 10], procs=[4, 3, 2, 1], machine_size=4)
+    w = simcore.Workload.from_arrays(
+        submit=[0, 1, 2, 3],
+        run=[100, 1000, 1000, 10],
+        requested=[100, 1000, 1000, 10],
+        procs=[4, 3, 2, 1],
+        machine_size=4,
+    )
     plain = simcore.simulate(w, order="SQF", threshold=None, backfill="queue")
     assert not plain.jobs["backfilled"].any()
     promoted = simcore.simulate(w, order="SQF", threshold=5, backfill="queue")
@@ -49,14 +63,20 @@ def small_workload(seed=0, n=400):
     rng = np.random.default_rng(seed)
     requested = rng.integers(60, 20000, n).astype(float)
     run = np.where(rng.uniform(0, 1, n) < 0.2, np.floor(requested / 150), np.floor(requested * rng.uniform(0, 1, n)))
-    return simcore.Workload.from_arrays(submit=np.sort(rng.integers(0, 3 * int(WEEK), n)).astype(float), run=run,
-                                        requested=requested, procs=rng.integers(1, 17, n), machine_size=32,
-                                        user=rng.integers(0, 6, n))
+    return simcore.Workload.from_arrays(
+        submit=np.sort(rng.integers(0, 3 * int(WEEK), n)).astype(float),
+        run=run,
+        requested=requested,
+        procs=rng.integers(1, 17, n),
+        machine_size=32,
+        user=rng.integers(0, 6, n),
+    )
 
 
 def test_definitions():
-    w = simcore.Workload.from_arrays(submit=[0, 0, 0, 0], run=[0, 10, 10, 11], requested=[50, 1000, 999, 2000],
-                                     procs=[1, 1, 1, 1], machine_size=4)
+    w = simcore.Workload.from_arrays(
+        submit=[0, 0, 0, 0], run=[0, 10, 10, 11], requested=[50, 1000, 999, 2000], procs=[1, 1, 1, 1], machine_size=4
+    )
     assert premature(w).tolist() == [True, True, False, True]
     assert threshold_for(w, 3) == 6000.0
     categories = slowdown_categories(np.array([1.0, 1.0, 1.5, 9.99, 10.0, 99.9, 100.0, 5000.0]))
@@ -84,7 +104,7 @@ def test_study_variant_measures_what_the_core_schedules():
     mask = premature(w)
     assert saf["premature_ratio"] == pytest.approx(metrics["bsld"][mask].mean() / metrics["bsld"][~mask].mean())
     last = weekly[(weekly["order"] == "SAF")].iloc[-1]
-    assert last["bsld"] == pytest.approx(metrics["bsld"].mean())     # every job has finished by the last week
+    assert last["bsld"] == pytest.approx(metrics["bsld"].mean())  # every job has finished by the last week
     top = delayed[delayed["order"] == "SAF"]
     assert len(top) == TOP_DELAYED and top["bsld"].is_monotonic_decreasing
     assert top["bsld"].iloc[-1] >= np.sort(metrics["bsld"])[-TOP_DELAYED]
@@ -98,8 +118,10 @@ def test_aggregation_and_report():
     runs = pd.concat(frames, ignore_index=True)
     gains = gains_table(runs).set_index("order")
     assert gains.loc["FCFS", "change_bsld_mean"] == 0.0
-    per_variant = [100 * (f.set_index("order").at["SAF", "avg_bsld"] / f.set_index("order").at["FCFS", "avg_bsld"] - 1)
-                   for f in frames]
+    per_variant = [
+        100 * (f.set_index("order").at["SAF", "avg_bsld"] / f.set_index("order").at["FCFS", "avg_bsld"] - 1)
+        for f in frames
+    ]
     assert gains.loc["SAF", "change_bsld_mean"] == pytest.approx(np.mean(per_variant))
     summary = summary_table(runs)
     premature_share = pd.DataFrame([{"trace": "KTH-SP2", "jobs": 400, "premature_pct": 12.0}])
@@ -107,10 +129,20 @@ def test_aggregation_and_report():
     assert rows.loc[("Table 4.3", "premature jobs (%)"), "published"] == 12.4
     assert rows.loc[("Table 4.4", "SQF"), "published"] == 9.31
     assert rows.loc[("Section 4.3", "SAF AVEbsld gain over FCFS (%)"), "ours"] == pytest.approx(
-        -gains.loc["SAF", "change_bsld_mean"])
+        -gains.loc["SAF", "change_bsld_mean"]
+    )
     markdown = simple_policies_markdown(premature_share, summary, gains_table(runs), 3)
     assert "| KTH-SP2 | 12.4 | 12.0 |" in markdown and "9.31 /" in markdown
-    weekly = pd.DataFrame({"trace": "t", "order": "FCFS", "variant": [0, 1, 0, 1], "week": [1, 1, 2, 2],
-                           "wait": [1.0, 3.0, 2.0, 4.0], "bsld": 1.0, "ppbsld": 1.0})
+    weekly = pd.DataFrame(
+        {
+            "trace": "t",
+            "order": "FCFS",
+            "variant": [0, 1, 0, 1],
+            "week": [1, 1, 2, 2],
+            "wait": [1.0, 3.0, 2.0, 4.0],
+            "bsld": 1.0,
+            "ppbsld": 1.0,
+        }
+    )
     curves = weekly_curves(weekly)
     assert curves["wait_mean"].tolist() == [2.0, 3.0]

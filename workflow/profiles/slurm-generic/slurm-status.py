@@ -11,12 +11,25 @@ running, and Snakemake asks again later.
 import subprocess
 import sys
 
-RUNNING = {"PENDING", "CONFIGURING", "RUNNING", "COMPLETING", "SUSPENDED", "REQUEUED",
-           "REQUEUE_FED", "REQUEUE_HOLD", "RESIZING", "SIGNALING", "STAGE_OUT", "STOPPED",
-           "PREEMPTED", "RESV_DEL_HOLD", "SPECIAL_EXIT"}
+RUNNING = {
+    "PENDING",
+    "CONFIGURING",
+    "RUNNING",
+    "COMPLETING",
+    "SUSPENDED",
+    "REQUEUED",
+    "REQUEUE_FED",
+    "REQUEUE_HOLD",
+    "RESIZING",
+    "SIGNALING",
+    "STAGE_OUT",
+    "STOPPED",
+    "PREEMPTED",
+    "RESV_DEL_HOLD",
+    "SPECIAL_EXIT",
+}
 SUCCESS = {"COMPLETED"}
-FAILED = {"FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY", "NODE_FAIL", "BOOT_FAIL",
-          "DEADLINE", "REVOKED"}
+FAILED = {"FAILED", "TIMEOUT", "CANCELLED", "OUT_OF_MEMORY", "NODE_FAIL", "BOOT_FAIL", "DEADLINE", "REVOKED"}
 
 
 def ask(command, field=None):
@@ -37,10 +50,9 @@ def state(jobid):
     queued = ask(["squeue", "--noheader", "--states=all", "--jobs", jobid, "--format=%T"])
     if queued:
         return queued
-    accounted = ask(["sacct", "--noheader", "--allocations", "--parsable2", "--jobs", jobid,
-                     "--format=State"])
+    accounted = ask(["sacct", "--noheader", "--allocations", "--parsable2", "--jobs", jobid, "--format=State"])
     if accounted:
-        return accounted.split()[0]      # "CANCELLED by 0" -> CANCELLED
+        return accounted.split()[0]  # "CANCELLED by 0" -> CANCELLED
     shown = ask(["scontrol", "show", "job", jobid], field="JobState")
     if shown:
         return shown
@@ -53,7 +65,7 @@ def main():
         print("running")
     elif found in FAILED:
         print("failed")
-    else:       # COMPLETED, or forgotten by everyone: Snakemake checks the outputs
+    else:  # COMPLETED, or forgotten by everyone: Snakemake checks the outputs
         print("success")
 
 
