@@ -314,7 +314,7 @@ def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
 
 
 def test_interrupted_run_resumes_to_identical_outputs(tiny_run, tmp_path):
-    config = {**TINY, "traces": ["KTH-SP2"]}
+    config = {**TINY, "only": ["KTH-SP2"]}  # every study on KTH-SP2 alone
     workdir = tmp_path / "interrupted"
     process = run_snakemake(workdir, config, start_new_session=True)
     deadline = time.time() + 300
@@ -329,7 +329,8 @@ def test_interrupted_run_resumes_to_identical_outputs(tiny_run, tmp_path):
     expected = {
         name: digest
         for name, digest in digests(tiny_run / "results").items()
-        if "KTH-SP2" in name or name.startswith("sweep/KTH")
+        # the prediction study's choice and the learned functions depend on the other traces
+        if "KTH-SP2" in name and not name.startswith(("prediction/", "dynamic_scheduling/"))
     }
     resumed = {name: digest for name, digest in digests(workdir / "results").items() if name in expected}
     assert resumed == expected
