@@ -6,7 +6,9 @@ from pathlib import Path
 from snakemake.logging import logger
 
 from simcore.studies.dynamic_scheduling.study import SETTINGS as DYNAMIC_SETTINGS
-from simcore.studies.dynamic_scheduling.study import SETTING_TITLES as DYNAMIC_SETTING_TITLES
+from simcore.studies.dynamic_scheduling.study import (
+    SETTING_TITLES as DYNAMIC_SETTING_TITLES,
+)
 from simcore.workloads.catalogue import load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.

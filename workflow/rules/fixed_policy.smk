@@ -126,7 +126,9 @@ rule fixed_policy_tables:
             caption="../report/fixed_policy_table.rst",
             category=REPORT_CATEGORIES["fixed_policy"],
             subcategory=ALL_TRACES,
-            labels={"result": "fixed policies against EASY-FCFS, every trace (Table 2)"},
+            labels={
+                "result": "fixed policies against EASY-FCFS, every trace (Table 2)"
+            },
         ),
         table_md="{root}/tables/fixed_policy.md",
         section="{root}/fixed_policy/report.md",

@@ -37,4 +37,3 @@ rule report:
         "--workloads-csv {output.workloads_csv} --workloads-md {output.workloads_md} "
         "--sections {input.sections} --section-rows {input.section_rows} "
         "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"
-
