@@ -35,23 +35,14 @@ def code_version() -> str:
     """Package version, plus the git commit when running from a checkout."""
     from simcore import __version__
 
+    def git(*arguments) -> str:
+        return subprocess.run(
+            ["git", *arguments], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=5, check=True
+        ).stdout.strip()
+
     try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short=12", "HEAD"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=Path(__file__).parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
+        commit = git("rev-parse", "--short=12", "HEAD")
+        dirty = git("status", "--porcelain", "--untracked-files=no")
         return f"{__version__}+g{commit}{'.dirty' if dirty else ''}"
     except (OSError, subprocess.SubprocessError):
         return __version__
