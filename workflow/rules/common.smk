@@ -29,9 +29,9 @@ MODELS = config.get("models", {})
 # Studies with their own trace list, filter and variants (a section of the config each).
 TRACE_STUDIES = ("prediction", "simple_policies", "dynamic_scheduling")
 # Every study, in the campaign's order (also the order of the reproduction report's
-# sections). Each uses the traces study_traces() names: the
-# fixed-policy and bandit studies `traces`, the three above their own `traces`, the
-# learned-policies study its `model`.
+# sections). Each uses the traces study_traces() names: the fixed-policy and bandit
+# studies `traces`, the three above their own `traces`, the learned-policies study its
+# `model`.
 STUDIES = (
     "fixed_policy",
     "bandit",
