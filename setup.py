@@ -15,6 +15,7 @@ MODULES = (
     "simcore.engine._core",  # the event loop
     "simcore.engine._swf",  # SWF tokenizer
     "simcore.studies.learned_policies._trials",  # trial scores (chapter 3)
+    "simcore.studies.coscheduling._sharing",  # co-scheduling event loop, ASAX learner
 )
 
 extensions = [

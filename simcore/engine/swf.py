@@ -16,8 +16,8 @@ from simcore.engine.workload import Workload
 FILTER_MODES = ("strict", "truncate")
 
 # SWF columns (0-based) used by the simulator.
-JOB_ID, SUBMIT, WAIT, RUN, ALLOC_PROCS = 0, 1, 2, 3, 4
-REQ_PROCS, REQ_TIME, STATUS, USER = 7, 8, 10, 11
+JOB_ID, SUBMIT, WAIT, RUN, ALLOC_PROCS, CPU_TIME, USED_MEMORY = 0, 1, 2, 3, 4, 5, 6
+REQ_PROCS, REQ_TIME, REQ_MEMORY, STATUS, USER = 7, 8, 9, 10, 11
 
 # Filter rules in the order SEMANTICS §1 applies them; a dropped job is
 # counted under the first rule that drops it.
@@ -107,6 +107,8 @@ class SwfLog:
             filter_mode=filter,
             filter_counts=counts,
             header=self.header,
+            efficiency=efficiency(kept)[order],
+            memory=memory_per_processor(kept)[order],
         )
         workload.validate()
         return workload
@@ -159,6 +161,20 @@ def apply_filter(fields: np.ndarray, machine_size: int, mode: str):
     counts["truncated"] = int(truncated.sum())
     counts["kept"] = int(keep.sum())
     return keep, np.minimum(run, requested), counts
+
+
+def efficiency(fields: np.ndarray) -> np.ndarray:
+    """CPU time over run time (f6/f4) clipped to [0, 1]; NaN unless both are positive."""
+    cpu, run = fields[:, CPU_TIME], fields[:, RUN]
+    known = (cpu > 0) & (run > 0)
+    ratio = np.divide(cpu, run, out=np.full(len(fields), np.nan), where=known)
+    return np.clip(ratio, 0.0, 1.0)
+
+
+def memory_per_processor(fields: np.ndarray) -> np.ndarray:
+    """Used memory (f7), else requested memory (f10), in KB per processor; NaN if neither."""
+    used, requested = fields[:, USED_MEMORY], fields[:, REQ_MEMORY]
+    return np.where(used > 0, used, np.where(requested > 0, requested, np.nan))
 
 
 def _first_duplicate(ids: np.ndarray):

@@ -16,7 +16,9 @@ class Workload:
     """Jobs sorted by (submit, job_id); position i is the tie-breaker.
 
     `run` is the time a job actually runs, min(p_j, p~_j); `requested` is the
-    walltime p~_j; `user` is the SWF user number (-1: unknown).
+    walltime p~_j; `user` is the SWF user number (-1: unknown). `efficiency`
+    (CPU time over run time, in [0, 1]) and `memory` (KB per processor) are
+    NaN where the log does not record them; only co-scheduling reads them.
     """
 
     job_id: np.ndarray
@@ -31,13 +33,30 @@ class Workload:
     filter_mode: str | None = None
     filter_counts: dict = field(default_factory=dict)
     header: dict = field(default_factory=dict)
+    efficiency: np.ndarray | None = None
+    memory: np.ndarray | None = None
+
+    def __post_init__(self):
+        for name in ("efficiency", "memory"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.full(len(self.submit), np.nan))
 
     def __len__(self) -> int:
         return len(self.submit)
 
     @classmethod
     def from_arrays(
-        cls, submit, run, requested, procs, machine_size, user=None, job_id=None, source="<arrays>"
+        cls,
+        submit,
+        run,
+        requested,
+        procs,
+        machine_size,
+        user=None,
+        job_id=None,
+        source="<arrays>",
+        efficiency=None,
+        memory=None,
     ) -> Workload:
         """Validate caller-made arrays and sort them by (submit, job_id)."""
         submit = np.asarray(submit, dtype=np.float64)
@@ -47,12 +66,16 @@ class Workload:
         run = np.asarray(run, dtype=np.float64)
         requested = np.asarray(requested, dtype=np.float64)
         procs = np.asarray(procs, dtype=np.int64)
+        efficiency = np.full(n, np.nan) if efficiency is None else np.asarray(efficiency, dtype=np.float64)
+        memory = np.full(n, np.nan) if memory is None else np.asarray(memory, dtype=np.float64)
         for name, values in (
             ("run", run),
             ("requested", requested),
             ("procs", procs),
             ("user", user),
             ("job_id", job_id),
+            ("efficiency", efficiency),
+            ("memory", memory),
         ):
             if values.shape != (n,):
                 raise WorkloadError(f"{source}: '{name}' has shape {values.shape}, expected ({n},)")
@@ -66,6 +89,8 @@ class Workload:
             user=user[order],
             machine_size=int(machine_size),
             source=source,
+            efficiency=efficiency[order],
+            memory=memory[order],
         )
         workload.validate()
         return workload
@@ -80,6 +105,14 @@ class Workload:
             (~(self.run >= 0) | ~np.isfinite(self.run), "run time must be finite and >= 0"),
             (~(self.requested >= 1) | ~np.isfinite(self.requested), "requested time must be finite and >= 1"),
             ((self.procs < 1) | (self.procs > m), f"processor request must be in [1, {m}]"),
+            (
+                ~np.isnan(self.efficiency) & ~((self.efficiency >= 0) & (self.efficiency <= 1)),
+                "efficiency must be in [0, 1] or NaN",
+            ),
+            (
+                ~np.isnan(self.memory) & ~((self.memory > 0) & np.isfinite(self.memory)),
+                "memory must be positive and finite or NaN",
+            ),
         )
         for bad, message in checks:
             if bad.any():
@@ -99,6 +132,8 @@ class Workload:
             requested=self.requested[indices],
             procs=self.procs[indices],
             user=self.user[indices],
+            efficiency=self.efficiency[indices],
+            memory=self.memory[indices],
         )
 
     def dense_users(self) -> tuple[np.ndarray, int]:
@@ -117,5 +152,7 @@ class Workload:
                 "requested": self.requested,
                 "procs": self.procs,
                 "user": self.user,
+                "efficiency": self.efficiency,
+                "memory": self.memory,
             }
         )

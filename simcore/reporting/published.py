@@ -19,7 +19,7 @@ from pathlib import Path
 
 # The package is always used from a checkout: <repository>/simcore/reporting/published.py.
 PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "resources" / "published"
-PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019")  # <key>.csv, key = the rows' `paper`
+PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019", "asax-2024")  # <key>.csv, key = the rows' `paper`
 CSV_COLUMNS = ("paper", "table", "row", "column", "value", "conditions")
 
 # Tables whose values are whole numbers (ints, as the papers print them); the
@@ -197,12 +197,29 @@ _PREDICTION_CORRELATION_COLUMNS = ("Pearson mean", "Pearson min", "Pearson max")
 # UNICEF. Its rows are "<experiment>, <setting>" (workload model "model-<m>" or trace).
 THESIS_TABLE33_POLICIES = ("FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1")
 
+# The co-scheduling paper (ASA_X): its strategy labels -> ours, its cluster
+# sizes and load labels (rows "<label> <cores> cores (<load>)"), and the columns
+# of its Tables 3 and 2.
+ASAX_STRATEGIES = {"Slurm": "SPACE", "Static": "STATIC", "ASA_X": "ASAX"}
+ASAX_LOADS = {"8x": (8, 64), "4x": (4, 128), "2x": (2, 256)}
+ASAX_TABLE3_COLUMNS = ("wait h", "CPU util %", "response h")
+ASAX_TABLE2_COLUMNS = ("runtime %", "CPU util %", "mem util %")
+
 
 def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
     """The published constants, by name, from `directory`/<paper>.csv."""
     directory = Path(directory)
     cells = {paper: PublishedCells(directory / f"{paper}.csv", paper) for paper in PAPERS}
-    bandit, prediction, thesis = (cells[paper] for paper in PAPERS)
+    bandit, prediction, thesis, asax = (cells[paper] for paper in PAPERS)
+
+    def asax_table(table: str, columns) -> dict:
+        """{(our strategy, load): values per column} of one of the ASA_X paper's tables."""
+        return {
+            (ASAX_STRATEGIES[label], load): tuple(asax.take(table, f"{label} {cores} cores ({load})", c) for c in columns)
+            for label in ASAX_STRATEGIES
+            for load, (_, cores) in ASAX_LOADS.items()
+            if f"{label} {cores} cores ({load})" in asax.rows(table)
+        }
 
     def table33_key(row: str) -> tuple[str, str]:
         parts = tuple(row.split(", "))
@@ -255,6 +272,10 @@ def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
             table33_key(row): tuple(thesis.take("Table 3.3", row, policy) for policy in THESIS_TABLE33_POLICIES)
             for row in thesis.rows("Table 3.3")
         },
+        # ASA_X paper, Table 3: mean wait (h), CPU utilisation of allocated capacity (%),
+        # mean response (h) per strategy and load; Table 2: averages against Slurm (% change).
+        "ASAX_TABLE3": asax_table("Table 3", ASAX_TABLE3_COLUMNS),
+        "ASAX_TABLE2": asax_table("Table 2", ASAX_TABLE2_COLUMNS),
     }
     for paper_cells in cells.values():
         paper_cells.check_all_used()
@@ -274,3 +295,5 @@ THESIS_TABLE44 = _PUBLISHED["THESIS_TABLE44"]
 THESIS_SAF_BEST_GAIN = _PUBLISHED["THESIS_SAF_BEST_GAIN"]
 THESIS_TABLE32 = _PUBLISHED["THESIS_TABLE32"]
 THESIS_TABLE33 = _PUBLISHED["THESIS_TABLE33"]
+ASAX_TABLE3 = _PUBLISHED["ASAX_TABLE3"]
+ASAX_TABLE2 = _PUBLISHED["ASAX_TABLE2"]

@@ -114,6 +114,9 @@ def _workload_from_frame(frame, provenance: dict, source: str):
         source_sha256=provenance.get("input_sha256"),
         filter_mode=provenance.get("filter"),
         filter_counts=provenance.get("filter_counts") or {},
+        # files written before these columns existed record neither
+        efficiency=frame["efficiency"].to_numpy(np.float64) if "efficiency" in frame else None,
+        memory=frame["memory"].to_numpy(np.float64) if "memory" in frame else None,
     )
     workload.validate()
     return workload

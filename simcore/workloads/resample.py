@@ -140,6 +140,8 @@ def resample(
         requested=workload.requested[source],
         procs=workload.procs[source],
         user=workload.user[source],
+        efficiency=workload.efficiency[source],
+        memory=workload.memory[source],
         source=f"{workload.source} resampled {method} seed={seed} weeks={length}",
         filter_counts=dict(workload.filter_counts),
         header=dict(workload.header),

@@ -1,0 +1,1 @@
+"""Co-scheduling: CPU-quota sharing with the ASA_X learner (docs/coscheduling.md)."""

@@ -1,0 +1,771 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""The co-scheduling event loop: EASY plus CPU-quota sharing (docs/coscheduling.md).
+
+Everything between decisions is C over typed arrays: the space phase is the
+EASY pass of simcore/engine/_core.pyx with FCFS order and backfilling in queue
+order; the co-allocation phase walks the waiting jobs and the unpaired running
+jobs; the ASAX learner (section 5) decides in C. With an external policy the
+walk pauses at each case and resumes after `decide` (the Gymnasium
+environment). The Python wrapper that validates inputs is sharing.py.
+"""
+
+import numpy as np
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.math cimport INFINITY, NAN, exp, floor, isnan, log, sqrt
+from libc.stdlib cimport free, malloc, realloc
+from numpy.random cimport bitgen_t
+
+from simcore.engine._sorted cimport Entry, Heap, heap_pop, heap_push, sorted_insert, sorted_remove
+
+STRATEGY_NAMES = ("SPACE", "STATIC", "ASAX", "HEADROOM", "EXTERNAL")
+LOSS_NAMES = ("degradation", "walltime")
+SCOPE_NAMES = ("shared", "per-donor")
+EXPERT_NAMES = ("CPU", "MEM", "TYPE", "PHASE")
+
+cdef enum:
+    N_EXPERTS = 4
+    LEVELS_LIMIT = 64
+    FAILED_KEPT = 8
+MAX_LEVELS = LEVELS_LIMIT
+
+cdef enum Strategy:
+    SPACE = 0
+    STATIC = 1
+    ASAX = 2
+    HEADROOM = 3
+    EXTERNAL = 4
+
+cdef enum JobState:
+    FUTURE = 0
+    WAITING = 1
+    RUNNING = 2
+    DONE = 3
+
+# Suggested quota f* as a multiple of 1/4, at [expert][Hp bin][metric bin]
+# (section 5.4; TYPE has two bins, its third column is unused).
+cdef int EXPERT_QUARTERS[N_EXPERTS * 9]
+EXPERT_QUARTERS[:] = [1, 0, 0, 2, 1, 0, 3, 2, 1,     # CPU: low / mid / high
+                      1, 0, 0, 2, 1, 0, 3, 2, 1,     # MEM
+                      1, 0, 0, 2, 1, 0, 3, 2, 0,     # TYPE: sequential / parallel
+                      0, 0, 0, 1, 1, 2, 2, 2, 3]     # PHASE: early / middle / late
+
+
+cdef inline double capped(double share, double efficiency) noexcept nogil:
+    """min(1, share/efficiency), with min(1, x/0) = 1."""
+    if efficiency == 0.0:
+        return 1.0
+    cdef double ratio = share / efficiency
+    return ratio if ratio < 1.0 else 1.0
+
+
+cdef inline int metric_bin(double value) noexcept nogil:
+    if value < 0.25:
+        return 0
+    return 1 if value <= 0.75 else 2
+
+
+cdef struct Learner:
+    double alpha[N_EXPERTS]
+    double risk[N_EXPERTS]
+    double round
+
+
+cdef inline void learner_reset(Learner* learner) noexcept nogil:
+    cdef int i
+    for i in range(N_EXPERTS):
+        learner.alpha[i] = 1.0 / N_EXPERTS
+        learner.risk[i] = 0.0
+    learner.round = 1.0
+
+
+cdef class SharingSimulation:
+    """One co-scheduling run over arrays validated by sharing.py."""
+
+    cdef object _keep_alive, _bit_generator
+    cdef bitgen_t* rng
+    cdef Py_ssize_t n, next_submission, n_done
+    cdef const double* submit
+    cdef const double* work
+    cdef const double* estimate
+    cdef const double* efficiency
+    cdef const double* memory          # NaN: unknown
+    cdef const long long* procs
+    cdef long long machine_size, free_procs
+    cdef int strategy, levels, loss, scope
+    cdef double kappa, memory_capacity   # capacity NaN: memory off
+    cdef readonly double now
+    cdef readonly double busy_area       # integral of processors holding >= 1 job
+    cdef double busy_since
+    # per job
+    cdef double[::1] start, end, remaining, rate, updated, completion, estimated_end, quota
+    cdef double[::1] reservation     # the first shadow time a job got as the head
+    cdef long long[::1] partner, donor
+    cdef signed char[::1] state
+    cdef unsigned char[::1] is_guest, may_share     # is_guest: in a pair, as its guest
+    # waiting jobs in FCFS (position) order; started ones are skipped
+    cdef Py_ssize_t* waiting
+    cdef Py_ssize_t n_waiting, waiting_dead
+    cdef Entry* releases             # (time, j) own part, (time, n + guest) a pair's part
+    cdef Py_ssize_t n_releases
+    cdef Entry* unpaired             # running jobs in no pair, by (start, position)
+    cdef Py_ssize_t n_unpaired
+    cdef Heap completions            # lazy: stale entries are skipped
+    # the co-allocation walk, kept in the object so that it can pause
+    cdef bint walking
+    cdef Py_ssize_t walk_pos, donor_pos
+    cdef double shadow
+    cdef long long extra
+    cdef long long widest_donor
+    cdef double least_donor_memory
+    cdef bint guest_had_case
+    cdef Py_ssize_t failed[FAILED_KEPT]     # waiting jobs of this walk that found no level
+    cdef int n_failed, failed_slot
+    cdef readonly Py_ssize_t case_donor, case_guest
+    cdef unsigned char admissible[LEVELS_LIMIT]   # the pending case's levels
+    # the learner
+    cdef Learner shared
+    cdef Learner* per_donor
+    cdef double leaf[4][LEVELS_LIMIT]  # leaf distribution per f* in {0, .25, .5, .75}
+    cdef readonly long long cases
+    cdef readonly double loss_sum
+    cdef long long[::1] histogram
+    cdef double* alpha_log
+    cdef Py_ssize_t n_rounds, alpha_capacity
+    cdef bint alpha_log_lost
+
+    def __cinit__(self):
+        self.waiting = NULL
+        self.releases = NULL
+        self.unpaired = NULL
+        self.completions.items = NULL
+        self.per_donor = NULL
+        self.alpha_log = NULL
+
+    def __dealloc__(self):
+        free(self.waiting)
+        free(self.releases)
+        free(self.unpaired)
+        free(self.completions.items)
+        free(self.per_donor)
+        free(self.alpha_log)
+
+    def __init__(self, const double[::1] submit, const double[::1] work,
+                 const double[::1] estimate, const long long[::1] procs,
+                 const double[::1] efficiency, const double[::1] memory,
+                 long long machine_size, int strategy, int levels, double kappa,
+                 double memory_capacity, int loss, int scope, bit_generator,
+                 learner_state=None):
+        cdef Py_ssize_t n = submit.shape[0], j
+        self._keep_alive = (submit, work, estimate, procs, efficiency, memory)
+        self._bit_generator = bit_generator
+        self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self.n = n
+        if n > 0:
+            self.submit = &submit[0]
+            self.work = &work[0]
+            self.estimate = &estimate[0]
+            self.procs = &procs[0]
+            self.efficiency = &efficiency[0]
+            self.memory = &memory[0]
+        self.machine_size = machine_size
+        self.free_procs = machine_size
+        self.strategy = strategy
+        self.levels = levels
+        self.kappa = kappa
+        self.memory_capacity = memory_capacity
+        self.loss = loss
+        self.scope = scope
+        self.now = -INFINITY
+        self.start = np.full(n, NAN)
+        self.end = np.full(n, NAN)
+        self.remaining = np.zeros(n)
+        self.rate = np.ones(n)
+        self.updated = np.zeros(n)
+        self.completion = np.zeros(n)
+        self.estimated_end = np.zeros(n)
+        self.quota = np.full(n, NAN)
+        self.reservation = np.full(n, NAN)
+        self.partner = np.full(n, -1, dtype=np.int64)
+        self.donor = np.full(n, -1, dtype=np.int64)
+        self.state = np.zeros(n, dtype=np.int8)
+        self.is_guest = np.zeros(n, dtype=np.uint8)
+        # With memory on, a job of unknown memory never shares.
+        self.may_share = (np.ones(n, dtype=np.uint8) if isnan(memory_capacity)
+                          else (~np.isnan(np.asarray(memory))).astype(np.uint8))
+        self.histogram = np.zeros(levels, dtype=np.int64)
+        cdef size_t count = n if n > 0 else 1
+        self.waiting = <Py_ssize_t*> malloc(count * sizeof(Py_ssize_t))
+        self.releases = <Entry*> malloc(2 * count * sizeof(Entry))
+        self.unpaired = <Entry*> malloc(count * sizeof(Entry))
+        # a start pushes one entry, a pair two rate changes: at most 3 per job
+        self.completions.items = <Entry*> malloc(3 * count * sizeof(Entry))
+        if (self.waiting == NULL or self.releases == NULL or self.unpaired == NULL
+                or self.completions.items == NULL):
+            raise MemoryError()
+        if scope == 1:
+            self.per_donor = <Learner*> malloc(count * sizeof(Learner))
+            if self.per_donor == NULL:
+                raise MemoryError()
+            for j in range(n):
+                learner_reset(&self.per_donor[j])
+        learner_reset(&self.shared)
+        if learner_state is not None:
+            for i in range(N_EXPERTS):
+                self.shared.alpha[i] = learner_state["alpha"][i]
+                self.shared.risk[i] = learner_state["risk"][i]
+            self.shared.round = learner_state["round"]
+        self._build_leaves()
+        self.case_donor = -1
+        self.case_guest = -1
+
+    cdef void _build_leaves(self):
+        cdef int s, k, k_star, neighbours, others
+        cdef double f_star
+        for s in range(4):
+            f_star = 0.25 * s
+            k_star = <int> floor(f_star * self.levels + 1e-9)
+            if k_star > self.levels - 1:
+                k_star = self.levels - 1
+            neighbours = (k_star > 0) + (k_star < self.levels - 1)
+            others = self.levels - 1 - neighbours
+            for k in range(self.levels):
+                if k == k_star:
+                    self.leaf[s][k] = 0.6
+                elif k == k_star - 1 or k == k_star + 1:
+                    self.leaf[s][k] = 0.3 / neighbours
+                else:
+                    self.leaf[s][k] = 0.1 / others
+
+    # -- rates and the release list ------------------------------------------
+
+    cdef inline double _remaining_at(self, Py_ssize_t j, double t) noexcept nogil:
+        cdef double r = self.remaining[j] - self.rate[j] * (t - self.updated[j])
+        return r if r > 0.0 else 0.0
+
+    cdef void _set_rate(self, Py_ssize_t j, double t, double new_rate) noexcept nogil:
+        """Section 2.5: only a job whose rate changes is touched."""
+        if new_rate == self.rate[j]:
+            return
+        self.remaining[j] = self._remaining_at(j, t)
+        self.updated[j] = t
+        self.rate[j] = new_rate
+        self.completion[j] = t + self.remaining[j] / new_rate
+        self.estimated_end[j] = t + (self.estimate[j] - (self.work[j] - self.remaining[j])) / new_rate
+        heap_push(&self.completions, self.completion[j], j)
+
+    cdef void _add_releases(self, Py_ssize_t a) noexcept nogil:
+        """The releases of running job `a` (in no pair, or a donor)."""
+        cdef Py_ssize_t b = self.partner[a]
+        cdef double pair_end
+        sorted_insert(self.releases, &self.n_releases, self.estimated_end[a], a)
+        if b >= 0:
+            pair_end = self.estimated_end[a]
+            if self.estimated_end[b] > pair_end:
+                pair_end = self.estimated_end[b]
+            sorted_insert(self.releases, &self.n_releases, pair_end, self.n + b)
+
+    cdef void _drop_releases(self, Py_ssize_t a) noexcept nogil:
+        cdef Py_ssize_t b = self.partner[a]
+        cdef double pair_end
+        sorted_remove(self.releases, &self.n_releases, self.estimated_end[a], a)
+        if b >= 0:
+            pair_end = self.estimated_end[a]
+            if self.estimated_end[b] > pair_end:
+                pair_end = self.estimated_end[b]
+            sorted_remove(self.releases, &self.n_releases, pair_end, self.n + b)
+
+    cdef inline long long _released(self, Py_ssize_t entry) noexcept nogil:
+        """Processors a release entry frees."""
+        cdef Py_ssize_t b
+        if entry >= self.n:
+            return self.procs[entry - self.n]
+        b = self.partner[entry]
+        return self.procs[entry] - (self.procs[b] if b >= 0 else 0)
+
+    # -- job life cycle -------------------------------------------------------
+
+    cdef void _start(self, Py_ssize_t j, double t) noexcept nogil:
+        """Start j exclusively (space phase)."""
+        self.state[j] = RUNNING
+        self.waiting_dead += 1
+        self.start[j] = t
+        self.remaining[j] = self.work[j]
+        self.updated[j] = t
+        self.completion[j] = t + self.work[j] / 1.0
+        self.estimated_end[j] = t + self.estimate[j] / 1.0
+        self.free_procs -= self.procs[j]
+        self._add_releases(j)
+        sorted_insert(self.unpaired, &self.n_unpaired, t, j)
+        heap_push(&self.completions, self.completion[j], j)
+
+    cdef void _pair(self, Py_ssize_t a, Py_ssize_t b, double f, double donor_rate,
+                    double t) noexcept nogil:
+        """Start waiting job b as the guest of running job a with quota f."""
+        self._drop_releases(a)
+        sorted_remove(self.unpaired, &self.n_unpaired, self.start[a], a)
+        self._set_rate(a, t, donor_rate)
+        self.state[b] = RUNNING
+        self.waiting_dead += 1
+        self.is_guest[b] = True
+        self.start[b] = t
+        self.remaining[b] = self.work[b]
+        self.updated[b] = t
+        self.rate[b] = (1.0 - self.kappa) * capped(f, self.efficiency[b])
+        self.completion[b] = t + self.work[b] / self.rate[b]
+        self.estimated_end[b] = t + self.estimate[b] / self.rate[b]
+        self.quota[b] = f
+        self.donor[b] = a
+        self.partner[a] = b
+        self.partner[b] = a
+        self._add_releases(a)
+        heap_push(&self.completions, self.completion[b], b)
+
+    cdef void _complete(self, Py_ssize_t j, double t) noexcept nogil:
+        cdef Py_ssize_t other = self.partner[j], a
+        self.state[j] = DONE
+        self.end[j] = t
+        self.n_done += 1
+        if other < 0:
+            self._drop_releases(j)
+            sorted_remove(self.unpaired, &self.n_unpaired, self.start[j], j)
+            self.free_procs += self.procs[j]
+            return
+        a = other if self.is_guest[j] else j      # the donor
+        self._drop_releases(a)
+        self.partner[j] = -1
+        self.partner[other] = -1
+        if not self.is_guest[j]:
+            # the donor's unshared processors become idle; the guest keeps its own
+            self.free_procs += self.procs[j] - self.procs[other]
+            self.is_guest[other] = False
+        if self.completion[other] != t:      # a partner ending now is left as it is
+            self._set_rate(other, t, 1.0)
+        self._add_releases(other)
+        sorted_insert(self.unpaired, &self.n_unpaired, self.start[other], other)
+
+    cdef inline bint _stale(self, Entry* top) noexcept nogil:
+        return self.state[top.idx] != RUNNING or self.completion[top.idx] != top.key
+
+    cdef double _next_instant(self) noexcept nogil:
+        cdef double t = INFINITY
+        while self.completions.size > 0 and self._stale(&self.completions.items[0]):
+            heap_pop(&self.completions)
+        if self.next_submission < self.n:
+            t = self.submit[self.next_submission]
+        if self.completions.size > 0 and self.completions.items[0].key < t:
+            t = self.completions.items[0].key
+        return t
+
+    # -- the space phase (EASY, semantics.md §4) ------------------------------
+
+    cdef Py_ssize_t _first_waiting(self) noexcept nogil:
+        cdef Py_ssize_t i, kept = 0
+        if 2 * self.waiting_dead > self.n_waiting:
+            for i in range(self.n_waiting):
+                if self.state[self.waiting[i]] == WAITING:
+                    self.waiting[kept] = self.waiting[i]
+                    kept += 1
+            self.n_waiting = kept
+            self.waiting_dead = 0
+        for i in range(self.n_waiting):
+            if self.state[self.waiting[i]] == WAITING:
+                return i
+        return self.n_waiting
+
+    cdef void _reserve(self, Py_ssize_t h) noexcept nogil:
+        """Shadow time and extra processors for head h."""
+        cdef long long q_h = self.procs[h], available = self.free_procs
+        cdef Py_ssize_t i = 0
+        while available < q_h:
+            available += self._released(self.releases[i].idx)
+            i += 1
+        self.shadow = self.releases[i - 1].key
+        while i < self.n_releases and self.releases[i].key == self.shadow:
+            available += self._released(self.releases[i].idx)
+            i += 1
+        self.extra = available - q_h
+        if isnan(self.reservation[h]):
+            self.reservation[h] = self.shadow
+
+    cdef void _pass(self, double t) noexcept nogil:
+        cdef Py_ssize_t i = self._first_waiting(), j, h = -1
+        cdef long long q
+        cdef bint ends_after_shadow
+        if i == self.n_waiting:
+            return
+        if self.free_procs > 0:
+            while i < self.n_waiting:
+                j = self.waiting[i]
+                i += 1
+                if self.state[j] != WAITING:
+                    continue
+                if self.procs[j] <= self.free_procs:
+                    self._start(j, t)
+                else:
+                    h = j
+                    break
+            if h < 0:
+                return
+            self._reserve(h)
+            while self.free_procs > 0 and i < self.n_waiting:
+                j = self.waiting[i]
+                i += 1
+                q = self.procs[j]
+                if self.state[j] != WAITING or q > self.free_procs:
+                    continue
+                ends_after_shadow = t + self.estimate[j] > self.shadow
+                if ends_after_shadow and q > self.extra:
+                    continue
+                self._start(j, t)
+                if ends_after_shadow:
+                    self.extra -= q
+        else:
+            self._reserve(self.waiting[i])
+        if self.strategy != SPACE and self.n_unpaired > 0:
+            self.walking = True
+            self.walk_pos = 0
+            self.donor_pos = 0
+            self.guest_had_case = False
+            self.n_failed = 0
+            self.failed_slot = 0
+            self._donor_bounds()
+
+    # -- the co-allocation phase ---------------------------------------------
+
+    cdef inline double _donor_rate(self, Py_ssize_t a, double f) noexcept nogil:
+        return (1.0 - self.kappa) * capped(1.0 - f, self.efficiency[a])
+
+    cdef long long _lost(self, Py_ssize_t a, Py_ssize_t b, double f, double t) noexcept nogil:
+        """L of the pair (a, b, f): processors the reservation loses (section 3)."""
+        cdef double paired_rate, new_end
+        if self.estimated_end[a] > self.shadow:
+            return 0
+        paired_rate = self._donor_rate(a, f)
+        if paired_rate == self.rate[a]:
+            new_end = self.estimated_end[a]
+        else:
+            new_end = t + (self.estimate[a] - (self.work[a] - self._remaining_at(a, t))) / paired_rate
+        if new_end > self.shadow:
+            return self.procs[a]
+        if t + self.estimate[b] / ((1.0 - self.kappa) * f) > self.shadow:
+            return self.procs[b]
+        return 0
+
+    cdef inline bint _memory_fits(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        return isnan(self.memory_capacity) or (
+            self.may_share[a] and self.memory[a] + self.memory[b] <= self.memory_capacity)
+
+    cdef void _donor_bounds(self) noexcept nogil:
+        """The widest unpaired donor and the least memory among them: a waiting
+        job beyond either bound cannot pair, so the walk skips it unscanned."""
+        cdef Py_ssize_t i, a
+        self.widest_donor = 0
+        self.least_donor_memory = INFINITY
+        for i in range(self.n_unpaired):
+            a = self.unpaired[i].idx
+            if self.procs[a] > self.widest_donor:
+                self.widest_donor = self.procs[a]
+            if self.may_share[a] and self.memory[a] < self.least_donor_memory:
+                self.least_donor_memory = self.memory[a]
+
+    cdef inline bint _may_pair(self, Py_ssize_t b) noexcept nogil:
+        cdef int i
+        if self.state[b] != WAITING or not self.may_share[b] or self.procs[b] > self.widest_donor:
+            return False
+        if not isnan(self.memory_capacity) and self.memory[b] + self.least_donor_memory > self.memory_capacity:
+            return False
+        # A job at least as wide, long and large as one that found no admissible
+        # level with any donor finds none either: pairs only shrink `extra` and
+        # the donors, and a longer or wider guest only raises L.
+        for i in range(self.n_failed):
+            if (self.procs[b] >= self.procs[self.failed[i]]
+                    and self.estimate[b] >= self.estimate[self.failed[i]]
+                    and (isnan(self.memory_capacity) or self.memory[b] >= self.memory[self.failed[i]])):
+                return False
+        return True
+
+    cdef inline void _next_guest(self) noexcept nogil:
+        """The walk moves to the next waiting job, remembering this one if it found no level."""
+        if not self.guest_had_case and self.n_unpaired > 0:
+            self.failed[self.failed_slot] = self.waiting[self.walk_pos]
+            self.failed_slot = (self.failed_slot + 1) % FAILED_KEPT
+            if self.n_failed < FAILED_KEPT:
+                self.n_failed += 1
+        self.walk_pos += 1
+        self.donor_pos = 0
+        self.guest_had_case = False
+
+    cdef bint _walk(self, double t) noexcept nogil:
+        """Continue the co-allocation walk; True if it paused at a case."""
+        cdef Py_ssize_t b, a
+        cdef int k
+        cdef bint any_level, unreserved
+        while self.walking:
+            if self.walk_pos >= self.n_waiting or self.n_unpaired == 0:
+                self.walking = False
+                return False
+            b = self.waiting[self.walk_pos]
+            if self.donor_pos == 0 and not self._may_pair(b):
+                self.walk_pos += 1
+                continue
+            if self.donor_pos >= self.n_unpaired:
+                self._next_guest()
+                continue
+            a = self.unpaired[self.donor_pos].idx
+            self.donor_pos += 1
+            if self.procs[a] < self.procs[b] or not self._memory_fits(a, b):
+                continue
+            if self.strategy == STATIC:
+                if self._lost(a, b, 0.5, t) <= self.extra:
+                    self._form(a, b, 0.5, t)
+                continue
+            if self.strategy == HEADROOM:
+                # the largest level k/K <= 1 - u_a that is admissible
+                k = <int> floor((1.0 - self.efficiency[a]) * self.levels)
+                while k >= self.levels or (k > 0 and <double> k / self.levels > 1.0 - self.efficiency[a]):
+                    k -= 1
+                while k > 0 and self._lost(a, b, <double> k / self.levels, t) > self.extra:
+                    k -= 1
+                if k > 0:
+                    self._form(a, b, <double> k / self.levels, t)
+                continue
+            # a donor ending after the shadow time loses the reservation nothing
+            unreserved = self.estimated_end[a] > self.shadow
+            any_level = False
+            self.admissible[0] = True
+            for k in range(1, self.levels):
+                self.admissible[k] = unreserved or self._lost(a, b, <double> k / self.levels, t) <= self.extra
+                any_level = any_level or self.admissible[k]
+            if not any_level:
+                continue
+            self.guest_had_case = True
+            self.case_donor = a
+            self.case_guest = b
+            if self.strategy == EXTERNAL:
+                return True
+            self._apply(self._learner_choice(a, t))
+        return False
+
+    cdef void _form(self, Py_ssize_t a, Py_ssize_t b, double f, double t) noexcept nogil:
+        self.extra -= self._lost(a, b, f, t)
+        self._pair(a, b, f, self._donor_rate(a, f), t)
+        self.walk_pos += 1
+        self.donor_pos = 0
+        self.guest_had_case = False
+        self._donor_bounds()
+
+    cdef void _apply(self, int k) noexcept nogil:
+        """The decision of the pending case: level k (0: do not pair)."""
+        cdef Py_ssize_t a = self.case_donor, b = self.case_guest
+        self.case_donor = -1
+        self.case_guest = -1
+        if k > 0:
+            self._form(a, b, <double> k / self.levels, self.now)
+
+    # -- the ASAX learner (section 5) ----------------------------------------
+
+    cdef void _leaves(self, Py_ssize_t a, double t, int* leaf) noexcept nogil:
+        """Each expert's leaf for donor a at t, as an index into self.leaf."""
+        cdef double u = self.efficiency[a], remaining = self._remaining_at(a, t)
+        cdef double e = self.estimate[a], s = self.start[a], mem = 0.0, left, happiness
+        cdef int hp, phase_bin
+        if not isnan(self.memory_capacity) and not isnan(self.memory[a]):
+            mem = self.memory[a] / self.memory_capacity
+        if remaining == 0.0:
+            hp = 2
+        else:
+            left = s + e - t
+            happiness = (left if left > 0.0 else 0.0) / remaining
+            hp = 0 if happiness < 1.0 else (1 if happiness <= 1.1 else 2)
+        phase_bin = 0 if (t - s) / e < 0.25 else (1 if (t - s) / e < 0.75 else 2)
+        leaf[0] = EXPERT_QUARTERS[hp * 3 + metric_bin(u)]
+        leaf[1] = EXPERT_QUARTERS[9 + hp * 3 + metric_bin(mem)]
+        leaf[2] = EXPERT_QUARTERS[18 + hp * 3 + (0 if u * self.procs[a] < 1.5 else 1)]
+        leaf[3] = EXPERT_QUARTERS[27 + hp * 3 + phase_bin]
+
+    cdef double _case_loss(self, Py_ssize_t a, int k, double t) noexcept nogil:
+        cdef double paired_rate, late, loss
+        if k == 0:
+            return 0.0
+        paired_rate = self._donor_rate(a, <double> k / self.levels)
+        if self.loss == 0:
+            loss = 2.0 * (1.0 / paired_rate - 1.0)
+        else:
+            late = (t - self.start[a]) + self._remaining_at(a, t) / paired_rate - self.estimate[a]
+            loss = (late if late > 0.0 else 0.0) / self.estimate[a]
+        return loss if loss < 1.0 else 1.0
+
+    cdef int _learner_choice(self, Py_ssize_t a, double t) noexcept nogil:
+        cdef Learner* learner = &self.per_donor[a] if self.scope == 1 else &self.shared
+        cdef int leaf[N_EXPERTS]
+        cdef int i, k, chosen = 0
+        cdef double mixture, total = 0.0, cumulative = 0.0, draw, loss, gamma, norm, worst
+        cdef double kept[LEVELS_LIMIT]
+        self._leaves(a, t, leaf)
+        for k in range(self.levels):
+            mixture = 0.0
+            for i in range(N_EXPERTS):
+                mixture += learner.alpha[i] * self.leaf[leaf[i]][k]
+            kept[k] = mixture if self.admissible[k] else 0.0
+            total += kept[k]
+        draw = self.rng.next_double(self.rng.state)
+        for k in range(self.levels):
+            if self.admissible[k]:
+                chosen = k
+                cumulative += kept[k]
+                if draw * total < cumulative:
+                    break
+        loss = self._case_loss(a, chosen, t)
+        self.cases += 1
+        self.loss_sum += loss
+        self.histogram[chosen] += 1
+        worst = -INFINITY
+        for i in range(N_EXPERTS):
+            learner.risk[i] += self.leaf[leaf[i]][chosen] * loss
+            if learner.risk[i] > worst:
+                worst = learner.risk[i]
+        if worst > 1.0:
+            gamma = sqrt(2.0 * log(<double> N_EXPERTS) / learner.round)
+            norm = 0.0
+            for i in range(N_EXPERTS):
+                learner.alpha[i] = learner.alpha[i] * exp(-gamma * learner.risk[i])
+                norm += learner.alpha[i]
+            for i in range(N_EXPERTS):
+                learner.alpha[i] = learner.alpha[i] / norm
+                learner.risk[i] = 0.0
+            learner.round += 1.0
+            if self.scope == 0:
+                self._log_alpha()
+        return chosen
+
+    cdef void _log_alpha(self) noexcept nogil:
+        cdef double* grown
+        cdef int i
+        if self.alpha_log_lost:
+            return
+        if self.n_rounds == self.alpha_capacity:
+            self.alpha_capacity = 2 * self.alpha_capacity + 64
+            grown = <double*> realloc(self.alpha_log, self.alpha_capacity * N_EXPERTS * sizeof(double))
+            if grown == NULL:
+                self.alpha_log_lost = True      # the run goes on; learner() raises
+                return
+            self.alpha_log = grown
+        for i in range(N_EXPERTS):
+            self.alpha_log[self.n_rounds * N_EXPERTS + i] = self.shared.alpha[i]
+        self.n_rounds += 1
+
+    # -- the event loop -------------------------------------------------------
+
+    cdef bint _run(self) noexcept nogil:
+        """Run until the end, or until a case needs an external decision."""
+        cdef double t
+        cdef Py_ssize_t j
+        while True:
+            if self.walking and self._walk(self.now):
+                return True
+            t = self._next_instant()
+            if t == INFINITY:
+                return False
+            if self.now > -INFINITY:
+                self.busy_area += (self.machine_size - self.free_procs) * (t - self.now)
+            while self.completions.size > 0 and self.completions.items[0].key == t:
+                j = heap_pop(&self.completions)
+                if self.state[j] == RUNNING and self.completion[j] == t:
+                    self._complete(j, t)
+            while self.next_submission < self.n and self.submit[self.next_submission] == t:
+                j = self.next_submission
+                self.state[j] = WAITING
+                self.waiting[self.n_waiting] = j
+                self.n_waiting += 1
+                self.next_submission += 1
+            self.now = t
+            self._pass(t)
+
+    # -- Python interface -----------------------------------------------------
+
+    def run(self):
+        """Advance; True if paused at a case (external policy), False when done."""
+        with nogil:
+            paused = self._run()
+        return paused
+
+    def decide(self, int level):
+        """Apply the external decision of the pending case, then run on."""
+        if self.case_donor < 0:
+            raise RuntimeError("no case is pending")
+        if not 0 <= level < self.levels or not self.admissible[level]:
+            valid = [k for k in range(self.levels) if self.admissible[k]]
+            raise ValueError(f"level {level} is not admissible here; valid levels: {valid}")
+        self._apply(level)
+
+    def learner_choice(self):
+        """The C learner's choice for the pending case (updates the learner)."""
+        return self._learner_choice(self.case_donor, self.now)
+
+    def case_mask(self):
+        return np.array([bool(self.admissible[k]) for k in range(self.levels)])
+
+    def case_leaves(self):
+        cdef int leaf[N_EXPERTS]
+        self._leaves(self.case_donor, self.now, leaf)
+        return [0.25 * leaf[i] for i in range(N_EXPERTS)]
+
+    def case_state(self):
+        """The pending case as the learner and an agent see it (section 5.2)."""
+        cdef Py_ssize_t a = self.case_donor, b = self.case_guest
+        cdef double t = self.now, remaining = self._remaining_at(a, t)
+        cdef double left = self.start[a] + self.estimate[a] - t
+        known_memory = not isnan(self.memory_capacity) and not isnan(self.memory[a])
+        return {
+            "time": t,
+            "donor": a,
+            "guest": b,
+            "donor_cpu": self.efficiency[a],
+            "donor_memory": self.memory[a] / self.memory_capacity if known_memory else 0.0,
+            "donor_sequential": self.efficiency[a] * self.procs[a] < 1.5,
+            "donor_phase": (t - self.start[a]) / self.estimate[a],
+            "donor_happiness": (max(left, 0.0) / remaining) if remaining > 0 else INFINITY,
+            "donor_procs": self.procs[a],
+            "donor_estimate": self.estimate[a],
+            "guest_procs": self.procs[b],
+            "guest_estimate": self.estimate[b],
+            "guest_wait": t - self.submit[b],
+            "free_procs": self.free_procs,
+            "machine_size": self.machine_size,
+            "unpaired_running": self.n_unpaired,
+            "waiting": self.n_waiting - self.waiting_dead,
+            "shadow_in": self.shadow - t,
+            "extra": self.extra,
+        }
+
+    def case_losses(self):
+        return np.array([self._case_loss(self.case_donor, k, self.now) for k in range(self.levels)])
+
+    def results(self):
+        return {
+            "start": np.asarray(self.start).copy(),
+            "end": np.asarray(self.end).copy(),
+            "donor": np.asarray(self.donor).copy(),
+            "quota": np.asarray(self.quota).copy(),
+            "reservation": np.asarray(self.reservation).copy(),
+            "busy_area": self.busy_area,
+        }
+
+    def learner(self):
+        if self.alpha_log_lost:
+            raise MemoryError("the learner's weight log could not grow")
+        alphas = np.array([self.alpha_log[r * N_EXPERTS + i] for r in range(self.n_rounds)
+                           for i in range(N_EXPERTS)]).reshape(self.n_rounds, N_EXPERTS)
+        return {
+            "alphas": alphas,
+            "cases": self.cases,
+            "loss_sum": self.loss_sum,
+            "histogram": np.asarray(self.histogram).copy(),
+            "state": {
+                "alpha": [self.shared.alpha[i] for i in range(N_EXPERTS)],
+                "risk": [self.shared.risk[i] for i in range(N_EXPERTS)],
+                "round": self.shared.round,
+            },
+        }

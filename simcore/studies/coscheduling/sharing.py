@@ -1,0 +1,191 @@
+"""Co-scheduling runs over a workload: validation, then the C event loop (_sharing.pyx).
+
+`simulate_sharing(workload, "ASAX")` runs one whole trace; `SharingRun` is the
+same run held open, one case at a time, for an external policy (the Gymnasium
+environment). Semantics: docs/coscheduling.md.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simcore.engine.workload import Workload
+from simcore.studies.coscheduling._sharing import (
+    EXPERT_NAMES,
+    LOSS_NAMES,
+    MAX_LEVELS,
+    SCOPE_NAMES,
+    STRATEGY_NAMES,
+    SharingSimulation,
+)
+
+STRATEGIES = STRATEGY_NAMES[:4]  # EXTERNAL is the environment's
+LOSSES = LOSS_NAMES
+SCOPES = SCOPE_NAMES
+EXPERTS = EXPERT_NAMES
+GIB_KB = 1024 * 1024
+EFFICIENCY_MODES = ("require", "assume-cpu-bound")
+
+
+class SharingInputError(ValueError):
+    """A workload or setting the co-scheduling model cannot use; names what is wrong."""
+
+
+def default_memory_capacity(workload: Workload) -> float:
+    """The 99th percentile of known memory per processor, rounded up to a whole GiB (KB)."""
+    known = workload.memory[~np.isnan(workload.memory)]
+    if len(known) == 0:
+        raise SharingInputError(
+            f"{workload.source}: no job records its memory (SWF fields 7 and 10); use memory: off"
+        )
+    return float(math.ceil(np.percentile(known, 99) / GIB_KB) * GIB_KB)
+
+
+@dataclass(frozen=True)
+class SharingSettings:
+    """One configuration of the sharing model and its strategy."""
+
+    strategy: str = "ASAX"
+    levels: int = 10
+    kappa: float = 0.0
+    memory: bool = True
+    memory_capacity: float | None = None  # KB per processor; None: the workload's default
+    loss: str = "degradation"
+    scope: str = "shared"
+    efficiency: str = "require"
+
+    def __post_init__(self):
+        checks = (
+            (self.strategy in STRATEGY_NAMES, f"strategy {self.strategy!r}: choose one of {', '.join(STRATEGIES)}"),
+            (4 <= self.levels <= MAX_LEVELS, f"levels must be in [4, {MAX_LEVELS}], got {self.levels}"),
+            (0.0 <= self.kappa < 1.0, f"kappa must be in [0, 1), got {self.kappa}"),
+            (self.loss in LOSSES, f"loss {self.loss!r}: choose one of {', '.join(LOSSES)}"),
+            (self.scope in SCOPES, f"scope {self.scope!r}: choose one of {', '.join(SCOPES)}"),
+            (
+                self.efficiency in EFFICIENCY_MODES,
+                f"efficiency {self.efficiency!r}: choose one of {', '.join(EFFICIENCY_MODES)}",
+            ),
+            (
+                self.memory_capacity is None or self.memory_capacity > 0,
+                f"memory capacity must be positive, got {self.memory_capacity}",
+            ),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise SharingInputError(message)
+
+
+def check_efficiencies(workload: Workload, settings: SharingSettings) -> None:
+    """A strategy that reads efficiencies needs a trace that records some, unless told to assume 1."""
+    known = ~np.isnan(workload.efficiency)
+    if settings.strategy != "SPACE" and settings.efficiency == "require" and not known.any():
+        raise SharingInputError(
+            f"{workload.source}: strategy {settings.strategy} needs CPU efficiencies, but no job records "
+            "its CPU time (SWF field 6); set efficiency: assume-cpu-bound to run it with every efficiency at 1"
+        )
+
+
+def _efficiencies(workload: Workload, settings: SharingSettings) -> np.ndarray:
+    check_efficiencies(workload, settings)
+    return np.where(np.isnan(workload.efficiency), 1.0, workload.efficiency)
+
+
+def _memory_capacity(workload: Workload, settings: SharingSettings) -> float:
+    if not settings.memory:
+        return math.nan
+    if settings.memory_capacity is not None:
+        return float(settings.memory_capacity)
+    return default_memory_capacity(workload)
+
+
+@dataclass
+class SharingResult:
+    """Per-job start and end, pairs, and the learner's log of one run."""
+
+    workload: Workload
+    settings: SharingSettings
+    memory_capacity: float  # NaN: memory off
+    efficiency: np.ndarray  # the efficiencies the run used (unknown read as 1)
+    start: np.ndarray
+    end: np.ndarray
+    donor: np.ndarray  # position of a guest's donor, -1 for jobs that did not start as guests
+    quota: np.ndarray  # a guest's CPU quota, NaN otherwise
+    reservation: np.ndarray  # the first shadow time a job got as the head of the queue, NaN if none
+    busy_area: float  # integral of the processors holding at least one job (processor-seconds)
+    learner: dict = field(default_factory=dict)
+
+
+class SharingRun:
+    """A co-scheduling run advanced case by case (strategy EXTERNAL) or to the end."""
+
+    def __init__(self, workload: Workload, settings: SharingSettings, seed=0, learner_state=None):
+        """`seed`: an int or a sequence of ints, the entropy of the run's PCG64 generator."""
+        self.workload = workload
+        self.settings = settings
+        self.memory_capacity = _memory_capacity(workload, settings)
+        self.efficiency = np.ascontiguousarray(_efficiencies(workload, settings))
+        self._core = SharingSimulation(
+            np.ascontiguousarray(workload.submit, dtype=np.float64),
+            np.ascontiguousarray(workload.run, dtype=np.float64),
+            np.ascontiguousarray(workload.requested, dtype=np.float64),
+            np.ascontiguousarray(workload.procs, dtype=np.int64),
+            self.efficiency,
+            np.ascontiguousarray(workload.memory, dtype=np.float64),
+            workload.machine_size,
+            STRATEGY_NAMES.index(settings.strategy),
+            settings.levels,
+            settings.kappa,
+            self.memory_capacity,
+            LOSSES.index(settings.loss),
+            SCOPES.index(settings.scope),
+            np.random.PCG64(seed),
+            learner_state,
+        )
+        self.finished = False
+
+    @property
+    def core(self) -> SharingSimulation:
+        return self._core
+
+    def advance(self) -> bool:
+        """Run to the next case (EXTERNAL) or to the end; True while a case is pending."""
+        self.finished = not self._core.run()
+        return not self.finished
+
+    def decide(self, level: int) -> None:
+        self._core.decide(level)
+
+    def result(self) -> SharingResult:
+        if not self.finished:
+            raise RuntimeError("the run has not finished")
+        arrays = self._core.results()
+        learner = self._core.learner()
+        learner["state"]["round"] = int(learner["state"]["round"])
+        return SharingResult(
+            workload=self.workload,
+            settings=self.settings,
+            memory_capacity=self.memory_capacity,
+            efficiency=self.efficiency,
+            start=arrays["start"],
+            end=arrays["end"],
+            donor=arrays["donor"],
+            quota=arrays["quota"],
+            reservation=arrays["reservation"],
+            busy_area=arrays["busy_area"],
+            learner=learner,
+        )
+
+
+def simulate_sharing(
+    workload: Workload, settings: SharingSettings | None = None, seed=0, learner_state=None
+) -> SharingResult:
+    """One whole co-scheduling run, every decision made in C."""
+    settings = settings or SharingSettings()
+    if settings.strategy == "EXTERNAL":
+        raise SharingInputError("strategy EXTERNAL needs decisions: use SharingRun (or the Gymnasium environment)")
+    run = SharingRun(workload, settings, seed, learner_state)
+    run.advance()  # only EXTERNAL pauses
+    return run.result()

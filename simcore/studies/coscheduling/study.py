@@ -1,0 +1,259 @@
+"""The co-scheduling experiments of seed 002 on traces (docs/coscheduling.md §6-7).
+
+E1 (the paper's design, a queue flush): the filtered jobs cut in workload
+order into windows of 45, each submitted at t = 0 to a machine sized for a
+cluster load L (8x, 4x, 2x). E2 (online replay): the whole trace at its logged
+submit times on a machine sized for an offered load (0.5, 0.7, 0.9). Every
+configuration (a strategy with its learner options) runs on the same
+workloads; run_metrics gives the section-7 metrics of one run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from simcore.engine.workload import Workload
+from simcore.studies.coscheduling.sharing import (
+    EXPERTS,
+    SharingInputError,
+    SharingResult,
+    SharingSettings,
+    check_efficiencies,
+    default_memory_capacity,
+    simulate_sharing,
+)
+
+HOUR = 3600.0
+BSLD_TAU = 10.0
+SLOWDOWN_QUANTILES = np.linspace(0.0, 1.0, 101)
+# Named configurations: a strategy and its options (SharingSettings fields);
+# `warm` (E1 only) carries the learner's state from one window to the next.
+DEFAULT_CONFIGURATIONS = {
+    "SPACE": {"strategy": "SPACE"},
+    "STATIC": {"strategy": "STATIC"},
+    "ASAX": {"strategy": "ASAX"},
+    "HEADROOM": {"strategy": "HEADROOM"},
+}
+CONFIGURATION_KEYS = ("strategy", "levels", "loss", "scope", "warm")
+DETERMINISTIC = ("SPACE", "STATIC", "HEADROOM")
+
+
+def check_configurations(configurations: dict) -> dict:
+    """Named configurations, validated: {name: options}; SPACE must be one (the ratios' base)."""
+    for name, options in configurations.items():
+        unknown = set(options) - set(CONFIGURATION_KEYS)
+        if unknown:
+            raise SharingInputError(
+                f"configuration {name!r}: unknown keys {sorted(unknown)}; known: {', '.join(CONFIGURATION_KEYS)}"
+            )
+        if "strategy" not in options:
+            raise SharingInputError(f"configuration {name!r}: no strategy")
+        if options.get("warm") and options["strategy"] != "ASAX":
+            raise SharingInputError(f"configuration {name!r}: only an ASAX learner can be warm")
+        SharingSettings(**{k: v for k, v in options.items() if k != "warm"})
+    if not any(options["strategy"] == "SPACE" for options in configurations.values()):
+        raise SharingInputError("the configurations need a SPACE one: every ratio is to SPACE")
+    return configurations
+
+
+def run_metrics(result: SharingResult) -> dict:
+    """Section 7's metrics of one run."""
+    workload = result.workload
+    submit, work, procs = workload.submit, workload.run, workload.procs
+    start, end = result.start, result.end
+    response = end - submit
+    makespan = float(end.max() - submit.min())
+    guests = result.donor >= 0
+    paired = guests.copy()
+    paired[result.donor[guests]] = True
+    positive = work > 0
+    slowdown = (end - start)[positive] / work[positive]
+    paired_slowdown = (end - start)[positive & paired] / work[positive & paired]
+    useful = float(np.sum(result.efficiency * procs * work))
+    learner = result.learner
+    cases = int(learner.get("cases", 0))
+    return {
+        "jobs": len(workload),
+        "machine_size": workload.machine_size,
+        "makespan": makespan,
+        "mean_wait": float(np.mean(start - submit)),
+        "mean_response": float(np.mean(response)),
+        "mean_bsld": float(np.mean(np.maximum(response / np.maximum(work, BSLD_TAU), 1.0))),
+        "mean_slowdown": float(np.mean(slowdown)) if len(slowdown) else math.nan,
+        "p95_slowdown": float(np.percentile(slowdown, 95)) if len(slowdown) else math.nan,
+        "mean_paired_slowdown": float(np.mean(paired_slowdown)) if len(paired_slowdown) else math.nan,
+        "p95_paired_slowdown": float(np.percentile(paired_slowdown, 95)) if len(paired_slowdown) else math.nan,
+        "overruns": int(np.sum(end - start > workload.requested)),
+        "guests": int(guests.sum()),
+        "guest_share": float(guests.mean()),
+        "paired_jobs": int(paired.sum()),
+        "cpu_utilisation": useful / (workload.machine_size * makespan) if makespan > 0 else math.nan,
+        "alloc_utilisation": useful / result.busy_area if result.busy_area > 0 else math.nan,
+        "cases": cases,
+        "mean_loss": learner["loss_sum"] / cases if cases else math.nan,
+        "rounds": len(learner.get("alphas", ())),
+        "histogram": [int(count) for count in learner.get("histogram", ())],
+    }
+
+
+def slowdown_quantiles(result: SharingResult) -> dict:
+    """Percentiles 0..100 of the sharing slowdown D_j, over all jobs and over paired ones (for ECDFs)."""
+    work = result.workload.run
+    guests = result.donor >= 0
+    paired = guests.copy()
+    paired[result.donor[guests]] = True
+    positive = work > 0
+    slowdown = (result.end - result.start) / np.where(positive, work, 1.0)
+
+    def quantiles(mask):
+        return np.quantile(slowdown[mask], SLOWDOWN_QUANTILES).tolist() if mask.any() else []
+
+    return {"slowdown_quantiles": quantiles(positive), "paired_slowdown_quantiles": quantiles(positive & paired)}
+
+
+def settings_for(options: dict, kappa: float, memory: bool, memory_capacity, efficiency: str) -> SharingSettings:
+    strategy_options = {k: v for k, v in options.items() if k != "warm"}
+    return SharingSettings(
+        **strategy_options, kappa=kappa, memory=memory, memory_capacity=memory_capacity, efficiency=efficiency
+    )
+
+
+def memory_capacity_for(workload: Workload, memory: bool, capacity: float | None) -> float | None:
+    """The capacity every run of a trace uses: given, or the whole trace's default (not a window's)."""
+    if not memory or capacity is not None:
+        return capacity
+    return default_memory_capacity(workload)
+
+
+# -- E1: queue flush -------------------------------------------------------------
+
+
+def flush_windows(workload: Workload, size: int, max_windows: int | None = None) -> list[np.ndarray]:
+    """Consecutive windows of `size` jobs in workload order; a last partial one is left out."""
+    count = len(workload) // size
+    if max_windows is not None:
+        count = min(count, max_windows)
+    return [np.arange(k * size, (k + 1) * size) for k in range(count)]
+
+
+def flush_workload(workload: Workload, indices: np.ndarray, load: float) -> tuple[Workload, bool]:
+    """The window's jobs submitted together at t = 0 on m_L = max(max q, ceil(Σq / L)) processors;
+    the flag says whether the largest job set the size."""
+    window = workload.take(indices)
+    by_load = math.ceil(window.procs.sum() / load)
+    largest = int(window.procs.max())
+    return (
+        replace(window, submit=np.zeros(len(window)), machine_size=max(largest, by_load), filter_counts={}),
+        largest > by_load,
+    )
+
+
+def run_flush(
+    workload: Workload,
+    configurations: dict,
+    loads,
+    kappas,
+    seeds: int,
+    memory: bool,
+    memory_capacity: float | None,
+    efficiency: str,
+    window: int = 45,
+    max_windows: int | None = None,
+) -> pd.DataFrame:
+    """E1: every configuration on every window, load, κ and (learners) seed; one row per window run."""
+    capacity = memory_capacity_for(workload, memory, memory_capacity)
+    for options in configurations.values():
+        check_efficiencies(workload, settings_for(options, 0.0, memory, capacity, efficiency))
+    efficiency = "assume-cpu-bound"  # checked on the trace: a window may record none
+    rows = []
+    windows = flush_windows(workload, window, max_windows)
+    for load in loads:
+        flushed = [flush_workload(workload, indices, load) for indices in windows]
+        for name, options in configurations.items():
+            deterministic = options["strategy"] in DETERMINISTIC
+            for kappa in [0.0] if options["strategy"] == "SPACE" else kappas:
+                settings = settings_for(options, kappa, memory, capacity, efficiency)
+                for seed in range(1 if deterministic else seeds):
+                    state = None
+                    for number, (jobs, size_binds) in enumerate(flushed):
+                        result = simulate_sharing(jobs, settings, seed=[seed, number], learner_state=state)
+                        if options.get("warm"):
+                            state = result.learner["state"]
+                        rows.append(
+                            {
+                                "load": float(load),
+                                "kappa": kappa,
+                                "configuration": name,
+                                "strategy": options["strategy"],
+                                "seed": seed,
+                                "window": number,
+                                "size_binds": size_binds,
+                                **run_metrics(result),
+                            }
+                        )
+    return pd.DataFrame(rows)
+
+
+# -- E2: online replay -------------------------------------------------------------
+
+
+def replay_workload(workload: Workload, load: float) -> tuple[Workload, int]:
+    """The trace on m' = ceil(Σ q W / (L (r_max - r_min))) processors, jobs wider than m' dropped
+    (their count returned)."""
+    span = float(workload.submit.max() - workload.submit.min())
+    if span <= 0:
+        raise SharingInputError(f"{workload.source}: all jobs are submitted at one instant; E2 needs a span")
+    size = math.ceil(float(np.sum(workload.procs * workload.run)) / (load * span))
+    if size < 1:
+        raise SharingInputError(f"{workload.source}: no work to replay (every job ran 0 s)")
+    keep = np.flatnonzero(workload.procs <= size)
+    return replace(workload.take(keep), machine_size=size), len(workload) - len(keep)
+
+
+def run_replay(
+    workload: Workload,
+    configurations: dict,
+    loads,
+    kappas,
+    seeds: int,
+    memory: bool,
+    memory_capacity: float | None,
+    efficiency: str,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """E2: (runs, learner weights per round) for every configuration, load, κ and seed."""
+    capacity = memory_capacity_for(workload, memory, memory_capacity)
+    rows, weights = [], []
+    for load in loads:
+        replayed, dropped = replay_workload(workload, load)
+        for name, options in configurations.items():
+            if options.get("warm"):
+                continue  # one run per trace: nothing to carry the state to
+            deterministic = options["strategy"] in DETERMINISTIC
+            for kappa in [0.0] if options["strategy"] == "SPACE" else kappas:
+                settings = settings_for(options, kappa, memory, capacity, efficiency)
+                for seed in range(1 if deterministic else seeds):
+                    result = simulate_sharing(replayed, settings, seed=seed)
+                    key = {"load": float(load), "kappa": kappa, "configuration": name, "seed": seed}
+                    rows.append(
+                        {
+                            **key,
+                            "strategy": options["strategy"],
+                            "dropped": dropped,
+                            **run_metrics(result),
+                            **slowdown_quantiles(result),
+                        }
+                    )
+                    alphas = result.learner["alphas"]
+                    if len(alphas):
+                        frame = pd.DataFrame(alphas, columns=list(EXPERTS))
+                        weights.append(frame.assign(**key, round=np.arange(1, len(alphas) + 1)))
+    weights = (
+        pd.concat(weights, ignore_index=True)
+        if weights
+        else pd.DataFrame(columns=["load", "kappa", "configuration", "seed", "round", *EXPERTS])
+    )
+    return pd.DataFrame(rows), weights

@@ -1,0 +1,528 @@
+"""Independent, deliberately simple pure-Python reference of the co-scheduling simulator.
+
+Written from ``docs/coscheduling.md`` (authoritative), ``../shared/docs/COSCHEDULING.md`` (the contract)
+and SEMANTICS §4 (the EASY pass) alone, without looking at the Cython core, so that the core can be
+compared with it job for job and bit for bit.  Slow on purpose: every pass rescans every job.
+
+Structure (one loop over instants):
+
+    t = min(next submission, c_j of every running job)
+    completions at t: while some running job has c_j == t, complete the one with the smallest
+        position; its partner's rate goes back to 1 unless the partner's own c == t;
+    submissions at t (position order);
+    one pass: space phase (EASY on idle processors), then the co-allocation phase.
+
+Arithmetic choices where docs/coscheduling.md leaves the order of operations or a case open
+(the Cython core must make the same ones to agree bit for bit):
+
+1. Rates: ``rho = (1.0 - kappa) * cap`` with ``cap = 1.0 if u == 0.0 else min(1.0, share / u)``,
+   ``share = 1.0 - f`` for the donor and ``f`` for the guest, ``f = k / K`` (STATIC: 0.5).
+   An unknown (NaN) efficiency is replaced by 1.0 before anything else.
+2. "Its rate changes" means ``new_rho != old_rho`` as floats.  A donor whose paired rate is exactly
+   1.0, and a partner that is already at rate 1.0 when the other job of the pair completes, are not
+   touched at all (R, tau, c, ê unchanged).  Otherwise, in this order:
+   ``R = max(0.0, R - rho_old * (t - tau))``, ``tau = t``, ``rho = rho_new``, ``c = t + R / rho``,
+   ``ê = t + (e - (W - R)) / rho``.  A start: ``R = W``, ``c = t + W / rho``, ``ê = t + e / rho``.
+3. ``R_a(t) = max(0.0, R_a - (t - tau_a))`` (a candidate donor is at rate 1, so no product),
+   ``ê'_a = t + (e_a - (W_a - R_a(t))) / rho'_a``, and ``ê'_a = ê_a`` when ``rho'_a == 1.0``.
+   Guest bound end: ``t + e_b / ((1.0 - kappa) * f)``.
+4. Completion test ``c_j == t`` exactly (t is the minimum of all c_j, so no c_j is below t).
+5. Shadow time: the distinct release times in ascending order; T is the first at which
+   ``free + (sum of all releases at times <= T)`` reaches ``q_h`` (integers, so no rounding).
+   Release entries of 0 processors (``q_a == q_b``) are kept; they never change the result.
+6. HEADROOM compares ``k / K <= 1.0 - u_a`` in float64 and tries k = K-1 down to 1.
+7. Learner features: ``phase = (t - s_a) / e_a``; ``Hp = max(0.0, (s_a + e_a) - t) / R_a(t)``
+   (H2 when ``R_a(t) == 0.0``); ``type`` = sequential iff ``u_a * q_a < 1.5``;
+   ``mem = mem_a / M`` (0.0 when memory is off or mem_a is unknown).
+8. Leaf masses: ``0.6`` on k*, ``0.3 / count`` on each level at distance 1, ``0.1 / count`` on each
+   other level; ``k* = min(K - 1, math.floor(f* * K + 1e-9))``.  When no "other" level exists
+   (only K <= 3) the 0.1 is simply not placed (the leaf then sums to 0.9; nothing renormalises).
+9. Mixture ``p_k = 0.0 + α_0 p_0[k] + α_1 p_1[k] + α_2 p_2[k] + α_3 p_3[k]`` left to right;
+   ``Z`` and ``C_k`` are running sums from 0.0 over the kept levels in index order (k = 0 first);
+   the pick is the first kept k with ``u * Z < C_k``, else the last kept level.
+10. Losses: ``ℓ = 0.0`` for k = 0 (the contract's ℓ(a_0) = 0); degradation
+    ``min(1.0, 2.0 * (1.0 / rho - 1.0))``; walltime
+    ``min(1.0, max(0.0, ((t - s_a) + R_a(t) / rho) - e_a) / e_a)``.
+    Risks ``r_i = r_i + p_i[k] * ℓ`` (also for k = 0, adding 0.0), then the test ``max(r) > 1.0``.
+11. Hedge round: ``gamma = math.sqrt(2 * math.log(4) / round)``,
+    ``α_i = α_i * math.exp(-gamma * r_i)``, ``total = ((α_0 + α_1) + α_2) + α_3``,
+    ``α_i = α_i / total``, risks reset to 0.0, ``round += 1``.
+12. Per-donor scope: a donor's learner is created fresh (α = 1/4, r = 0, round 1) at its first case
+    and kept for its later cases (also after a guest left and it hosts again).  ``learner_state``
+    is ignored and returned unchanged as ``state``; ``alphas`` stays empty.
+13. ``loss_sum`` is the running float sum of ℓ over cases in case order; ``histogram`` counts ASAX
+    choices only (all zeros for STATIC and HEADROOM).
+14. Candidate donors are all running jobs in no pair at the co-allocation phase: jobs the space phase
+    started at this same instant, and a former guest whose donor has ended, included.  The walk
+    recomputes the candidates for each waiting job (a donor paired earlier in the walk drops out).
+"""
+
+import math
+
+import numpy as np
+
+STRATEGIES = ("SPACE", "STATIC", "ASAX", "HEADROOM")
+LOSSES = ("degradation", "walltime")
+SCOPES = ("shared", "per-donor")
+EXPERT_COUNT = 4  # CPU, MEM, TYPE, PHASE, in this order everywhere
+STATIC_QUOTA = 0.5
+
+# Suggested quotas f*, indexed [metric level][Hp level]; Hp levels H0, H1, H2.
+CPU_OR_MEM_TABLE = ((0.25, 0.50, 0.75), (0.0, 0.25, 0.50), (0.0, 0.0, 0.25))  # low, mid, high
+TYPE_TABLE = ((0.25, 0.50, 0.75), (0.0, 0.25, 0.50))  # sequential, parallel
+PHASE_TABLE = ((0.0, 0.25, 0.50), (0.0, 0.25, 0.50), (0.0, 0.50, 0.75))  # early, middle, late
+
+
+# --------------------------------------------------------------- learner ---
+
+
+def fresh_learner_state():
+    return {"alpha": [1.0 / EXPERT_COUNT] * EXPERT_COUNT, "risk": [0.0] * EXPERT_COUNT, "round": 1}
+
+
+def copy_learner_state(state):
+    return {
+        "alpha": [float(x) for x in state["alpha"]],
+        "risk": [float(x) for x in state["risk"]],
+        "round": int(state["round"]),
+    }
+
+
+def leaf_distribution(suggested_quota, levels):
+    """p_i over the K levels: 0.6 on k*, 0.3 split over distance 1, 0.1 split over the rest."""
+    k_star = min(levels - 1, math.floor(suggested_quota * levels + 1e-9))
+    near = [k for k in range(levels) if abs(k - k_star) == 1]
+    far = [k for k in range(levels) if abs(k - k_star) > 1]
+    distribution = [0.0] * levels
+    distribution[k_star] = 0.6
+    for k in near:
+        distribution[k] = 0.3 / len(near)
+    for k in far:
+        distribution[k] = 0.1 / len(far)
+    return distribution
+
+
+def cpu_or_mem_level(x):
+    if x < 0.25:
+        return 0
+    if x <= 0.75:
+        return 1
+    return 2
+
+
+def phase_level(phase):
+    if phase < 0.25:
+        return 0
+    if phase < 0.75:
+        return 1
+    return 2
+
+
+def happiness_level(slack, remaining):
+    """Hp = slack / remaining; decided: H2 when no work remains."""
+    if remaining == 0.0:
+        return 2
+    happiness = slack / remaining
+    if happiness < 1.0:
+        return 0
+    if happiness <= 1.1:
+        return 1
+    return 2
+
+
+def expert_quotas(cpu, mem, sequential, phase, slack, remaining):
+    """f* of the four experts (CPU, MEM, TYPE, PHASE) for one donor state."""
+    hp = happiness_level(slack, remaining)
+    return (
+        CPU_OR_MEM_TABLE[cpu_or_mem_level(cpu)][hp],
+        CPU_OR_MEM_TABLE[cpu_or_mem_level(mem)][hp],
+        TYPE_TABLE[0 if sequential else 1][hp],
+        PHASE_TABLE[phase_level(phase)][hp],
+    )
+
+
+def mixture(alpha, leaves, levels):
+    """p_k = Σ_i α_i p_i[k], summed in expert order."""
+    mixed = []
+    for k in range(levels):
+        total = 0.0
+        for i in range(EXPERT_COUNT):
+            total += alpha[i] * leaves[i][k]
+        mixed.append(total)
+    return mixed
+
+
+def pick_level(mixed, kept_levels, draw):
+    """Inverse CDF over the kept levels in index order, unnormalised: smallest k with u·Z < C_k."""
+    normaliser = 0.0
+    for k in kept_levels:
+        normaliser += mixed[k]
+    threshold = draw * normaliser
+    cumulative = 0.0
+    for k in kept_levels:
+        cumulative += mixed[k]
+        if threshold < cumulative:
+            return k
+    return kept_levels[-1]  # rounding left no level: the last kept one
+
+
+def hedge_update(state, leaves, chosen_level, loss):
+    """Risk update; a Hedge round when some risk exceeds 1. Returns True if a round happened."""
+    risk = state["risk"]
+    for i in range(EXPERT_COUNT):
+        risk[i] = risk[i] + leaves[i][chosen_level] * loss
+    if max(risk) > 1.0:
+        gamma = math.sqrt(2 * math.log(4) / state["round"])
+        alpha = state["alpha"]
+        for i in range(EXPERT_COUNT):
+            alpha[i] = alpha[i] * math.exp(-gamma * risk[i])
+        total = 0.0
+        for i in range(EXPERT_COUNT):
+            total += alpha[i]
+        for i in range(EXPERT_COUNT):
+            alpha[i] = alpha[i] / total
+        state["risk"] = [0.0] * EXPERT_COUNT
+        state["round"] += 1
+        return True
+    return False
+
+
+# ------------------------------------------------------------- simulator ---
+
+
+def _check_inputs(
+    submit, work, estimate, procs, efficiency, memory, machine_size, strategy, levels, kappa, loss, scope, learner_state
+):
+    n = len(submit)
+    for name, seq in (
+        ("work", work),
+        ("estimate", estimate),
+        ("procs", procs),
+        ("efficiency", efficiency),
+        ("memory", memory),
+    ):
+        if len(seq) != n:
+            raise ValueError("length mismatch: submit has %d jobs, %s has %d" % (n, name, len(seq)))
+    if int(machine_size) != machine_size or machine_size < 1:
+        raise ValueError("machine_size must be a positive integer, got %r" % (machine_size,))
+    for i in range(n):
+        if int(procs[i]) != procs[i] or not 1 <= procs[i] <= machine_size:
+            raise ValueError("procs[%d] = %r is outside [1, machine_size]" % (i, procs[i]))
+        if not (0.0 <= work[i] <= estimate[i] and estimate[i] >= 1.0):
+            raise ValueError("job %d needs 0 <= work <= estimate and estimate >= 1" % i)
+        u = efficiency[i]
+        if not (math.isnan(u) or 0.0 <= u <= 1.0):
+            raise ValueError("efficiency[%d] = %r is outside [0, 1]" % (i, u))
+        if i and submit[i] < submit[i - 1]:
+            raise ValueError("jobs must be sorted by submit time")
+    if strategy not in STRATEGIES:
+        raise ValueError("unknown strategy %r" % (strategy,))
+    if int(levels) != levels or levels < 2:
+        raise ValueError("levels must be an integer >= 2, got %r" % (levels,))
+    if not 0.0 <= kappa < 1.0:
+        raise ValueError("kappa must be in [0, 1), got %r" % (kappa,))
+    if loss not in LOSSES:
+        raise ValueError("unknown loss %r" % (loss,))
+    if scope not in SCOPES:
+        raise ValueError("unknown scope %r" % (scope,))
+    if learner_state is not None:
+        if len(learner_state["alpha"]) != EXPERT_COUNT or len(learner_state["risk"]) != EXPERT_COUNT:
+            raise ValueError("learner_state needs 4 weights and 4 risks")
+
+
+def simulate_reference(
+    submit,
+    work,
+    estimate,
+    procs,
+    efficiency,
+    memory,
+    machine_size,
+    *,
+    strategy,
+    levels=10,
+    kappa=0.0,
+    memory_capacity=None,
+    loss="degradation",
+    scope="shared",
+    seed=0,
+    learner_state=None,
+):
+    submit = [float(x) for x in submit]
+    work = [float(x) for x in work]
+    estimate = [float(x) for x in estimate]
+    procs = [int(x) for x in procs]
+    efficiency = [float(x) for x in efficiency]
+    memory = [float(x) for x in memory]
+    kappa = float(kappa)
+    _check_inputs(
+        submit,
+        work,
+        estimate,
+        procs,
+        efficiency,
+        memory,
+        machine_size,
+        strategy,
+        levels,
+        kappa,
+        loss,
+        scope,
+        learner_state,
+    )
+    n = len(submit)
+    m = int(machine_size)
+    K = int(levels)
+    u = [1.0 if math.isnan(x) else x for x in efficiency]  # unknown efficiency = CPU-bound
+    memory_on = memory_capacity is not None
+    M = float(memory_capacity) if memory_on else math.nan
+    generator = np.random.Generator(np.random.PCG64(seed))
+
+    # results
+    start = [math.nan] * n
+    end = [math.nan] * n
+    donor_position = [-1] * n
+    guest_quota = [math.nan] * n
+
+    # state of running jobs (valid while the job runs)
+    remaining = [0.0] * n  # R_j
+    rate = [1.0] * n  # rho_j
+    last_update = [0.0] * n  # tau_j
+    completion = [0.0] * n  # c_j
+    estimated_end = [0.0] * n  # ê_j
+    current_guest = [-1] * n  # for a donor: its guest now, else -1
+    current_donor = [-1] * n  # for a guest still paired: its donor now, else -1
+
+    running = set()
+    waiting = []  # submitted, not started; kept in position order = FCFS order
+
+    # learner
+    initial_state = fresh_learner_state() if learner_state is None else copy_learner_state(learner_state)
+    shared_learner = copy_learner_state(initial_state)
+    donor_learners = {}
+    alphas_after_rounds = []
+    case_count = 0
+    loss_sum = 0.0
+    histogram = [0] * K
+
+    def paired_rate(share, efficiency_value):
+        cap = 1.0 if efficiency_value == 0.0 else min(1.0, share / efficiency_value)
+        return (1.0 - kappa) * cap
+
+    def begin(j, t, rho):
+        start[j] = t
+        remaining[j] = work[j]
+        rate[j] = rho
+        last_update[j] = t
+        completion[j] = t + work[j] / rho
+        estimated_end[j] = t + estimate[j] / rho
+        running.add(j)
+        waiting.remove(j)
+
+    def change_rate(j, t, new_rho):
+        if new_rho == rate[j]:
+            return  # docs §2.5: touched only when the rate changes
+        remaining[j] = max(0.0, remaining[j] - rate[j] * (t - last_update[j]))
+        last_update[j] = t
+        rate[j] = new_rho
+        completion[j] = t + remaining[j] / new_rho
+        estimated_end[j] = t + (estimate[j] - (work[j] - remaining[j])) / new_rho
+
+    def complete(j, t):
+        running.remove(j)
+        end[j] = t
+        partner = current_guest[j] if current_guest[j] >= 0 else current_donor[j]
+        current_guest[j] = current_donor[j] = -1
+        if partner >= 0:
+            # the pair dissolves; the survivor runs alone at rate 1 (its processors stay where they are)
+            current_guest[partner] = current_donor[partner] = -1
+            if completion[partner] != t:
+                change_rate(partner, t, 1.0)
+
+    def busy_processors():
+        # a paired guest sits on its donor's processors
+        return sum(procs[j] for j in running if current_donor[j] < 0)
+
+    def shadow(head, free):
+        """SEMANTICS §4 step 2 with the co-scheduling release entries of docs §3."""
+        releases = []
+        for j in running:
+            if current_donor[j] >= 0:
+                continue  # a paired guest is released through its donor's entries
+            guest = current_guest[j]
+            if guest < 0:
+                releases.append((estimated_end[j], procs[j]))
+            else:
+                releases.append((estimated_end[j], procs[j] - procs[guest]))
+                releases.append((max(estimated_end[j], estimated_end[guest]), procs[guest]))
+        for T in sorted({when for when, _ in releases}):
+            available = free + sum(count for when, count in releases if when <= T)
+            if available >= procs[head]:
+                return T, available - procs[head]
+        raise AssertionError("no shadow time: the head cannot fit even on an empty machine")
+
+    def remaining_now(a, t):
+        return max(0.0, remaining[a] - (t - last_update[a]))  # candidate donors run at rate 1
+
+    def reservation_cost(a, b, f, t, T):
+        """L of docs §3 for the pair (a, b, f), and the donor's paired rate."""
+        donor_rate = paired_rate(1.0 - f, u[a])
+        if donor_rate == 1.0:
+            new_estimated_end = estimated_end[a]  # decided: the donor is untouched
+        else:
+            new_estimated_end = t + (estimate[a] - (work[a] - remaining_now(a, t))) / donor_rate
+        if estimated_end[a] > T:
+            cost = 0
+        elif new_estimated_end > T:
+            cost = procs[a]
+        elif t + estimate[b] / ((1.0 - kappa) * f) > T:
+            cost = procs[b]
+        else:
+            cost = 0
+        return cost, donor_rate
+
+    def memory_fits(a, b):
+        if not memory_on:
+            return True
+        if math.isnan(memory[a]) or math.isnan(memory[b]):
+            return False  # a job of unknown memory never shares
+        return memory[a] + memory[b] <= M
+
+    def asax_case(a, b, t, admissible_levels):
+        """One learner case; returns the chosen level (0 = do not pair)."""
+        nonlocal case_count, loss_sum
+        if scope == "shared":
+            state = shared_learner
+        else:
+            state = donor_learners.setdefault(a, fresh_learner_state())
+        R_now = remaining_now(a, t)
+        mem_feature = 0.0 if (not memory_on or math.isnan(memory[a])) else memory[a] / M
+        quotas = expert_quotas(
+            cpu=u[a],
+            mem=mem_feature,
+            sequential=u[a] * procs[a] < 1.5,
+            phase=(t - start[a]) / estimate[a],
+            slack=max(0.0, start[a] + estimate[a] - t),
+            remaining=R_now,
+        )
+        leaves = [leaf_distribution(quota, K) for quota in quotas]
+        mixed = mixture(state["alpha"], leaves, K)
+        draw = generator.random()
+        chosen = pick_level(mixed, [0] + admissible_levels, draw)
+        if chosen == 0:
+            case_loss = 0.0
+        else:
+            donor_rate = paired_rate(1.0 - chosen / K, u[a])
+            if loss == "degradation":
+                case_loss = min(1.0, 2.0 * (1.0 / donor_rate - 1.0))
+            else:
+                overrun = (t - start[a]) + R_now / donor_rate - estimate[a]
+                case_loss = min(1.0, max(0.0, overrun) / estimate[a])
+        if hedge_update(state, leaves, chosen, case_loss) and scope == "shared":
+            alphas_after_rounds.append(list(state["alpha"]))
+        case_count += 1
+        loss_sum += case_loss
+        histogram[chosen] += 1
+        return chosen
+
+    def choose_quota(a, b, t, T, extra):
+        """The strategy's quota for donor a and guest b, or None (try the next donor)."""
+        if strategy == "STATIC":
+            cost, _ = reservation_cost(a, b, STATIC_QUOTA, t, T)
+            return STATIC_QUOTA if cost <= extra else None
+        if strategy == "HEADROOM":
+            for k in range(K - 1, 0, -1):
+                f = k / K
+                if f <= 1.0 - u[a] and reservation_cost(a, b, f, t, T)[0] <= extra:
+                    return f
+            return None
+        # ASAX
+        admissible_levels = [k for k in range(1, K) if reservation_cost(a, b, k / K, t, T)[0] <= extra]
+        if not admissible_levels:
+            return None  # decided: no case, no draw
+        chosen = asax_case(a, b, t, admissible_levels)
+        return None if chosen == 0 else chosen / K
+
+    def co_allocation_phase(t, T, extra):
+        for b in list(waiting):
+            donors = sorted(
+                (start[a], a)
+                for a in running
+                if current_guest[a] < 0 and current_donor[a] < 0 and procs[a] >= procs[b] and memory_fits(a, b)
+            )
+            for _, a in donors:
+                f = choose_quota(a, b, t, T, extra)
+                if f is None:
+                    continue
+                cost, donor_rate = reservation_cost(a, b, f, t, T)
+                extra -= cost
+                change_rate(a, t, donor_rate)
+                begin(b, t, paired_rate(f, u[b]))
+                current_guest[a] = b
+                current_donor[b] = a
+                donor_position[b] = a
+                guest_quota[b] = f
+                break
+
+    def scheduling_pass(t):
+        if not waiting:
+            return
+        free = m - busy_processors()
+        queue = list(waiting)
+        if free > 0:
+            # SEMANTICS §4 step 1: start in queue order while the job fits
+            i = 0
+            while i < len(queue) and procs[queue[i]] <= free:
+                begin(queue[i], t, 1.0)
+                free -= procs[queue[i]]
+                i += 1
+            if i == len(queue):
+                return
+            head = queue[i]
+            T, extra = shadow(head, free)
+            # step 3: backfill in queue order
+            for j in queue[i + 1 :]:
+                if procs[j] <= free and (t + estimate[j] <= T or procs[j] <= extra):
+                    begin(j, t, 1.0)
+                    free -= procs[j]
+                    if t + estimate[j] > T:
+                        extra -= procs[j]
+        else:
+            # decided: nothing starts, but the reservation of the first waiting job is still computed
+            head = queue[0]
+            T, extra = shadow(head, free)
+        if strategy != "SPACE":
+            co_allocation_phase(t, T, extra)
+
+    next_submission = 0
+    finished = 0
+    while finished < n:
+        instants = [completion[j] for j in running]
+        if next_submission < n:
+            instants.append(submit[next_submission])
+        t = min(instants)
+        while True:
+            due = [j for j in running if completion[j] == t]
+            if not due:
+                break
+            complete(min(due), t)
+            finished += 1
+        while next_submission < n and submit[next_submission] <= t:
+            waiting.append(next_submission)
+            next_submission += 1
+        scheduling_pass(t)
+
+    final_state = copy_learner_state(shared_learner if scope == "shared" else initial_state)
+    return {
+        "start": np.array(start, dtype=np.float64),
+        "end": np.array(end, dtype=np.float64),
+        "donor": np.array(donor_position, dtype=np.int64),
+        "quota": np.array(guest_quota, dtype=np.float64),
+        "learner": {
+            "alphas": alphas_after_rounds,
+            "cases": case_count,
+            "loss_sum": loss_sum,
+            "histogram": histogram,
+            "state": final_state,
+        },
+    }

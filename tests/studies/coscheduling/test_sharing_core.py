@@ -1,0 +1,215 @@
+"""The C co-scheduling core against the pure-Python reference, and against the EASY kernel.
+
+Thousands of small random workloads, every strategy, κ > 0, memory on and off, both losses,
+K = 4 and 10, shared and per-donor scope: starts, ends, pairs, quotas and the learner's
+weights must be identical (exact float equality). Then the invariants of the sharing model
+on the core's own schedules, and SPACE = EASY job for job on every real trace.
+"""
+
+import numpy as np
+import pytest
+from conftest import TRACE_FILES
+from studies.coscheduling.reference_cosched import simulate_reference
+
+from simcore import read_swf, simulate
+from simcore.engine.workload import Workload
+from simcore.studies.coscheduling.sharing import (
+    STRATEGIES,
+    SharingInputError,
+    SharingSettings,
+    simulate_sharing,
+)
+
+CASES = 3000
+CAPACITY = 1000.0
+
+
+def random_workload(rng: np.random.Generator) -> Workload:
+    """A small workload with ties everywhere: few distinct submits, sizes, works and estimates."""
+    n = int(rng.integers(1, 30))
+    machine = int(rng.integers(1, 17))
+    submit = np.sort(rng.choice([0.0, 0.0, 1.0, 2.5, 3.0, 7.0, 10.0, 20.0, 33.3], n))
+    work = rng.choice([0.0, 1.0, 2.0, 5.0, 7.5, 10.0, 13.0, 40.0], n)
+    estimate = np.maximum(1.0, work * rng.choice([1.0, 1.0, 1.5, 2.0, 3.7], n))
+    procs = rng.integers(1, machine + 1, n)
+    efficiency = rng.choice([0.0, 0.05, 0.2, 0.3, 0.5, 0.75, 0.9, 1.0, np.nan], n)
+    memory = rng.choice([100.0, 250.0, 400.0, 500.0, 600.0, 900.0, np.nan], n)
+    return Workload.from_arrays(submit, work, estimate, procs, machine, efficiency=efficiency, memory=memory)
+
+
+def random_settings(rng: np.random.Generator) -> SharingSettings:
+    return SharingSettings(
+        strategy=str(rng.choice(STRATEGIES)),
+        levels=int(rng.choice([4, 10])),
+        kappa=float(rng.choice([0.0, 0.1, 0.2])),
+        memory=bool(rng.random() < 0.5),
+        memory_capacity=CAPACITY,
+        loss=str(rng.choice(["degradation", "walltime"])),
+        scope=str(rng.choice(["shared", "per-donor"])),
+        efficiency="assume-cpu-bound",
+    )
+
+
+def reference_of(workload: Workload, settings: SharingSettings, seed: int, state=None) -> dict:
+    return simulate_reference(
+        workload.submit,
+        workload.run,
+        workload.requested,
+        workload.procs,
+        workload.efficiency,
+        workload.memory,
+        workload.machine_size,
+        strategy=settings.strategy,
+        levels=settings.levels,
+        kappa=settings.kappa,
+        memory_capacity=settings.memory_capacity if settings.memory else None,
+        loss=settings.loss,
+        scope=settings.scope,
+        seed=seed,
+        learner_state=state,
+    )
+
+
+def assert_same(core, reference, label):
+    np.testing.assert_array_equal(core.start, reference["start"], err_msg=f"{label}: starts")
+    np.testing.assert_array_equal(core.end, reference["end"], err_msg=f"{label}: ends")
+    np.testing.assert_array_equal(core.donor, reference["donor"], err_msg=f"{label}: donors")
+    np.testing.assert_array_equal(core.quota, reference["quota"], err_msg=f"{label}: quotas")
+    learner = reference["learner"]
+    assert core.learner["cases"] == learner["cases"], label
+    assert core.learner["loss_sum"] == learner["loss_sum"], label
+    assert core.learner["histogram"].tolist() == list(learner["histogram"]), label
+    assert core.learner["alphas"].tolist() == [list(alpha) for alpha in learner["alphas"]], label
+    assert core.learner["state"] == learner["state"], label
+
+
+@pytest.mark.parametrize("block", range(6))
+def test_core_equals_reference_on_random_workloads(block):
+    rng = np.random.default_rng(1000 + block)
+    strategies_seen, pairs = set(), 0
+    for case in range(CASES // 6):
+        workload, settings = random_workload(rng), random_settings(rng)
+        seed = int(rng.integers(0, 2**32))
+        core = simulate_sharing(workload, settings, seed=seed)
+        assert_same(core, reference_of(workload, settings, seed), f"block {block} case {case}: {settings}")
+        strategies_seen.add(settings.strategy)
+        pairs += int((core.donor >= 0).sum())
+    assert strategies_seen == set(STRATEGIES)
+    assert pairs > 200  # the cases exercise sharing, not only EASY
+
+
+def test_warm_learner_state_is_carried_like_the_reference():
+    rng = np.random.default_rng(7)
+    settings = SharingSettings(strategy="ASAX", memory=False, efficiency="assume-cpu-bound")
+    core_state = reference_state = None
+    for window in range(40):
+        workload = random_workload(rng)
+        core = simulate_sharing(workload, settings, seed=window, learner_state=core_state)
+        reference = reference_of(workload, settings, window, reference_state)
+        assert_same(core, reference, f"window {window}")
+        core_state, reference_state = core.learner["state"], reference["learner"]["state"]
+    assert core_state["round"] > 1  # the weights did move across windows
+
+
+def processors_in_use(workload, result):
+    """Per instant: processors holding at least one job (guests sit on their donors')."""
+    events = []
+    for j in range(len(workload)):
+        if result.donor[j] >= 0:
+            continue  # on its donor's processors while the donor runs; see below
+        events += [(result.start[j], workload.procs[j]), (result.end[j], -workload.procs[j])]
+    for j in np.flatnonzero(result.donor >= 0):
+        donor_end = result.end[result.donor[j]]
+        if result.end[j] > donor_end:  # the guest outlives its donor: it holds its own processors
+            events += [(donor_end, workload.procs[j]), (result.end[j], -workload.procs[j])]
+    events.sort(key=lambda event: (event[0], event[1]))  # releases first at equal times
+    return np.cumsum([change for _, change in events]) if events else np.zeros(1)
+
+
+def test_invariants_of_the_core_schedules():
+    rng = np.random.default_rng(99)
+    for case in range(500):
+        workload, settings = random_workload(rng), random_settings(rng)
+        result = simulate_sharing(workload, settings, seed=case)
+        guests = np.flatnonzero(result.donor >= 0)
+        assert (processors_in_use(workload, result) <= workload.machine_size).all(), case
+        donors = result.donor[guests]
+        for guest, donor in zip(guests, donors):
+            assert workload.procs[guest] <= workload.procs[donor]
+            # <= : a donor with no work left at the instant (W = 0) still hosts, then ends at once
+            assert result.start[donor] <= result.start[guest] <= result.end[donor]
+        # one guest per donor at a time: a donor's guests do not overlap in time
+        for donor in np.unique(donors):
+            hosted = sorted(guests[donors == donor], key=lambda g: (result.start[g], result.end[g]))
+            for first, second in zip(hosted, hosted[1:]):
+                assert result.start[second] >= min(result.end[first], result.end[donor]), case
+        assert (result.end - result.start >= workload.run * (1 - 1e-12)).all()  # rates never exceed 1
+        if settings.strategy == "SPACE":
+            assert len(guests) == 0
+
+
+def test_a_guest_never_delays_the_reservation():
+    """With exact estimates every head starts by the shadow time it was first given, whatever
+    the strategy: the L <= extra rule keeps its processors free at T."""
+    rng = np.random.default_rng(5)
+    heads = 0
+    for case in range(600):
+        workload = random_workload(rng)
+        exact = np.maximum(workload.run, 1.0)
+        workload = Workload.from_arrays(
+            workload.submit,
+            exact,
+            exact,
+            workload.procs,
+            workload.machine_size,
+            efficiency=workload.efficiency,
+            memory=workload.memory,
+        )
+        settings = random_settings(rng)
+        result = simulate_sharing(workload, settings, seed=case)
+        reserved = ~np.isnan(result.reservation)
+        heads += int(reserved.sum())
+        late = result.start[reserved] - result.reservation[reserved]
+        assert (late <= 1e-9 * np.maximum(1.0, result.reservation[reserved])).all(), (case, settings)
+    assert heads > 300
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(TRACE_FILES))
+def test_space_is_the_easy_kernel_on_every_real_trace(pwa_trace, name):
+    workload = read_swf(pwa_trace(name), filter="truncate")
+    easy = simulate(workload, order="FCFS", backfill="queue")
+    space = simulate_sharing(workload, SharingSettings(strategy="SPACE", memory=False))
+    np.testing.assert_array_equal(space.start, easy.start)
+    np.testing.assert_array_equal(space.end, workload.submit * 0 + easy.start + workload.run)
+
+
+def test_a_trace_without_cpu_times_is_an_error_for_sharing_strategies():
+    workload = Workload.from_arrays([0, 1], [5, 5], [10, 10], [1, 1], 2, source="no-f6.swf")
+    with pytest.raises(SharingInputError, match=r"no-f6.swf: strategy ASAX needs CPU efficiencies.*field 6"):
+        simulate_sharing(workload, SharingSettings(strategy="ASAX", memory=False))
+    assert len(simulate_sharing(workload, SharingSettings(strategy="SPACE", memory=False)).start) == 2
+    run = simulate_sharing(workload, SharingSettings(strategy="ASAX", memory=False, efficiency="assume-cpu-bound"))
+    assert not np.isnan(run.start).any()
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"strategy": "GREEDY"}, r"strategy 'GREEDY': choose one of SPACE, STATIC, ASAX, HEADROOM"),
+        ({"levels": 2}, r"levels must be in \[4, 64\], got 2"),
+        ({"kappa": 1.0}, r"kappa must be in \[0, 1\), got 1.0"),
+        ({"loss": "regret"}, r"loss 'regret': choose one of degradation, walltime"),
+        ({"scope": "global"}, r"scope 'global': choose one of shared, per-donor"),
+        ({"memory_capacity": 0}, r"memory capacity must be positive, got 0"),
+    ],
+)
+def test_bad_settings_are_named(options, message):
+    with pytest.raises(SharingInputError, match=message):
+        SharingSettings(**options)
+
+
+def test_memory_on_needs_a_trace_with_memory():
+    workload = Workload.from_arrays([0], [5], [10], [1], 1, efficiency=[0.5], source="no-memory.swf")
+    with pytest.raises(SharingInputError, match=r"no-memory.swf: no job records its memory.*memory: off"):
+        simulate_sharing(workload, SharingSettings(strategy="STATIC"))
