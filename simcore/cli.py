@@ -13,6 +13,7 @@ import sys
 from simcore.engine.workload import WorkloadError
 from simcore.reporting import commands as report_commands
 from simcore.studies.bandit import commands as bandit_commands
+from simcore.studies.coscheduling import commands as coscheduling_commands
 from simcore.studies.dynamic_scheduling import commands as dynamic_scheduling_commands
 from simcore.studies.fixed_policy import commands as fixed_policy_commands
 from simcore.studies.learned_policies import commands as learned_policies_commands
@@ -29,6 +30,7 @@ COMMAND_MODULES = (
     simple_policies_commands,
     learned_policies_commands,
     dynamic_scheduling_commands,
+    coscheduling_commands,
     report_commands,
 )
 COMMANDS = {name: run for module in COMMAND_MODULES for name, run in module.COMMANDS.items()}

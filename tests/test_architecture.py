@@ -15,7 +15,7 @@ from conftest import REPO
 
 PACKAGE = REPO / "simcore"
 LAYERS = {"engine": {"engine"}, "workloads": {"engine", "workloads"}, "reporting": {"engine", "workloads", "reporting"}}
-ENTRY_POINTS = {"simcore/__init__.py", "simcore/cli.py"}
+ENTRY_POINTS = {"simcore/__init__.py", "simcore/cli.py", "simcore/envs.py"}
 CYTHON_IMPORT = re.compile(r"^\s*(?:from\s+(simcore[\w.]*)\s+c?import|c?import\s+(simcore[\w.]*))", re.MULTILINE)
 
 

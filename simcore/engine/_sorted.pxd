@@ -27,7 +27,7 @@ cdef inline int compare_entries(const void* a, const void* b) noexcept nogil:
 
 
 cdef inline Py_ssize_t lower_bound(Entry* items, Py_ssize_t size,
-                            double key, Py_ssize_t idx) noexcept nogil:
+                                   double key, Py_ssize_t idx) noexcept nogil:
     """First position whose entry is not less than (key, idx)."""
     cdef Py_ssize_t lo = 0, hi = size, mid
     while lo < hi:
@@ -40,7 +40,7 @@ cdef inline Py_ssize_t lower_bound(Entry* items, Py_ssize_t size,
 
 
 cdef inline void sorted_insert(Entry* items, Py_ssize_t* size,
-                        double key, Py_ssize_t idx) noexcept nogil:
+                               double key, Py_ssize_t idx) noexcept nogil:
     cdef Py_ssize_t pos = lower_bound(items, size[0], key, idx)
     memmove(&items[pos + 1], &items[pos], (size[0] - pos) * sizeof(Entry))
     items[pos].key = key
@@ -49,7 +49,7 @@ cdef inline void sorted_insert(Entry* items, Py_ssize_t* size,
 
 
 cdef inline void sorted_remove(Entry* items, Py_ssize_t* size,
-                        double key, Py_ssize_t idx) noexcept nogil:
+                               double key, Py_ssize_t idx) noexcept nogil:
     cdef Py_ssize_t pos = lower_bound(items, size[0], key, idx)
     memmove(&items[pos], &items[pos + 1], (size[0] - pos - 1) * sizeof(Entry))
     size[0] -= 1
@@ -95,5 +95,3 @@ cdef inline Py_ssize_t heap_pop(Heap* heap) noexcept nogil:
         i = child
     heap.items[i] = last
     return top
-
-

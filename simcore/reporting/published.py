@@ -215,7 +215,9 @@ def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
     def asax_table(table: str, columns) -> dict:
         """{(our strategy, load): values per column} of one of the ASA_X paper's tables."""
         return {
-            (ASAX_STRATEGIES[label], load): tuple(asax.take(table, f"{label} {cores} cores ({load})", c) for c in columns)
+            (ASAX_STRATEGIES[label], load): tuple(
+                asax.take(table, f"{label} {cores} cores ({load})", c) for c in columns
+            )
             for label in ASAX_STRATEGIES
             for load, (_, cores) in ASAX_LOADS.items()
             if f"{label} {cores} cores ({load})" in asax.rows(table)

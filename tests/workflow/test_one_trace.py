@@ -31,7 +31,15 @@ TINY = {
 }
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
 
-STUDIES = ("fixed_policy", "bandit", "prediction", "simple_policies", "learned_policies", "dynamic_scheduling")
+STUDIES = (
+    "fixed_policy",
+    "bandit",
+    "prediction",
+    "simple_policies",
+    "learned_policies",
+    "dynamic_scheduling",
+    "coscheduling",
+)
 # the rule whose jobs show that a study runs
 STUDY_RULES = {
     "fixed_policy": "sweep_fixed_policies",
@@ -40,6 +48,7 @@ STUDY_RULES = {
     "simple_policies": "simple_sweep",
     "learned_policies": "trial_scores",
     "dynamic_scheduling": "dynamic_sweep",
+    "coscheduling": "coscheduling_flush",
 }
 
 
@@ -52,6 +61,7 @@ def study_traces(config: dict) -> dict:
         "simple_policies": config["simple_policies"]["traces"],
         "learned_policies": [config["learned_policies"]["model"]],
         "dynamic_scheduling": config["dynamic_scheduling"]["traces"],
+        "coscheduling": config["coscheduling"]["traces"],
     }
 
 
@@ -67,17 +77,24 @@ def jobs_for(total: int, per_job: int) -> int:
 def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     """Jobs per rule of the campaign restricted to `name` alone, from the configuration."""
     studies = users(name, config)
-    fixed, prediction, simple, learned, dynamic = (
+    fixed, prediction, simple, learned, dynamic, sharing = (
         int(study in studies)
-        for study in ("fixed_policy", "prediction", "simple_policies", "learned_policies", "dynamic_scheduling")
+        for study in (
+            "fixed_policy",
+            "prediction",
+            "simple_policies",
+            "learned_policies",
+            "dynamic_scheduling",
+            "coscheduling",
+        )
     )
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
-    section = prediction or simple or learned or dynamic
+    section = prediction or simple or learned or dynamic or sharing
     jobs = {
         "fetch_trace": logged * bool(studies),
         "filter_trace": logged * fixed,
         "model_trace": (1 - logged) * bool(studies),
-        "study_trace": logged * (prediction + simple + dynamic),
+        "study_trace": logged * (prediction + simple + dynamic + sharing),
         "resample": fixed,
         "sweep_fixed_policies": fixed * jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]),
         "aggregate_fixed_policies": fixed,
@@ -106,6 +123,10 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "dynamic_sweep": dynamic * config["dynamic_scheduling"]["jobs_per_trace"],
         "dynamic_tables": dynamic,
         "plot_dynamic": dynamic,
+        "coscheduling_flush": sharing,
+        "coscheduling_replay": sharing,
+        "coscheduling_tables": sharing,
+        "plot_coscheduling": sharing,
         "fixed_policy_tables": fixed,
         "bandit_tables": fixed,
         "report": int(bool(fixed or section)),  # the sections of the studies that run

@@ -119,7 +119,7 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert {"trace", "order", "threshold", "backfill", "mean", "p10", "p90", "variants"} <= set(table.columns)
     reproduction = pd.read_csv(results / "reproduction.csv")
     assert list(reproduction.columns) == ["paper", "table", "row", "column", "published", "ours", "difference"]
-    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15", "thesis-ch3", "thesis-ch4"}
+    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15", "thesis-ch3", "thesis-ch4", "asax-2024"}
     reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
     assert set(reproduction["row"]) == {"KTH-SP2", "UniLu-Gaia"}
     assert set(reproduction["table"]) == {"Table 2", "Table 3"}
@@ -237,6 +237,42 @@ def test_dynamic_scheduling_outputs(tiny_run):
     assert "Thesis, section 3.3" in (tiny_run / "results" / "reproduction.md").read_text()
 
 
+def test_coscheduling_outputs(tiny_run):
+    results = tiny_run / "results" / "coscheduling"
+    flush = pd.read_parquet(results / "runs" / "KTH-SP2" / "E1.parquet")
+    # 8 windows x 3 loads x (SPACE + 2 x (STATIC, HEADROOM, ASAX, ASAX-warm)), one seed
+    assert len(flush) == 8 * 3 * (1 + 2 * 4)
+    assert flush["configuration"].unique().tolist() == ["SPACE", "STATIC", "ASAX", "HEADROOM", "ASAX-warm"]
+    assert read_provenance(results / "runs" / "KTH-SP2" / "E1.parquet")["efficiency"] == "assume-cpu-bound"
+    model = read_provenance(results / "runs" / "lublin-256" / "E2.parquet")
+    assert model["efficiency_source"].startswith("the fitted gaia profile")
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert set(summary["experiment"]) == {"E1", "E2"} and set(summary["trace"]) == {"lublin-256", "KTH-SP2"}
+    space = summary[summary["configuration"] == "SPACE"]
+    assert (space["mean_wait_ratio"].dropna() == 1.0).all()
+    weights = pd.read_parquet(results / "weights" / "lublin-256.parquet")
+    assert {"trace", "load", "kappa", "configuration", "seed", "round", "CPU", "MEM", "TYPE", "PHASE"} <= set(
+        weights.columns
+    )
+    assert len(weights) and (abs(weights[["CPU", "MEM", "TYPE", "PHASE"]].sum(axis=1) - 1) < 1e-12).all()
+    for figure in ("ratios_e1", "ratios_e2", "utilisation", "slowdown", "weights", "actions"):
+        assert (results / "plots" / f"lublin-256.{figure}.png").stat().st_size > 10_000
+    reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
+    rows = reproduction[reproduction["paper"] == "asax-2024"]
+    # per trace, load and compared strategy: wait, response, utilisation gain and runtime change
+    assert len(rows) == 2 * 3 * 2 * 4
+    assert "absolute hours" in (tiny_run / "results" / "reproduction.md").read_text()
+
+
+def test_coscheduling_runs_for_one_trace(tiny_run, tmp_path):
+    run_snakemake(tmp_path, {}, "coscheduling", "--config", "only=[KTH-SP2]")
+    for name in ("runs/KTH-SP2/E1.parquet", "runs/KTH-SP2/E2.parquet"):
+        assert (tmp_path / "results" / "coscheduling" / name).read_bytes() == (
+            tiny_run / "results" / "coscheduling" / name
+        ).read_bytes()
+    assert not (tmp_path / "results" / "coscheduling" / "runs" / "lublin-256").exists()
+
+
 def test_dynamic_scheduling_runs_for_one_trace(tiny_run, tmp_path):
     config = {**TINY, "dynamic_scheduling": {**TINY["dynamic_scheduling"], "traces": ["KTH-SP2"]}}
     run_snakemake(tmp_path, config, "dynamic_scheduling")
@@ -277,8 +313,9 @@ def test_html_report_has_figures_and_tables(tiny_run):
         assert name in html, name
     assert '"caption": ""' not in html  # every entry has its caption, rendered
     assert "KTH-SP2: cumulative waiting time of each fixed queue order" in html  # for its own trace
-    for study in ("prediction", "simple policies", "learned functions", "dynamic scheduling"):
-        assert f"report section: {study}" in html  # the four report.md, told apart
+    for study in ("prediction", "simple policies", "learned functions", "dynamic scheduling", "co-scheduling"):
+        assert f"report section: {study}" in html  # the five report.md, told apart
+    assert "KTH-SP2.ratios_e1.png" in html
 
 
 def test_every_report_entry_has_a_caption():

@@ -9,6 +9,7 @@ from simcore.studies.dynamic_scheduling.study import SETTINGS as DYNAMIC_SETTING
 from simcore.studies.dynamic_scheduling.study import (
     SETTING_TITLES as DYNAMIC_SETTING_TITLES,
 )
+from simcore.studies.coscheduling.commands import FIGURES as COSCHEDULING_FIGURES
 from simcore.workloads.catalogue import load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
@@ -27,7 +28,7 @@ CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
 
 # Studies with their own trace list, filter and variants (a section of the config each).
-TRACE_STUDIES = ("prediction", "simple_policies", "dynamic_scheduling")
+TRACE_STUDIES = ("prediction", "simple_policies", "dynamic_scheduling", "coscheduling")
 # Every study, in the campaign's order (also the order of the reproduction report's
 # sections). Each uses the traces study_traces() names: the fixed-policy and bandit
 # studies `traces`, the three above their own `traces`, the learned-policies study its
@@ -39,6 +40,7 @@ STUDIES = (
     "simple_policies",
     "learned_policies",
     "dynamic_scheduling",
+    "coscheduling",
 )
 
 # Categories of the HTML report (`snakemake --report`), one per study; figures of one
@@ -50,6 +52,7 @@ REPORT_CATEGORIES = {
     "simple_policies": "Simple policies (thesis, chapter 4)",
     "learned_policies": "Learned priority functions (thesis, chapter 3)",
     "dynamic_scheduling": "Dynamic scheduling (thesis, section 3.3)",
+    "coscheduling": "Co-scheduling (ASA_X)",
     "reproduction": "Reproduction report",
 }
 ALL_TRACES = "All traces"
@@ -307,6 +310,7 @@ def study_outputs(study):
         + simple_policies_outputs(study)
         + learned_policies_outputs(study)
         + dynamic_scheduling_outputs(study)
+        + coscheduling_outputs(study)
         + fixed_policy
         + reproduction
     )
@@ -469,6 +473,60 @@ def dynamic_scheduling_outputs(study):
             "{root}/dynamic_scheduling/plots/{setting}.{ext}",
             root=root,
             setting=list(DYNAMIC_SETTINGS),
+            ext=["png", "pdf"],
+        ),
+    ]
+
+
+# -- the co-scheduling study (rules/coscheduling.smk) ---------------------------
+
+
+def coscheduling(root):
+    return settings(root)["coscheduling"]
+
+
+def coscheduling_options(root, trace):
+    """`simcore coscheduling-run` options shared by E1 and E2 for one trace."""
+    chosen = coscheduling(root)
+    capacity = chosen["memory_capacity"].get(trace)
+    profile = chosen["profiles"].get(trace)
+    return " ".join(
+        [
+            f"--configurations '{json.dumps(chosen['configurations'])}'",  # in the config's order
+            "--kappas " + " ".join(str(kappa) for kappa in chosen["kappas"]),
+            f"--seeds {chosen['seeds']}",
+            f"--memory {chosen['memory'].get(trace, 'on')}",
+            f"--memory-capacity {capacity}" if capacity else "",
+            f"--efficiency {chosen['efficiency'].get(trace, 'require')}",
+            (
+                f"--profile {profile} --profile-seed {config['base_seed']}"
+                if profile
+                else ""
+            ),
+        ]
+    )
+
+
+def coscheduling_runs(root):
+    return [
+        f"{root}/coscheduling/runs/{trace}/{experiment}.parquet"
+        for trace in coscheduling(root)["traces"]
+        for experiment in ("E1", "E2")
+    ]
+
+
+def coscheduling_outputs(study):
+    root = STUDY_ROOTS[study]
+    announce(root)
+    if not runs(root, "coscheduling"):
+        return []
+    return [
+        f"{root}/coscheduling/report.md",
+        *expand(
+            "{root}/coscheduling/plots/{trace}.{figure}.{ext}",
+            root=root,
+            trace=coscheduling(root)["traces"],
+            figure=COSCHEDULING_FIGURES,
             ext=["png", "pdf"],
         ),
     ]

@@ -559,6 +559,10 @@ cdef class SharingSimulation:
     cdef void _apply(self, int k) noexcept nogil:
         """The decision of the pending case: level k (0: do not pair)."""
         cdef Py_ssize_t a = self.case_donor, b = self.case_guest
+        if self.strategy == EXTERNAL:   # the agent's decisions are logged as the learner's are
+            self.cases += 1
+            self.loss_sum += self._case_loss(a, k, self.now)
+            self.histogram[k] += 1
         self.case_donor = -1
         self.case_guest = -1
         if k > 0:
@@ -691,29 +695,26 @@ cdef class SharingSimulation:
             paused = self._run()
         return paused
 
-    def decide(self, int level):
-        """Apply the external decision of the pending case, then run on."""
+    def _pending(self):
         if self.case_donor < 0:
-            raise RuntimeError("no case is pending")
+            raise RuntimeError("no case is pending: run() returns True when one is")
+
+    def decide(self, int level):
+        """Apply the external decision of the pending case; run() then goes on."""
+        self._pending()
         if not 0 <= level < self.levels or not self.admissible[level]:
             valid = [k for k in range(self.levels) if self.admissible[k]]
             raise ValueError(f"level {level} is not admissible here; valid levels: {valid}")
         self._apply(level)
 
-    def learner_choice(self):
-        """The C learner's choice for the pending case (updates the learner)."""
-        return self._learner_choice(self.case_donor, self.now)
-
     def case_mask(self):
+        """The pending case's admissible levels (level 0, do not pair, always)."""
+        self._pending()
         return np.array([bool(self.admissible[k]) for k in range(self.levels)])
-
-    def case_leaves(self):
-        cdef int leaf[N_EXPERTS]
-        self._leaves(self.case_donor, self.now, leaf)
-        return [0.25 * leaf[i] for i in range(N_EXPERTS)]
 
     def case_state(self):
         """The pending case as the learner and an agent see it (section 5.2)."""
+        self._pending()
         cdef Py_ssize_t a = self.case_donor, b = self.case_guest
         cdef double t = self.now, remaining = self._remaining_at(a, t)
         cdef double left = self.start[a] + self.estimate[a] - t
@@ -741,6 +742,8 @@ cdef class SharingSimulation:
         }
 
     def case_losses(self):
+        """The loss of each level for the pending case (section 5.5)."""
+        self._pending()
         return np.array([self._case_loss(self.case_donor, k, self.now) for k in range(self.levels)])
 
     def results(self):

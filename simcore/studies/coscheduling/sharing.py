@@ -38,9 +38,7 @@ def default_memory_capacity(workload: Workload) -> float:
     """The 99th percentile of known memory per processor, rounded up to a whole GiB (KB)."""
     known = workload.memory[~np.isnan(workload.memory)]
     if len(known) == 0:
-        raise SharingInputError(
-            f"{workload.source}: no job records its memory (SWF fields 7 and 10); use memory: off"
-        )
+        raise SharingInputError(f"{workload.source}: no job records its memory (SWF fields 7 and 10); use memory: off")
     return float(math.ceil(np.percentile(known, 99) / GIB_KB) * GIB_KB)
 
 

@@ -185,6 +185,7 @@ def run_flush(
                             state = result.learner["state"]
                         rows.append(
                             {
+                                "experiment": "E1",
                                 "load": float(load),
                                 "kappa": kappa,
                                 "configuration": name,
@@ -240,8 +241,11 @@ def run_replay(
                     key = {"load": float(load), "kappa": kappa, "configuration": name, "seed": seed}
                     rows.append(
                         {
+                            "experiment": "E2",
                             **key,
                             "strategy": options["strategy"],
+                            "window": 0,
+                            "size_binds": False,
                             "dropped": dropped,
                             **run_metrics(result),
                             **slowdown_quantiles(result),
@@ -257,3 +261,98 @@ def run_replay(
         else pd.DataFrame(columns=["load", "kappa", "configuration", "seed", "round", *EXPERTS])
     )
     return pd.DataFrame(rows), weights
+
+
+# -- aggregation: every configuration against SPACE ------------------------------------
+
+RATIO_METRICS = ("mean_wait", "mean_response", "makespan")
+# SPACE forms no pair, so one SPACE run (κ = 0, seed 0) is the base of every κ and seed.
+BASE_KEYS = ["trace", "experiment", "load", "window"]
+GROUP_KEYS = ["trace", "experiment", "load", "kappa", "configuration", "strategy"]
+# "≈" in the paper's orderings: within 25 % of each other; "≫": at least 10 points more.
+SIMILAR = 1.25
+MUCH_MORE_POINTS = 10.0
+
+
+def against_space(runs: pd.DataFrame) -> pd.DataFrame:
+    """Every run beside its SPACE base (columns <metric>_space), ratios and utilisation gains added."""
+    base_columns = [*RATIO_METRICS, "cpu_utilisation", "alloc_utilisation"]
+    space = runs.loc[runs["strategy"] == "SPACE", BASE_KEYS + base_columns]
+    merged = runs.merge(space, on=BASE_KEYS, suffixes=("", "_space"), validate="many_to_one")
+    for metric in RATIO_METRICS:
+        base = merged[f"{metric}_space"]
+        merged[f"{metric}_ratio"] = (merged[metric] / base).where(base > 0)
+    for metric in ("cpu_utilisation", "alloc_utilisation"):
+        merged[f"{metric}_gain"] = 100.0 * (merged[metric] - merged[f"{metric}_space"])
+    merged["runtime_change"] = 100.0 * (merged["mean_slowdown"] - 1.0)
+    return merged
+
+
+def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per trace, experiment, load, κ and configuration: means of the metrics and of the ratios to
+    SPACE, with their 10th and 90th percentiles over windows (E1) or seeds (E2)."""
+    merged = against_space(runs)
+    grouped = merged.groupby(GROUP_KEYS, sort=False)
+    summary = grouped.agg(
+        runs=("seed", "size"),
+        size_binds=("size_binds", "mean"),
+        mean_wait_h=("mean_wait", lambda v: v.mean() / HOUR),
+        mean_response_h=("mean_response", lambda v: v.mean() / HOUR),
+        makespan_h=("makespan", lambda v: v.mean() / HOUR),
+        cpu_utilisation=("cpu_utilisation", "mean"),
+        alloc_utilisation=("alloc_utilisation", "mean"),
+        cpu_gain_points=("cpu_utilisation_gain", "mean"),
+        alloc_gain_points=("alloc_utilisation_gain", "mean"),
+        mean_slowdown=("mean_slowdown", "mean"),
+        runtime_change=("runtime_change", "mean"),
+        guest_share=("guest_share", "mean"),
+        cases=("cases", "sum"),
+        mean_loss=("mean_loss", "mean"),
+    ).reset_index()
+    for metric in RATIO_METRICS:
+        column = merged[f"{metric}_ratio"]
+        stats = column.groupby([merged[k] for k in GROUP_KEYS], sort=False).agg(
+            ["mean", lambda v: v.quantile(0.1), lambda v: v.quantile(0.9)]
+        )
+        stats.columns = [f"{metric}_ratio", f"{metric}_ratio_p10", f"{metric}_ratio_p90"]
+        summary = summary.merge(stats.reset_index(), on=GROUP_KEYS)
+    return summary
+
+
+def similar(a: float, b: float) -> bool:
+    """Within a factor SIMILAR of each other (two zeros are similar)."""
+    if a == 0 or b == 0:
+        return a == b
+    return 1 / SIMILAR <= a / b <= SIMILAR
+
+
+def orderings(summary: pd.DataFrame, configurations=("SPACE", "STATIC", "ASAX")) -> pd.DataFrame:
+    """Whether the paper's orderings hold, per trace, experiment, load and κ (docs/coscheduling.md §8):
+    wait STATIC ≈ ASAX < SPACE; response ASAX < SPACE < STATIC; U_alloc STATIC ≥ ASAX ≫ SPACE;
+    slowdown SPACE < ASAX < STATIC."""
+    space_name, static_name, asax_name = configurations
+    rows = []
+    keys = ["trace", "experiment", "load", "kappa"]
+    space = summary[summary["configuration"] == space_name].set_index(["trace", "experiment", "load"])
+    for key, block in summary[summary["configuration"] != space_name].groupby(keys, sort=False):
+        by_name = block.set_index("configuration")
+        if static_name not in by_name.index or asax_name not in by_name.index:
+            continue
+        static, asax, base = by_name.loc[static_name], by_name.loc[asax_name], space.loc[key[:3]]
+        rows.append(
+            {
+                **dict(zip(keys, key)),
+                "wait": bool(
+                    asax["mean_wait_ratio"] < 1
+                    and static["mean_wait_ratio"] < 1
+                    and similar(asax["mean_wait_h"], static["mean_wait_h"])
+                ),
+                "response": bool(asax["mean_response_ratio"] < 1 < static["mean_response_ratio"]),
+                "utilisation": bool(
+                    static["alloc_utilisation"] >= asax["alloc_utilisation"]
+                    and asax["alloc_gain_points"] >= MUCH_MORE_POINTS
+                ),
+                "slowdown": bool(base["mean_slowdown"] < asax["mean_slowdown"] < static["mean_slowdown"]),
+            }
+        )
+    return pd.DataFrame(rows, columns=[*keys, "wait", "response", "utilisation", "slowdown"])

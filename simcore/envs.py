@@ -1,0 +1,18 @@
+"""The project's Gymnasium environments: importing this module registers them (docs/environments.md).
+
+import gymnasium
+import simcore.envs
+
+env = gymnasium.make("schedsweep/CoScheduling-v0")
+"""
+
+import gymnasium
+
+ENVIRONMENTS = {
+    "schedsweep/CoScheduling-v0": "simcore.studies.coscheduling.env:CoSchedulingEnv",
+}
+
+for env_id, entry_point in ENVIRONMENTS.items():
+    # a second import (a reload, or a worker that imported it already) must not re-register
+    if env_id not in gymnasium.registry:
+        gymnasium.register(id=env_id, entry_point=entry_point)

@@ -1,0 +1,181 @@
+"""`simcore` subcommands of the co-scheduling study (simcore.studies.coscheduling.study)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from simcore.studies.coscheduling.report import (
+    LOAD_LABELS,
+    coscheduling_markdown,
+    published_ratios,
+    reproduction_rows,
+)
+from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES
+from simcore.studies.coscheduling.study import (
+    DEFAULT_CONFIGURATIONS,
+    check_configurations,
+    orderings,
+    run_flush,
+    run_replay,
+    summary_table,
+)
+from simcore.workloads.commands import positive_float
+from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.sharing_profiles import SHARING_PROFILES, apply_profile
+
+EXPERIMENTS = ("E1", "E2")
+FIGURES = ("ratios_e1", "ratios_e2", "utilisation", "slowdown", "weights", "actions")
+
+
+def _kappa(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value < 1.0:
+        raise ValueError(f"--kappas: each κ must be in [0, 1), got {text}")
+    return value
+
+
+def add_commands(commands) -> None:
+    run = commands.add_parser("coscheduling-run", help="co-scheduling experiment E1 or E2 on one trace (seed 002)")
+    run.add_argument("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate, or a model")
+    run.add_argument("--trace", required=True, help="trace name written into the rows")
+    run.add_argument("--experiment", choices=EXPERIMENTS, required=True, help="E1 queue flush or E2 online replay")
+    run.add_argument(
+        "--configurations",
+        type=json.loads,
+        default=DEFAULT_CONFIGURATIONS,
+        help='JSON {name: {"strategy": ..., "levels": ..., "loss": ..., "scope": ..., "warm": ...}} (default: '
+        "SPACE, STATIC, ASAX, HEADROOM)",
+    )
+    run.add_argument("--loads", type=positive_float, nargs="+", required=True, help="E1: 8 4 2; E2: 0.5 0.7 0.9")
+    run.add_argument("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)")
+    run.add_argument("--seeds", type=int, default=3, help="learner seeds per setting (default 3)")
+    run.add_argument("--memory", choices=("on", "off"), default="on", help="memory tests (off: the trace has none)")
+    run.add_argument("--memory-capacity", type=positive_float, help="KB per processor (default: from the trace)")
+    run.add_argument("--efficiency", choices=EFFICIENCY_MODES, default="require", help="without SWF field 6")
+    run.add_argument(
+        "--profile",
+        choices=tuple(SHARING_PROFILES),
+        help="draw CPU efficiency and memory from a fitted profile (model traces record neither)",
+    )
+    run.add_argument("--profile-seed", type=int, default=0)
+    run.add_argument("--window", type=int, default=45, help="E1 window size (default 45, the paper's)")
+    run.add_argument("--max-windows", type=int, help="E1: only the first N windows (default: all)")
+    run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+    run.add_argument("--weights", metavar="WEIGHTS.parquet", help="E2: the learners' expert weights per round")
+
+    tables = commands.add_parser("coscheduling-tables", help="co-scheduling tables and the report section")
+    tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
+    tables.add_argument("--outdir", required=True, help="directory of the tables")
+    tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
+    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
+
+    plot = commands.add_parser("plot-coscheduling", help="the co-scheduling figures of one trace")
+    plot.add_argument("--tables", required=True, help="coscheduling-tables' directory")
+    plot.add_argument("--weights", nargs="*", default=[], metavar="WEIGHTS.parquet")
+    plot.add_argument("--trace", required=True)
+    plot.add_argument("--outdir", required=True, help="<trace>.<figure>.png and .pdf")
+
+
+def run_experiment(args) -> int:
+    configurations = check_configurations(args.configurations)
+    if args.seeds < 1:
+        raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
+    if args.window < 1:
+        raise ValueError(f"--window must be >= 1, got {args.window}")
+    workload = read_workload(args.workload)
+    if workload.filter_mode not in (None, "truncate"):
+        raise ValueError(
+            f"{args.workload}: filtered with {workload.filter_mode!r}; the co-scheduling model runs each job's work "
+            "min(p, p~) from the truncate filter (docs/coscheduling.md §1)"
+        )
+    source = "the trace (SWF fields 6, 7 and 10)"
+    if args.profile:
+        workload = apply_profile(workload, args.profile, args.profile_seed)
+        source = f"the fitted {args.profile} profile (seed {args.profile_seed}; docs/sharing_profiles.md)"
+    common = (configurations, args.loads, args.kappas, args.seeds, args.memory == "on", args.memory_capacity)
+    if args.experiment == "E1":
+        runs = run_flush(workload, *common, args.efficiency, window=args.window, max_windows=args.max_windows)
+        weights = None
+    else:
+        runs, weights = run_replay(workload, *common, args.efficiency)
+    runs.insert(0, "trace", args.trace)
+    provenance = {
+        "command": "coscheduling-run",
+        "workload_file": args.workload,
+        "experiment": args.experiment,
+        "configurations": configurations,
+        "loads": args.loads,
+        "kappas": args.kappas,
+        "seeds": args.seeds,
+        "memory": args.memory,
+        "memory_capacity": args.memory_capacity,
+        "efficiency": args.efficiency,
+        "efficiency_source": source,
+        "window": args.window,
+        "max_windows": args.max_windows,
+    }
+    write_parquet(runs, args.output, provenance)
+    if args.weights:
+        if weights is None:
+            raise ValueError("--weights is written by E2 only (E1's learners are fresh per window)")
+        weights.insert(0, "trace", args.trace)
+        write_parquet(weights, args.weights, provenance)
+    print(f"{args.output}: {args.trace} {args.experiment}, {len(runs)} runs of {len(configurations)} configurations")
+    return 0
+
+
+def run_tables(args) -> int:
+    runs = read_all(args.runs)
+    sources = {}
+    for path in args.runs:
+        provenance = read_provenance(path)
+        trace = pd.read_parquet(path, columns=["trace"])["trace"]
+        if len(trace):
+            sources[trace.iloc[0]] = provenance.get("efficiency_source", "the trace")
+    summary = summary_table(runs)
+    ordering = orderings(summary)
+    outdir = Path(args.outdir)
+    write_parquet(runs, outdir / "runs.parquet", {"command": "coscheduling-tables", "inputs": args.runs})
+    write_csv(summary, outdir / "summary.csv")
+    write_csv(ordering, outdir / "orderings.csv")
+    write_csv(reproduction_rows(summary), args.rows)
+    write_text(args.markdown, coscheduling_markdown(summary, ordering, sources))
+    print(f"{outdir}: {summary['trace'].nunique()} traces, {len(runs)} runs")
+    return 0
+
+
+def run_plot(args) -> int:
+    from simcore.reporting.figures import save
+    from simcore.studies.coscheduling import figures
+
+    tables, outdir = Path(args.tables), Path(args.outdir)
+    runs = pd.read_parquet(tables / "runs.parquet")
+    summary = pd.read_csv(tables / "summary.csv")
+    weights = read_all(args.weights) if args.weights else pd.DataFrame(columns=["trace", "seed", "kappa"])
+    published = {
+        (name, load): {
+            "mean_wait": values["wait ratio"],
+            "mean_response": values["response ratio"],
+        }
+        for load, label in LOAD_LABELS.items()
+        for name in ("STATIC", "ASAX")
+        for values in [published_ratios(name, label)]
+    }
+    drawn = {  # FIGURES, in order
+        "ratios_e1": figures.ratio_figure(summary, args.trace, "E1", published),
+        "ratios_e2": figures.ratio_figure(summary, args.trace, "E2"),
+        "utilisation": figures.utilisation_figure(summary, args.trace),
+        "slowdown": figures.slowdown_figure(runs, args.trace),
+        "weights": figures.weights_figure(weights, args.trace),
+        "actions": figures.actions_figure(runs, args.trace),
+    }
+    for name, figure in drawn.items():
+        save(figure, [outdir / f"{args.trace}.{name}.{ext}" for ext in ("png", "pdf")])
+    print(f"{outdir}: {len(drawn)} figures of {args.trace}")
+    return 0
+
+
+COMMANDS = {"coscheduling-run": run_experiment, "coscheduling-tables": run_tables, "plot-coscheduling": run_plot}

@@ -1,0 +1,151 @@
+# Co-scheduling with the ASA_X learner (seed 002, docs/coscheduling.md): E1 (queue
+# flush of 45-job windows) and E2 (online replay) per trace, then the tables, the
+# report section and the figures of each trace.
+
+
+rule coscheduling_flush:
+    input:
+        lambda wildcards: study_workload("coscheduling", wildcards.trace),
+    output:
+        "{root}/coscheduling/runs/{trace}/E1.parquet",
+    log:
+        "{root}/logs/coscheduling/{trace}/E1.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        options=lambda wildcards: coscheduling_options(wildcards.root, wildcards.trace),
+        loads=lambda wildcards: " ".join(
+            str(load) for load in coscheduling(wildcards.root)["e1"]["loads"]
+        ),
+        window=lambda wildcards: coscheduling(wildcards.root)["e1"]["window"],
+        limit=lambda wildcards: (
+            f"--max-windows {coscheduling(wildcards.root)['e1']['max_windows']}"
+            if coscheduling(wildcards.root)["e1"].get("max_windows")
+            else ""
+        ),
+    shell:
+        "simcore coscheduling-run {input} --trace {wildcards.trace} --experiment E1 "
+        "--loads {params.loads} --window {params.window} {params.limit} {params.options} "
+        "--output {output} > {log} 2>&1"
+
+
+rule coscheduling_replay:
+    input:
+        lambda wildcards: study_workload("coscheduling", wildcards.trace),
+    output:
+        runs="{root}/coscheduling/runs/{trace}/E2.parquet",
+        weights="{root}/coscheduling/weights/{trace}.parquet",
+    log:
+        "{root}/logs/coscheduling/{trace}/E2.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+    params:
+        options=lambda wildcards: coscheduling_options(wildcards.root, wildcards.trace),
+        loads=lambda wildcards: " ".join(
+            str(load) for load in coscheduling(wildcards.root)["e2"]["loads"]
+        ),
+    shell:
+        "simcore coscheduling-run {input} --trace {wildcards.trace} --experiment E2 "
+        "--loads {params.loads} {params.options} --output {output.runs} "
+        "--weights {output.weights} > {log} 2>&1"
+
+
+rule coscheduling_tables:
+    input:
+        lambda wildcards: coscheduling_runs(wildcards.root),
+    output:
+        tables=multiext(
+            "{root}/coscheduling/tables/",
+            "runs.parquet",
+            "summary.csv",
+            "orderings.csv",
+        ),
+        markdown=report(
+            "{root}/coscheduling/report.md",
+            caption="../report/coscheduling_section.rst",
+            category=REPORT_CATEGORIES["coscheduling"],
+            labels={"result": "report section: co-scheduling (ASA_X Tables 2-3)"},
+        ),
+        rows="{root}/coscheduling/reproduction.csv",
+    log:
+        "{root}/logs/coscheduling_tables.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=3000,
+    params:
+        outdir=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
+    shell:
+        "simcore coscheduling-tables {input} --outdir {params.outdir} "
+        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+
+
+rule plot_coscheduling:
+    input:
+        tables="{root}/coscheduling/tables/summary.csv",
+        weights="{root}/coscheduling/weights/{trace}.parquet",
+    output:
+        report(
+            "{root}/coscheduling/plots/{trace}.ratios_e1.png",
+            caption="../report/coscheduling_ratios_e1.rst",
+            category=REPORT_CATEGORIES["coscheduling"],
+            subcategory="{trace}",
+            labels={"result": "E1 ratios to SPACE against load (figure)"},
+        ),
+        report(
+            "{root}/coscheduling/plots/{trace}.ratios_e2.png",
+            caption="../report/coscheduling_ratios_e2.rst",
+            category=REPORT_CATEGORIES["coscheduling"],
+            subcategory="{trace}",
+            labels={"result": "E2 ratios to SPACE against load (figure)"},
+        ),
+        report(
+            "{root}/coscheduling/plots/{trace}.utilisation.png",
+            caption="../report/coscheduling_utilisation.rst",
+            category=REPORT_CATEGORIES["coscheduling"],
+            subcategory="{trace}",
+            labels={"result": "utilisation of allocated capacity (figure)"},
+        ),
+        report(
+            "{root}/coscheduling/plots/{trace}.slowdown.png",
+            caption="../report/coscheduling_slowdown.rst",
+            category=REPORT_CATEGORIES["coscheduling"],
+            subcategory="{trace}",
+            labels={"result": "ECDF of the sharing slowdown (figure)"},
+        ),
+        report(
+            "{root}/coscheduling/plots/{trace}.weights.png",
+            caption="../report/coscheduling_weights.rst",
+            category=REPORT_CATEGORIES["coscheduling"],
+            subcategory="{trace}",
+            labels={"result": "ASAX expert weights over rounds (figure)"},
+        ),
+        report(
+            "{root}/coscheduling/plots/{trace}.actions.png",
+            caption="../report/coscheduling_actions.rst",
+            category=REPORT_CATEGORIES["coscheduling"],
+            subcategory="{trace}",
+            labels={"result": "quota levels chosen by ASAX (figure)"},
+        ),
+        expand(
+            "{{root}}/coscheduling/plots/{{trace}}.{figure}.pdf",
+            figure=COSCHEDULING_FIGURES,
+        ),
+    log:
+        "{root}/logs/plot_coscheduling/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        tables=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
+        outdir=lambda wildcards: f"{wildcards.root}/coscheduling/plots",
+    shell:
+        "simcore plot-coscheduling --tables {params.tables} --weights {input.weights} "
+        "--trace {wildcards.trace} --outdir {params.outdir} > {log} 2>&1"
