@@ -472,6 +472,7 @@ def test_malformed_trace_fails_with_a_clear_message(tmp_path):
             "prediction": {"traces": ["lublin-128"]},
             "simple_policies": {"traces": ["lublin-128"]},
             "dynamic_scheduling": {"traces": ["lublin-128"]},
+            "coscheduling": {"traces": ["lublin-128"], "profiles": {"lublin-128": "gaia"}},
         },
         check=False,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from simcore.studies.coscheduling.report import (
     published_ratios,
     reproduction_rows,
 )
-from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES
+from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES, SharingInputError
 from simcore.studies.coscheduling.study import (
     DEFAULT_CONFIGURATIONS,
     check_configurations,
@@ -31,9 +32,10 @@ FIGURES = ("ratios_e1", "ratios_e2", "utilisation", "slowdown", "weights", "acti
 
 
 def _kappa(text: str) -> float:
+    """argparse type: an interference factor in [0, 1)."""
     value = float(text)
     if not 0.0 <= value < 1.0:
-        raise ValueError(f"--kappas: each κ must be in [0, 1), got {text}")
+        raise argparse.ArgumentTypeError(f"each κ must be in [0, 1), got {text}")
     return value
 
 
@@ -85,6 +87,8 @@ def run_experiment(args) -> int:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     if args.window < 1:
         raise ValueError(f"--window must be >= 1, got {args.window}")
+    if args.weights and args.experiment == "E1":
+        raise ValueError("--weights is written by E2 only (E1's learners are fresh per window)")
     workload = read_workload(args.workload)
     if workload.filter_mode not in (None, "truncate"):
         raise ValueError(
@@ -96,11 +100,14 @@ def run_experiment(args) -> int:
         workload = apply_profile(workload, args.profile, args.profile_seed)
         source = f"the fitted {args.profile} profile (seed {args.profile_seed}; docs/sharing_profiles.md)"
     common = (configurations, args.loads, args.kappas, args.seeds, args.memory == "on", args.memory_capacity)
-    if args.experiment == "E1":
-        runs = run_flush(workload, *common, args.efficiency, window=args.window, max_windows=args.max_windows)
-        weights = None
-    else:
-        runs, weights = run_replay(workload, *common, args.efficiency)
+    try:
+        if args.experiment == "E1":
+            runs = run_flush(workload, *common, args.efficiency, window=args.window, max_windows=args.max_windows)
+            weights = None
+        else:
+            runs, weights = run_replay(workload, *common, args.efficiency)
+    except SharingInputError as error:
+        raise SharingInputError(f"{args.workload}: {error}") from None
     runs.insert(0, "trace", args.trace)
     provenance = {
         "command": "coscheduling-run",
@@ -119,8 +126,6 @@ def run_experiment(args) -> int:
     }
     write_parquet(runs, args.output, provenance)
     if args.weights:
-        if weights is None:
-            raise ValueError("--weights is written by E2 only (E1's learners are fresh per window)")
         weights.insert(0, "trace", args.trace)
         write_parquet(weights, args.weights, provenance)
     print(f"{args.output}: {args.trace} {args.experiment}, {len(runs)} runs of {len(configurations)} configurations")

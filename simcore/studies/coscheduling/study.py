@@ -55,8 +55,11 @@ def check_configurations(configurations: dict) -> dict:
         if options.get("warm") and options["strategy"] != "ASAX":
             raise SharingInputError(f"configuration {name!r}: only an ASAX learner can be warm")
         SharingSettings(**{k: v for k, v in options.items() if k != "warm"})
-    if not any(options["strategy"] == "SPACE" for options in configurations.values()):
-        raise SharingInputError("the configurations need a SPACE one: every ratio is to SPACE")
+    spaces = [name for name, options in configurations.items() if options["strategy"] == "SPACE"]
+    if len(spaces) != 1:
+        raise SharingInputError(
+            f"the configurations need exactly one with strategy SPACE (the base of every ratio), got {spaces}"
+        )
     return configurations
 
 
@@ -258,7 +261,7 @@ def run_replay(
     weights = (
         pd.concat(weights, ignore_index=True)
         if weights
-        else pd.DataFrame(columns=["load", "kappa", "configuration", "seed", "round", *EXPERTS])
+        else pd.DataFrame(columns=[*EXPERTS, "load", "kappa", "configuration", "seed", "round"])
     )
     return pd.DataFrame(rows), weights
 
