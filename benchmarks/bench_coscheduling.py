@@ -20,7 +20,7 @@ import yaml
 
 import simcore
 from simcore.studies.coscheduling.sharing import STRATEGIES, SharingSettings, simulate_sharing
-from simcore.studies.coscheduling.study import DEFAULT_CONFIGURATIONS, replay_workload, run_flush
+from simcore.studies.coscheduling.study import DEFAULT_CONFIGURATIONS, Sweep, replay_workload, run_flush
 from simcore.workloads.catalogue import load_catalogue
 
 REPO = Path(__file__).resolve().parent.parent
@@ -64,19 +64,9 @@ def main(argv=None) -> int:
                 )
             if name == "UniLu-Gaia":
                 targets.append((load, seconds["ASAX"], seconds["ASAX"] / seconds["SPACE"]))
-        configurations = {**DEFAULT_CONFIGURATIONS}
         began = time.process_time()
-        flush = run_flush(
-            workload,
-            configurations,
-            study["e1"]["loads"],
-            [0.0],
-            1,
-            memory,
-            None,
-            "assume-cpu-bound",
-            max_windows=args.windows,
-        )
+        sweep = Sweep(DEFAULT_CONFIGURATIONS, tuple(study["e1"]["loads"]), memory=memory, efficiency="assume-cpu-bound")
+        flush = run_flush(workload, sweep, max_windows=args.windows)
         per_run = (time.process_time() - began) / len(flush)
         print(f"| {name} | E1 | {len(flush)} window runs | | all | {1000 * per_run:.2f} ms per run | | |")
     for load, seconds, ratio in targets:

@@ -116,6 +116,26 @@ EXPECTED = {
         ("SDSC-SP2", "backfilling"): (66.38, 41.61, 32.66, 28.38, 26.68, 25.31, 23.26, 32.06),
         ("CTC-SP2", "backfilling"): (83.38, 54.32, 24.96, 14.4, 9.9, 11.07, 10.23, 12.88),
     },
+    # ASA_X paper (arXiv:2401.09706), Table 3: wait h, CPU util %, response h; Table 2: % against Slurm
+    "ASAX_TABLE3": {
+        ("SPACE", "8x"): (3.5, 53.0, 4.4),
+        ("SPACE", "4x"): (1.5, 45.0, 2.4),
+        ("SPACE", "2x"): (0.5, 32.0, 1.4),
+        ("STATIC", "8x"): (1.7, 90.0, 4.8),
+        ("STATIC", "4x"): (0.8, 92.0, 2.8),
+        ("STATIC", "2x"): (0.3, 89.0, 2.0),
+        ("ASAX", "8x"): (1.8, 82.0, 3.5),
+        ("ASAX", "4x"): (1.0, 84.0, 2.0),
+        ("ASAX", "2x"): (0.3, 83.0, 0.9),
+    },
+    "ASAX_TABLE2": {
+        ("STATIC", "8x"): (10.0, 230.0, 0.0),
+        ("STATIC", "4x"): (19.0, 5.0, 0.0),
+        ("STATIC", "2x"): (10.0, 36.0, 0.0),
+        ("ASAX", "8x"): (3.0, 227.0, 0.0),
+        ("ASAX", "4x"): (9.0, 5.0, 0.0),
+        ("ASAX", "2x"): (5.0, 50.0, 1.0),
+    },
 }
 
 # The constants that come from the CSVs (the others are labels and orders, code).
@@ -132,6 +152,8 @@ FROM_DATA = (
     "THESIS_SAF_BEST_GAIN",
     "THESIS_TABLE32",
     "THESIS_TABLE33",
+    "ASAX_TABLE3",
+    "ASAX_TABLE2",
 )
 
 
@@ -188,7 +210,7 @@ def test_every_row_of_every_file_is_used_by_a_constant():
     rows = sum(len(read_rows(PUBLISHED_DIR / f"{paper}.csv")) - 1 for paper in PAPERS)
     numbers = sum(count_cells(EXPECTED[name]) for name in FROM_DATA)
     formulas = len(EXPECTED["THESIS_TABLE32"])  # Table 3.2's functions: text cells
-    assert rows == numbers + formulas == 421
+    assert rows == numbers + formulas == 421 + 45  # 45: the ASA_X paper's Tables 3 and 2
 
 
 @pytest.fixture

@@ -298,12 +298,13 @@ def run(workdir: Path, config: dict, *args) -> None:
 
 
 def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
-    # .test's configuration restricted to lublin-256: the dynamic scheduling experiments alone,
-    # without the learned functions; the report from their section alone
+    # .test's configuration restricted to lublin-256: the dynamic scheduling experiments, without
+    # the learned functions, and the co-scheduling study; the report from their two sections
     alone = tmp_path / "alone"
     run(alone, TINY, "--config", "only=[lublin-256]")
     results = alone / "results"
     assert sorted(path.name for path in results.iterdir()) == [
+        "coscheduling",
         "dynamic_scheduling",
         "logs",
         "reproduction.csv",
@@ -316,10 +317,12 @@ def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
     assert medians["trace"].unique().tolist() == ["lublin-256"]
     assert list(medians.columns[4:]) == ["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1"]
     reproduction = pd.read_csv(results / "reproduction.csv")
-    assert set(reproduction["table"]) == {"Table 3.3"} and len(reproduction) == 3 * 8
+    assert set(reproduction["table"]) == {"Table 3.3", "Table 3 (ratios to Slurm)", "Table 2"}
+    # Table 3.3: 3 settings x 8 policies; ASA_X: 3 loads x (STATIC, ASAX) x 4 columns
+    assert len(reproduction) == 3 * 8 + 3 * 2 * 4
     text = (results / "reproduction.md").read_text()
     assert text.startswith("# Reproduction report")
-    assert "Thesis, section 3.3" in text and "## Bandit policy selection" not in text
+    assert "Thesis, section 3.3" in text and "## Co-scheduling" in text and "## Bandit policy selection" not in text
 
     # the same with lublin-256 as the fixed-policy and bandit studies' trace: rule report, one section
     both = tmp_path / "both"

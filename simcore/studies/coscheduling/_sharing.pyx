@@ -255,26 +255,20 @@ cdef class SharingSimulation:
         self.estimated_end[j] = t + (self.estimate[j] - (self.work[j] - self.remaining[j])) / new_rate
         heap_push(&self.completions, self.completion[j], j)
 
+    cdef inline double _pair_end(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        """When a pair's shared processors are free: max(ê_a, ê_b)."""
+        return self.estimated_end[b] if self.estimated_end[b] > self.estimated_end[a] else self.estimated_end[a]
+
     cdef void _add_releases(self, Py_ssize_t a) noexcept nogil:
         """The releases of running job `a` (in no pair, or a donor)."""
-        cdef Py_ssize_t b = self.partner[a]
-        cdef double pair_end
         sorted_insert(self.releases, &self.n_releases, self.estimated_end[a], a)
-        if b >= 0:
-            pair_end = self.estimated_end[a]
-            if self.estimated_end[b] > pair_end:
-                pair_end = self.estimated_end[b]
-            sorted_insert(self.releases, &self.n_releases, pair_end, self.n + b)
+        if self.partner[a] >= 0:
+            sorted_insert(self.releases, &self.n_releases, self._pair_end(a, self.partner[a]), self.n + self.partner[a])
 
     cdef void _drop_releases(self, Py_ssize_t a) noexcept nogil:
-        cdef Py_ssize_t b = self.partner[a]
-        cdef double pair_end
         sorted_remove(self.releases, &self.n_releases, self.estimated_end[a], a)
-        if b >= 0:
-            pair_end = self.estimated_end[a]
-            if self.estimated_end[b] > pair_end:
-                pair_end = self.estimated_end[b]
-            sorted_remove(self.releases, &self.n_releases, pair_end, self.n + b)
+        if self.partner[a] >= 0:
+            sorted_remove(self.releases, &self.n_releases, self._pair_end(a, self.partner[a]), self.n + self.partner[a])
 
     cdef inline long long _released(self, Py_ssize_t entry) noexcept nogil:
         """Processors a release entry frees."""

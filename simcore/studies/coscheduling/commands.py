@@ -17,6 +17,7 @@ from simcore.studies.coscheduling.report import (
 from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES, SharingInputError
 from simcore.studies.coscheduling.study import (
     DEFAULT_CONFIGURATIONS,
+    Sweep,
     check_configurations,
     orderings,
     run_flush,
@@ -99,13 +100,21 @@ def run_experiment(args) -> int:
     if args.profile:
         workload = apply_profile(workload, args.profile, args.profile_seed)
         source = f"the fitted {args.profile} profile (seed {args.profile_seed}; docs/sharing_profiles.md)"
-    common = (configurations, args.loads, args.kappas, args.seeds, args.memory == "on", args.memory_capacity)
+    sweep = Sweep(
+        configurations,
+        tuple(args.loads),
+        tuple(args.kappas),
+        args.seeds,
+        args.memory == "on",
+        args.memory_capacity,
+        args.efficiency,
+    )
     try:
         if args.experiment == "E1":
-            runs = run_flush(workload, *common, args.efficiency, window=args.window, max_windows=args.max_windows)
+            runs = run_flush(workload, sweep, window=args.window, max_windows=args.max_windows)
             weights = None
         else:
-            runs, weights = run_replay(workload, *common, args.efficiency)
+            runs, weights = run_replay(workload, sweep)
     except SharingInputError as error:
         raise SharingInputError(f"{args.workload}: {error}") from None
     runs.insert(0, "trace", args.trace)

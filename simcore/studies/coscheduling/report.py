@@ -119,6 +119,16 @@ def _ordering_lines(table: pd.DataFrame) -> list[str]:
     return lines + [""]
 
 
+def _ordering_summary(table: pd.DataFrame) -> list[str]:
+    """Per trace, at the lowest κ: at how many loads each ordering holds, E1 and E2 together."""
+    lines = []
+    for trace, block in table.groupby("trace", sort=False):
+        block = block[block["kappa"] == block["kappa"].min()]
+        held = [f"{ORDERING_TEXT[name]} at {int(block[name].sum())} of {len(block)}" for name in ORDERING_TEXT]
+        lines.append(f"- **{trace}** (κ = {block['kappa'].min():g}, loads of E1 and E2): " + "; ".join(held) + ".")
+    return lines + [""]
+
+
 def _learner_lines(summary: pd.DataFrame) -> list[str]:
     asax = summary[summary["strategy"] == "ASAX"]
     lines = [
@@ -168,6 +178,7 @@ def coscheduling_markdown(summary: pd.DataFrame, ordering: pd.DataFrame, sources
         "Each ordering is checked on the means (≈: within 25 %; ≫: at least 10 points). On a CPU-bound trace "
         "(HPC2N) the paper's gains should largely vanish: a donor that uses its processors leaves no headroom.",
         "",
+        *_ordering_summary(ordering),
         *_ordering_lines(ordering),
         "### The learner",
         "",

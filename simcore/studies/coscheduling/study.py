@@ -11,7 +11,7 @@ workloads; run_metrics gives the section-7 metrics of one run.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -118,18 +118,36 @@ def slowdown_quantiles(result: SharingResult) -> dict:
     return {"slowdown_quantiles": quantiles(positive), "paired_slowdown_quantiles": quantiles(positive & paired)}
 
 
-def settings_for(options: dict, kappa: float, memory: bool, memory_capacity, efficiency: str) -> SharingSettings:
-    strategy_options = {k: v for k, v in options.items() if k != "warm"}
-    return SharingSettings(
-        **strategy_options, kappa=kappa, memory=memory, memory_capacity=memory_capacity, efficiency=efficiency
-    )
+@dataclass(frozen=True)
+class Sweep:
+    """What E1 and E2 run on a trace: the configurations at every load, κ and (learners) seed."""
 
+    configurations: dict
+    loads: tuple
+    kappas: tuple = (0.0,)
+    seeds: int = 1
+    memory: bool = True
+    memory_capacity: float | None = None  # KB per processor; None: the whole trace's default
+    efficiency: str = "require"
 
-def memory_capacity_for(workload: Workload, memory: bool, capacity: float | None) -> float | None:
-    """The capacity every run of a trace uses: given, or the whole trace's default (not a window's)."""
-    if not memory or capacity is not None:
-        return capacity
-    return default_memory_capacity(workload)
+    def grid(self, workload: Workload, efficiency: str | None = None):
+        """(name, options, κ, seed, settings) of every run at one load. SPACE forms no pair: it runs
+        once (κ = 0); deterministic strategies run one seed. The memory capacity is the whole trace's."""
+        capacity = self.memory_capacity
+        if self.memory and capacity is None:
+            capacity = default_memory_capacity(workload)
+        for name, options in self.configurations.items():
+            strategy_options = {k: v for k, v in options.items() if k != "warm"}
+            for kappa in [0.0] if options["strategy"] == "SPACE" else self.kappas:
+                settings = SharingSettings(
+                    **strategy_options,
+                    kappa=kappa,
+                    memory=self.memory,
+                    memory_capacity=capacity,
+                    efficiency=efficiency or self.efficiency,
+                )
+                for seed in range(1 if options["strategy"] in DETERMINISTIC else self.seeds):
+                    yield name, options, kappa, seed, settings
 
 
 # -- E1: queue flush -------------------------------------------------------------
@@ -155,51 +173,36 @@ def flush_workload(workload: Workload, indices: np.ndarray, load: float) -> tupl
     )
 
 
-def run_flush(
-    workload: Workload,
-    configurations: dict,
-    loads,
-    kappas,
-    seeds: int,
-    memory: bool,
-    memory_capacity: float | None,
-    efficiency: str,
-    window: int = 45,
-    max_windows: int | None = None,
-) -> pd.DataFrame:
-    """E1: every configuration on every window, load, κ and (learners) seed; one row per window run."""
-    capacity = memory_capacity_for(workload, memory, memory_capacity)
-    for options in configurations.values():
-        check_efficiencies(workload, settings_for(options, 0.0, memory, capacity, efficiency))
-    efficiency = "assume-cpu-bound"  # checked on the trace: a window may record none
-    rows = []
+def run_flush(workload: Workload, sweep: Sweep, window: int = 45, max_windows: int | None = None) -> pd.DataFrame:
+    """E1: every run of the sweep on every window; one row per window run."""
+    for *_, settings in sweep.grid(workload):
+        check_efficiencies(workload, settings)
+    frames = []  # one per setting: a whole trace's windows as dicts would take gigabytes
     windows = flush_windows(workload, window, max_windows)
-    for load in loads:
+    for load in sweep.loads:
         flushed = [flush_workload(workload, indices, load) for indices in windows]
-        for name, options in configurations.items():
-            deterministic = options["strategy"] in DETERMINISTIC
-            for kappa in [0.0] if options["strategy"] == "SPACE" else kappas:
-                settings = settings_for(options, kappa, memory, capacity, efficiency)
-                for seed in range(1 if deterministic else seeds):
-                    state = None
-                    for number, (jobs, size_binds) in enumerate(flushed):
-                        result = simulate_sharing(jobs, settings, seed=[seed, number], learner_state=state)
-                        if options.get("warm"):
-                            state = result.learner["state"]
-                        rows.append(
-                            {
-                                "experiment": "E1",
-                                "load": float(load),
-                                "kappa": kappa,
-                                "configuration": name,
-                                "strategy": options["strategy"],
-                                "seed": seed,
-                                "window": number,
-                                "size_binds": size_binds,
-                                **run_metrics(result),
-                            }
-                        )
-    return pd.DataFrame(rows)
+        # efficiencies checked on the trace above: a window may record none
+        for name, options, kappa, seed, settings in sweep.grid(workload, efficiency="assume-cpu-bound"):
+            state, rows = None, []
+            for number, (jobs, size_binds) in enumerate(flushed):
+                result = simulate_sharing(jobs, settings, seed=[seed, number], learner_state=state)
+                if options.get("warm"):
+                    state = result.learner["state"]
+                rows.append(
+                    {
+                        "experiment": "E1",
+                        "load": float(load),
+                        "kappa": kappa,
+                        "configuration": name,
+                        "strategy": options["strategy"],
+                        "seed": seed,
+                        "window": number,
+                        "size_binds": size_binds,
+                        **run_metrics(result),
+                    }
+                )
+            frames.append(pd.DataFrame(rows))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 # -- E2: online replay -------------------------------------------------------------
@@ -218,46 +221,33 @@ def replay_workload(workload: Workload, load: float) -> tuple[Workload, int]:
     return replace(workload.take(keep), machine_size=size), len(workload) - len(keep)
 
 
-def run_replay(
-    workload: Workload,
-    configurations: dict,
-    loads,
-    kappas,
-    seeds: int,
-    memory: bool,
-    memory_capacity: float | None,
-    efficiency: str,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """E2: (runs, learner weights per round) for every configuration, load, κ and seed."""
-    capacity = memory_capacity_for(workload, memory, memory_capacity)
+def run_replay(workload: Workload, sweep: Sweep) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """E2: (runs, learner weights per round) for every run of the sweep but the warm ones
+    (a replay is one run: there is nothing to carry a learner's state to)."""
     rows, weights = [], []
-    for load in loads:
+    for load in sweep.loads:
         replayed, dropped = replay_workload(workload, load)
-        for name, options in configurations.items():
+        for name, options, kappa, seed, settings in sweep.grid(workload):
             if options.get("warm"):
-                continue  # one run per trace: nothing to carry the state to
-            deterministic = options["strategy"] in DETERMINISTIC
-            for kappa in [0.0] if options["strategy"] == "SPACE" else kappas:
-                settings = settings_for(options, kappa, memory, capacity, efficiency)
-                for seed in range(1 if deterministic else seeds):
-                    result = simulate_sharing(replayed, settings, seed=seed)
-                    key = {"load": float(load), "kappa": kappa, "configuration": name, "seed": seed}
-                    rows.append(
-                        {
-                            "experiment": "E2",
-                            **key,
-                            "strategy": options["strategy"],
-                            "window": 0,
-                            "size_binds": False,
-                            "dropped": dropped,
-                            **run_metrics(result),
-                            **slowdown_quantiles(result),
-                        }
-                    )
-                    alphas = result.learner["alphas"]
-                    if len(alphas):
-                        frame = pd.DataFrame(alphas, columns=list(EXPERTS))
-                        weights.append(frame.assign(**key, round=np.arange(1, len(alphas) + 1)))
+                continue
+            result = simulate_sharing(replayed, settings, seed=seed)
+            key = {"load": float(load), "kappa": kappa, "configuration": name, "seed": seed}
+            rows.append(
+                {
+                    "experiment": "E2",
+                    **key,
+                    "strategy": options["strategy"],
+                    "window": 0,
+                    "size_binds": False,
+                    "dropped": dropped,
+                    **run_metrics(result),
+                    **slowdown_quantiles(result),
+                }
+            )
+            alphas = result.learner["alphas"]
+            if len(alphas):
+                frame = pd.DataFrame(alphas, columns=list(EXPERTS))
+                weights.append(frame.assign(**key, round=np.arange(1, len(alphas) + 1)))
     weights = (
         pd.concat(weights, ignore_index=True)
         if weights

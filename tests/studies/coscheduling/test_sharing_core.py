@@ -8,7 +8,7 @@ on the core's own schedules, and SPACE = EASY job for job on every real trace.
 
 import numpy as np
 import pytest
-from conftest import TRACE_FILES
+from conftest import PWA
 from studies.coscheduling.reference_cosched import simulate_reference
 
 from simcore import read_swf, simulate
@@ -126,6 +126,10 @@ def processors_in_use(workload, result):
     return np.cumsum([change for _, change in events]) if events else np.zeros(1)
 
 
+def test_the_mirror_holds_the_real_traces():
+    assert len(list(PWA.glob("*.swf.gz"))) >= 8, f"the real traces are expected in {PWA}"
+
+
 def test_invariants_of_the_core_schedules():
     rng = np.random.default_rng(99)
     for case in range(500):
@@ -175,9 +179,9 @@ def test_a_guest_never_delays_the_reservation():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(TRACE_FILES))
-def test_space_is_the_easy_kernel_on_every_real_trace(pwa_trace, name):
-    workload = read_swf(pwa_trace(name), filter="truncate")
+@pytest.mark.parametrize("name", sorted(path.name for path in PWA.glob("*.swf.gz")))
+def test_space_is_the_easy_kernel_on_every_real_trace(name):
+    workload = read_swf(PWA / name, filter="truncate")
     easy = simulate(workload, order="FCFS", backfill="queue")
     space = simulate_sharing(workload, SharingSettings(strategy="SPACE", memory=False))
     np.testing.assert_array_equal(space.start, easy.start)

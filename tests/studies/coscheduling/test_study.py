@@ -38,6 +38,7 @@ from simcore.studies.coscheduling.study import (
     DEFAULT_CONFIGURATIONS,
     HOUR,
     SLOWDOWN_QUANTILES,
+    Sweep,
     against_space,
     check_configurations,
     flush_windows,
@@ -47,7 +48,6 @@ from simcore.studies.coscheduling.study import (
     run_flush,
     run_metrics,
     run_replay,
-    settings_for,
     similar,
     slowdown_quantiles,
     summary_table,
@@ -337,7 +337,7 @@ CONFIGS = {
 
 def test_run_flush_rows():
     workload = random_workload(3, 25, 8)
-    runs = run_flush(workload, CONFIGS, [8, 2], [0.0, 0.1], 3, True, None, "require", window=6, max_windows=3)
+    runs = run_flush(workload, Sweep(CONFIGS, [8, 2], [0.0, 0.1], 3, True, None, "require"), window=6, max_windows=3)
     # per load and window: SPACE once (κ = 0), STATIC and HEADROOM one seed per κ, ASAX 3 seeds per κ
     assert len(runs) == 2 * 3 * (1 + 2 + 2 + 2 * 3)
     counts = runs.groupby(["configuration", "kappa"]).size().to_dict()
@@ -371,7 +371,7 @@ def test_run_flush_rows():
 
 def test_run_flush_is_deterministic():
     workload = random_workload(4, 30, 8)
-    arguments = (workload, CONFIGS, [8, 4], [0.0, 0.2], 2, False, None, "require")
+    arguments = (workload, Sweep(CONFIGS, [8, 4], [0.0, 0.2], 2, False, None, "require"))
     first = run_flush(*arguments, window=10)
     second = run_flush(*arguments, window=10)
     pd.testing.assert_frame_equal(first, second)
@@ -382,15 +382,17 @@ def test_run_flush_efficiency_check_and_memory():
     workload = random_workload(4, 12, 8)
     bare = replace(workload, efficiency=np.full(len(workload), np.nan))
     with pytest.raises(SharingInputError, match=r"traces/GEN-2024\.swf: strategy STATIC needs CPU efficiencies.*"):
-        run_flush(bare, CONFIGS, [8], [0.0], 1, False, None, "require", window=6)
+        run_flush(bare, Sweep(CONFIGS, [8], [0.0], 1, False, None, "require"), window=6)
     # SPACE reads no efficiency; assume-cpu-bound runs every strategy with u = 1
-    assert len(run_flush(bare, {"SPACE": CONFIGS["SPACE"]}, [8], [0.0], 1, False, None, "require", window=6)) == 2
-    assumed = run_flush(bare, CONFIGS, [8], [0.0], 1, False, None, "assume-cpu-bound", window=6)
+    assert (
+        len(run_flush(bare, Sweep({"SPACE": CONFIGS["SPACE"]}, [8], [0.0], 1, False, None, "require"), window=6)) == 2
+    )
+    assumed = run_flush(bare, Sweep(CONFIGS, [8], [0.0], 1, False, None, "assume-cpu-bound"), window=6)
     assert len(assumed) == 2 * 4
     no_memory = replace(workload, memory=np.full(len(workload), np.nan))
     with pytest.raises(SharingInputError, match="no job records its memory"):
-        run_flush(no_memory, CONFIGS, [8], [0.0], 1, True, None, "require", window=6)
-    assert len(run_flush(no_memory, CONFIGS, [8], [0.0], 1, True, 1e6, "require", window=6)) == 2 * 4
+        run_flush(no_memory, Sweep(CONFIGS, [8], [0.0], 1, True, None, "require"), window=6)
+    assert len(run_flush(no_memory, Sweep(CONFIGS, [8], [0.0], 1, True, 1e6, "require"), window=6)) == 2 * 4
 
 
 def test_run_flush_warm_carries_the_learner_state():
@@ -400,14 +402,14 @@ def test_run_flush_warm_carries_the_learner_state():
         "ASAX": {"strategy": "ASAX"},
         "WARM": {"strategy": "ASAX", "warm": True},
     }
-    runs = run_flush(workload, configurations, [4], [0.0], 1, False, None, "require", window=20)
+    runs = run_flush(workload, Sweep(configurations, [4], [0.0], 1, False, None, "require"), window=20)
     fresh, warm = (runs[runs["configuration"] == name].set_index("window") for name in ("ASAX", "WARM"))
     # window 0: nothing to carry yet, the warm learner is the fresh one
     assert_same_metrics(warm.loc[0], fresh.loc[0].drop("configuration").to_dict())
     assert warm.loc[0, "rounds"] >= 1  # rounds occurred, so the carried α is not the initial one
     # window 1 starts from the state window 0 ended with
     windows = [flush_workload(workload, indices, 4)[0] for indices in flush_windows(workload, 20)]
-    settings = settings_for({"strategy": "ASAX"}, 0.0, False, None, "assume-cpu-bound")
+    settings = SharingSettings(strategy="ASAX", memory=False, efficiency="assume-cpu-bound")
     first = simulate_sharing(windows[0], settings, seed=[0, 0])
     state = first.learner["state"]
     assert state["round"] > 1 and state["alpha"] != [0.25] * 4
@@ -426,7 +428,7 @@ def test_run_flush_warm_carries_the_learner_state():
 def test_run_replay_rows_weights_and_determinism():
     workload = random_workload(2, 120, 16)
     configurations = {**CONFIGS, "WARM": {"strategy": "ASAX", "warm": True}}
-    arguments = (workload, configurations, [0.5, 0.9], [0.0, 0.1], 2, False, None, "require")
+    arguments = (workload, Sweep(configurations, [0.5, 0.9], [0.0, 0.1], 2, False, None, "require"))
     runs, weights = run_replay(*arguments)
     # warm configurations are skipped: a replay has one run to carry the state to
     assert "WARM" not in set(runs["configuration"])
@@ -458,7 +460,9 @@ def test_run_replay_rows_weights_and_determinism():
 
 def test_run_replay_without_rounds_has_empty_weights():
     workload = random_workload(2, 20, 16)
-    runs, weights = run_replay(workload, {"SPACE": {"strategy": "SPACE"}}, [0.5], [0.0], 1, False, None, "require")
+    runs, weights = run_replay(
+        workload, Sweep({"SPACE": {"strategy": "SPACE"}}, [0.5], [0.0], 1, False, None, "require")
+    )
     assert len(runs) == 1
     assert weights.empty
     assert list(weights.columns) == [*EXPERTS, "load", "kappa", "configuration", "seed", "round"]
@@ -578,7 +582,7 @@ def test_summary_table_means_and_percentiles():
 
 
 def test_summary_of_real_runs_has_space_at_one():
-    runs = run_flush(random_workload(4, 30, 8), CONFIGS, [8, 2], [0.0], 2, False, None, "require", window=10)
+    runs = run_flush(random_workload(4, 30, 8), Sweep(CONFIGS, [8, 2], [0.0], 2, False, None, "require"), window=10)
     summary = summary_table(runs.assign(trace="T"))
     assert len(summary) == 2 * 4
     space = summary[summary["configuration"] == "SPACE"]
@@ -757,9 +761,9 @@ def test_reproduction_rows():
 
 
 def markdown_inputs():
-    runs = run_flush(random_workload(4, 30, 8), CONFIGS, [8, 3], [0.0], 1, False, None, "require", window=10)
+    runs = run_flush(random_workload(4, 30, 8), Sweep(CONFIGS, [8, 3], [0.0], 1, False, None, "require"), window=10)
     summary = summary_table(runs.assign(trace="GAIA"))
-    replayed, _ = run_replay(random_workload(5, 30, 8), CONFIGS, [0.5], [0.0], 1, False, None, "require")
+    replayed, _ = run_replay(random_workload(5, 30, 8), Sweep(CONFIGS, [0.5], [0.0], 1, False, None, "require"))
     summary = pd.concat([summary, summary_table(replayed.assign(trace="HPC2N"))], ignore_index=True)
     return summary, orderings(summary)
 
@@ -882,7 +886,9 @@ def test_cli_e1_run(cli_runs):
     # 2 loads x 6 windows x (SPACE, STATIC, HEADROOM once, ASAX 2 seeds)
     assert len(runs) == 2 * 6 * (1 + 1 + 1 + 2)
     workload = read_workload(cli_runs["workload"])
-    direct = run_flush(workload, DEFAULT_CONFIGURATIONS, [8.0, 2.0], [0.0], 2, True, None, "require", 8, 6)
+    direct = run_flush(
+        workload, Sweep(DEFAULT_CONFIGURATIONS, [8.0, 2.0], [0.0], 2, True, None, "require"), window=8, max_windows=6
+    )
     pd.testing.assert_frame_equal(plain(runs), plain(direct.assign(trace=CLI_TRACE)[runs.columns]))
     provenance = read_provenance(cli_runs["e1"])
     assert provenance["experiment"] == "E1" and provenance["window"] == 8 and provenance["max_windows"] == 6
@@ -896,7 +902,7 @@ def test_cli_e2_run(cli_runs):
     assert len(runs) == 2 * (1 + 2 + 2 + 2 * 2)
     workload = read_workload(cli_runs["workload"])
     direct, direct_weights = run_replay(
-        workload, DEFAULT_CONFIGURATIONS, [0.5, 0.9], [0.0, 0.1], 2, False, None, "require"
+        workload, Sweep(DEFAULT_CONFIGURATIONS, [0.5, 0.9], [0.0, 0.1], 2, False, None, "require")
     )
     pd.testing.assert_frame_equal(plain(runs.drop(columns=["trace"])), plain(direct))
     assert weights.columns[0] == "trace" and len(weights) == len(direct_weights) > 0
