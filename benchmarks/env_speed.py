@@ -27,7 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
-from simcore.studies.coscheduling.env import CoSchedulingEnv, load_workload, with_machine_size
+from simcore.studies.coscheduling.env import CoSchedulingEnv
+from simcore.workloads.sources import load_workload, with_machine_size
 from simcore.studies.coscheduling.sharing import SharingRun, simulate_sharing
 from simcore.studies.coscheduling.study import replay_workload
 
