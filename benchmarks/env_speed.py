@@ -28,9 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from simcore.studies.coscheduling.env import CoSchedulingEnv
-from simcore.workloads.sources import load_workload, with_machine_size
 from simcore.studies.coscheduling.sharing import SharingRun, simulate_sharing
 from simcore.studies.coscheduling.study import replay_workload
+from simcore.workloads.sources import load_workload, with_machine_size
 
 REPO = Path(__file__).resolve().parent.parent
 TRACES = ("UniLu-Gaia", "HPC2N")  # the two that log CPU time and memory (COSCHEDULING.md §6)
