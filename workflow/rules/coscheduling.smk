@@ -14,7 +14,7 @@ rule coscheduling_flush:
         "../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=3000,
     params:
         options=lambda wildcards: coscheduling_options(wildcards.root, wildcards.trace),
         loads=lambda wildcards: " ".join(
@@ -78,7 +78,7 @@ rule coscheduling_tables:
     conda:
         "../envs/simcore.yaml"
     resources:
-        mem_mb=3000,
+        mem_mb=6000,
     params:
         outdir=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
     shell:

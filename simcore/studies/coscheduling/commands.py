@@ -166,7 +166,7 @@ def run_plot(args) -> int:
     from simcore.studies.coscheduling import figures
 
     tables, outdir = Path(args.tables), Path(args.outdir)
-    runs = pd.read_parquet(tables / "runs.parquet")
+    runs = pd.read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
     summary = pd.read_csv(tables / "summary.csv")
     weights = read_all(args.weights) if args.weights else pd.DataFrame(columns=["trace", "seed", "kappa"])
     published = {
