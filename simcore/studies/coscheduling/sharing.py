@@ -1,8 +1,8 @@
 """Co-scheduling runs over a workload: validation, then the C event loop (_sharing.pyx).
 
-`simulate_sharing(workload, "ASAX")` runs one whole trace; `SharingRun` is the
-same run held open, one case at a time, for an external policy (the Gymnasium
-environment). Semantics: docs/coscheduling.md.
+`simulate_sharing(workload, SharingSettings(strategy="ASAX"), seed=0)` runs one
+whole trace; `SharingRun` is the same run held open, one case at a time, for an
+external policy (the Gymnasium environment). Semantics: docs/coscheduling.md.
 """
 
 from __future__ import annotations
@@ -99,6 +99,24 @@ def _memory_capacity(workload: Workload, settings: SharingSettings) -> float:
     return default_memory_capacity(workload)
 
 
+def check_learner_state(state) -> None:
+    """A learner state is {"alpha": 4 positive weights summing to 1, "risk": 4 numbers >= 0, "round": >= 1}."""
+    if state is None:
+        return
+    try:
+        alpha = np.asarray(state["alpha"], dtype=float)
+        risk = np.asarray(state["risk"], dtype=float)
+        round_ = float(state["round"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise SharingInputError(f"learner_state needs alpha, risk and round: {error}") from None
+    if alpha.shape != (len(EXPERTS),) or risk.shape != (len(EXPERTS),):
+        raise SharingInputError(f"learner_state: alpha and risk need {len(EXPERTS)} values each (one per expert)")
+    if not ((alpha > 0).all() and abs(alpha.sum() - 1) < 1e-9 and (risk >= 0).all() and round_ >= 1):
+        raise SharingInputError(
+            f"learner_state: alpha must be positive and sum to 1, risk >= 0 and round >= 1, got {state}"
+        )
+
+
 @dataclass
 class SharingResult:
     """Per-job start and end, pairs, and the learner's log of one run."""
@@ -120,7 +138,9 @@ class SharingRun:
     """A co-scheduling run advanced case by case (strategy EXTERNAL) or to the end."""
 
     def __init__(self, workload: Workload, settings: SharingSettings, seed=0, learner_state=None):
-        """`seed`: an int or a sequence of ints, the entropy of the run's PCG64 generator."""
+        """`seed`: an int or a sequence of ints, the entropy of the run's PCG64 generator;
+        `learner_state`: a previous run's `learner["state"]`, to start the shared learner from."""
+        check_learner_state(learner_state)
         self.workload = workload
         self.settings = settings
         self.memory_capacity = _memory_capacity(workload, settings)

@@ -217,3 +217,18 @@ def test_memory_on_needs_a_trace_with_memory():
     workload = Workload.from_arrays([0], [5], [10], [1], 1, efficiency=[0.5], source="no-memory.swf")
     with pytest.raises(SharingInputError, match=r"no-memory.swf: no job records its memory.*memory: off"):
         simulate_sharing(workload, SharingSettings(strategy="STATIC"))
+
+
+@pytest.mark.parametrize(
+    "state, message",
+    [
+        ({"alpha": [0.25] * 4, "risk": [0.0] * 4}, r"learner_state needs alpha, risk and round"),
+        ({"alpha": [0.5, 0.5], "risk": [0.0] * 4, "round": 1}, r"4 values each"),
+        ({"alpha": [0.4, 0.4, 0.1, 0.2], "risk": [0.0] * 4, "round": 1}, r"alpha must be positive and sum to 1"),
+        ({"alpha": [0.25] * 4, "risk": [0.0] * 4, "round": 0}, r"round >= 1"),
+    ],
+)
+def test_a_bad_learner_state_is_named(state, message):
+    workload = Workload.from_arrays([0], [5], [10], [1], 1, efficiency=[0.5])
+    with pytest.raises(SharingInputError, match=message):
+        simulate_sharing(workload, SharingSettings(memory=False), learner_state=state)
