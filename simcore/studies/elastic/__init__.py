@@ -1,0 +1,1 @@
+"""Responsive scheduling and elastic provisioning: SARSA with an echo-state-network Q-function (docs/elastic.md)."""
