@@ -17,7 +17,7 @@ FILTER_MODES = ("strict", "truncate")
 
 # SWF columns (0-based) used by the simulator.
 JOB_ID, SUBMIT, WAIT, RUN, ALLOC_PROCS, CPU_TIME, USED_MEMORY = 0, 1, 2, 3, 4, 5, 6
-REQ_PROCS, REQ_TIME, REQ_MEMORY, STATUS, USER = 7, 8, 9, 10, 11
+REQ_PROCS, REQ_TIME, REQ_MEMORY, STATUS, USER, GROUP = 7, 8, 9, 10, 11, 12
 
 # Filter rules in the order SEMANTICS §1 applies them; a dropped job is
 # counted under the first rule that drops it.
@@ -109,6 +109,8 @@ class SwfLog:
             header=self.header,
             efficiency=efficiency(kept)[order],
             memory=memory_per_processor(kept)[order],
+            group=kept[order, GROUP].astype(np.int64),
+            recorded_wait=np.where(kept[order, WAIT] >= 0, kept[order, WAIT], np.nan),
         )
         workload.validate()
         return workload

@@ -19,6 +19,8 @@ class Workload:
     walltime p~_j; `user` is the SWF user number (-1: unknown). `efficiency`
     (CPU time over run time, in [0, 1]) and `memory` (KB per processor) are
     NaN where the log does not record them; only co-scheduling reads them.
+    `group` is the SWF group (-1: unknown) and `recorded_wait` the wait the
+    log records (NaN: unknown); the elastic study reads them.
     """
 
     job_id: np.ndarray
@@ -35,11 +37,15 @@ class Workload:
     header: dict = field(default_factory=dict)
     efficiency: np.ndarray | None = None
     memory: np.ndarray | None = None
+    group: np.ndarray | None = None
+    recorded_wait: np.ndarray | None = None
 
     def __post_init__(self):
-        for name in ("efficiency", "memory"):
+        for name in ("efficiency", "memory", "recorded_wait"):
             if getattr(self, name) is None:
                 object.__setattr__(self, name, np.full(len(self.submit), np.nan))
+        if self.group is None:
+            object.__setattr__(self, "group", np.full(len(self.submit), -1, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.submit)
@@ -134,6 +140,8 @@ class Workload:
             user=self.user[indices],
             efficiency=self.efficiency[indices],
             memory=self.memory[indices],
+            group=self.group[indices],
+            recorded_wait=self.recorded_wait[indices],
         )
 
     def dense_users(self) -> tuple[np.ndarray, int]:
@@ -154,5 +162,7 @@ class Workload:
                 "user": self.user,
                 "efficiency": self.efficiency,
                 "memory": self.memory,
+                "group": self.group,
+                "recorded_wait": self.recorded_wait,
             }
         )

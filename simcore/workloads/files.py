@@ -117,6 +117,8 @@ def _workload_from_frame(frame, provenance: dict, source: str):
         # files written before these columns existed record neither
         efficiency=frame["efficiency"].to_numpy(np.float64) if "efficiency" in frame else None,
         memory=frame["memory"].to_numpy(np.float64) if "memory" in frame else None,
+        group=frame["group"].to_numpy(np.int64) if "group" in frame else None,
+        recorded_wait=frame["recorded_wait"].to_numpy(np.float64) if "recorded_wait" in frame else None,
     )
     workload.validate()
     return workload

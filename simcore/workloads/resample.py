@@ -142,6 +142,8 @@ def resample(
         user=workload.user[source],
         efficiency=workload.efficiency[source],
         memory=workload.memory[source],
+        group=workload.group[source],
+        recorded_wait=workload.recorded_wait[source],
         source=f"{workload.source} resampled {method} seed={seed} weeks={length}",
         filter_counts=dict(workload.filter_counts),
         header=dict(workload.header),

@@ -1,0 +1,284 @@
+"""The grid site of the elastic study (docs/elastic.md §2-8): serial jobs, one shared queue, greedy
+decisions at each instant, a rigid or an elastic pool of cores, fair-share bookkeeping per VO.
+
+The event loop is Python per decision, numpy per candidate: a decision scores every candidate
+(a waiting job, with a pool level when elastic) at once. Policies: the SARSA learner with its
+echo-state-network Q-function (agent.py), EDF and FCFS. `run_site` returns per-job starts and ends,
+the pool over time and the learner's record.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simcore.studies.elastic.jobsets import VOS, JobSet
+
+WEEK = 7 * 86400.0
+PHI_SCALE = 60.0  # φ(x) = min(1, ln(1 + x/60) / ln(1 + 10^6/60))
+PHI_TOP = 1e6
+POOL_STEP = 10
+POOL_MIN = 30
+STABILITY = 900.0  # seconds between two pool changes
+STATE_INPUTS = 4 + VOS  # running workload, time to a free core, backlog, idle cores, queue share per VO
+ACTION_INPUTS = 1 + (VOS - 1) + 1  # type, VO one-hot without "rest", φ(e)
+MODELS = ("ORA", "EST")
+
+
+def phi(seconds):
+    """The encoding of a duration: logarithmic, 1 from about 11.6 days on."""
+    return np.minimum(1.0, np.log1p(np.asarray(seconds, dtype=float) / PHI_SCALE) / math.log1p(PHI_TOP / PHI_SCALE))
+
+
+def pool_levels(rigid_pool: int) -> np.ndarray:
+    """Multiples of 10 in [30, P_max], P_max = 10 ceil(2 P_rig / 10)."""
+    top = POOL_STEP * math.ceil(2 * rigid_pool / POOL_STEP)
+    return np.arange(POOL_MIN, max(top, POOL_MIN) + 1, POOL_STEP)
+
+
+class Estimator:
+    """e_j of the EST model: the median p of the jobs of the same type completed in the last 7 days,
+    else the type's median over the pre-training jobs (ORA: e_j = p_j)."""
+
+    def __init__(self, jobs: JobSet, model: str):
+        self.model = model
+        self.jobs = jobs
+        pre = slice(0, jobs.pre_training)
+        self.fallback = [
+            float(np.median(jobs.run[pre][jobs.interactive[pre] == kind]))
+            if np.any(jobs.interactive[pre] == kind)
+            else float(np.median(jobs.run[pre]))
+            for kind in (False, True)
+        ]
+        self.completed = [deque(), deque()]  # (end, p) per type, in completion order
+
+    def completed_job(self, j: int, end: float) -> None:
+        self.completed[int(self.jobs.interactive[j])].append((end, self.jobs.run[j]))
+
+    def estimates(self, jobs: np.ndarray, t: float) -> np.ndarray:
+        if self.model == "ORA":
+            return self.jobs.run[jobs]
+        medians = []
+        for kind in (False, True):
+            window = self.completed[kind]
+            while window and window[0][0] <= t - WEEK:
+                window.popleft()
+            medians.append(float(np.median([p for _, p in window])) if window else self.fallback[kind])
+        return np.where(self.jobs.interactive[jobs], medians[1], medians[0])
+
+
+@dataclass
+class SiteRun:
+    """What a run of the site produced: per job, and the pool and utilisation over time."""
+
+    start: np.ndarray
+    end: np.ndarray
+    fairness: np.ndarray  # F at each job's election (NaN: not elected in this run)
+    pool_times: list = field(default_factory=list)
+    pool_sizes: list = field(default_factory=list)
+    decisions: int = 0
+
+
+class Site:
+    """The simulation state of one run over jobs[first:last] on a pool (rigid or elastic)."""
+
+    def __init__(self, jobs: JobSet, first: int, last: int, pool: int, levels: np.ndarray | None, model: str):
+        self.jobs = jobs
+        self.first, self.last = first, last
+        self.pool = pool
+        self.levels = levels  # None: rigid
+        self.top = int(levels[-1]) if levels is not None else pool
+        self.estimator = Estimator(jobs, model)
+        self.t = -math.inf
+        self.queue: list[int] = []  # waiting jobs in (r, id) order
+        self.running: dict[int, float] = {}  # job -> start
+        self.expected: dict[int, float] = {}  # job -> e_j at its start
+        self.completions: list[tuple[float, int]] = []
+        self.next_submission = first
+        self.delivered = np.zeros(VOS)  # core-seconds of completed jobs per VO
+        self.last_change = -math.inf
+        self.n_running_vo = np.zeros(VOS)
+        self.start_time_sum_vo = np.zeros(VOS)  # Σ start of running jobs per VO (elapsed = n t - Σ start)
+        self.result = SiteRun(np.full(len(jobs), np.nan), np.full(len(jobs), np.nan), np.full(len(jobs), np.nan))
+        self.result.pool_times.append(float(jobs.submit[first]))
+        self.result.pool_sizes.append(pool)
+        self.completed_work = 0.0
+        self.pool_area = 0.0
+        self.origin = float(jobs.submit[first])
+
+    # -- bookkeeping -------------------------------------------------------------------
+
+    def advance_clock(self, t: float) -> None:
+        if self.t > -math.inf:
+            self.pool_area += self.pool * (t - self.t)
+        self.t = t
+
+    def utilisation(self) -> float:
+        """U(T): work of the jobs completed since the run's start over the pool's area (1 while 0)."""
+        return self.completed_work / self.pool_area if self.pool_area > 0 else 1.0
+
+    def fairness_of(self, j: int) -> float:
+        """F_j at j's election: 1 - D_j / max_k w_k with p_j counted for j's VO."""
+        elapsed = self.n_running_vo * self.t - self.start_time_sum_vo
+        delivered = self.delivered + elapsed
+        delivered[self.jobs.vo[j]] += self.jobs.run[j]
+        shares = delivered / delivered.sum()
+        deficit = np.max(np.maximum(self.jobs.shares - shares, 0.0))
+        return 1.0 - deficit / np.max(self.jobs.shares)
+
+    def idle(self) -> int:
+        return self.pool - len(self.running)
+
+    def may_change_pool(self, completed_now: bool) -> bool:
+        return self.levels is not None and completed_now and self.t - self.last_change >= STABILITY
+
+    # -- the decision's inputs ----------------------------------------------------------
+
+    def state_inputs(self) -> np.ndarray:
+        """The 11 state numbers of docs/elastic.md §4."""
+        running = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
+        if len(running):
+            remaining = np.maximum(
+                np.array([self.expected[j] for j in running]) - (self.t - np.array([self.running[j] for j in running])),
+                0.0,
+            )
+            workload, soonest = remaining.sum() / self.pool, remaining.min()
+        else:
+            workload, soonest = 0.0, 0.0
+        queue = np.asarray(self.queue, dtype=np.int64)
+        backlog = self.estimator.estimates(queue, self.t).sum() / self.pool if len(queue) else 0.0
+        shares = np.bincount(self.jobs.vo[queue], minlength=VOS) / len(queue) if len(queue) else np.zeros(VOS)
+        head = [phi(workload), phi(soonest) if len(running) else 0.0, phi(backlog), self.idle() / self.top]
+        return np.concatenate([np.array(head, dtype=float), shares])
+
+    def action_inputs(self, candidates: np.ndarray) -> np.ndarray:
+        """Per candidate job: type, VO one-hot (rest = zeros) and φ(e_j)."""
+        inputs = np.zeros((len(candidates), ACTION_INPUTS))
+        inputs[:, 0] = self.jobs.interactive[candidates]
+        vo = self.jobs.vo[candidates]
+        named = vo < VOS - 1
+        inputs[np.flatnonzero(named), 1 + vo[named]] = 1.0
+        inputs[:, -1] = phi(self.estimator.estimates(candidates, self.t))
+        return inputs
+
+    # -- job life cycle ----------------------------------------------------------------
+
+    def start(self, j: int, level: int) -> None:
+        """Start waiting job j on an idle core, the pool set to `level` first (elastic)."""
+        if level != self.pool:
+            self.pool = level
+            self.last_change = self.t
+            self.result.pool_times.append(self.t)
+            self.result.pool_sizes.append(level)
+        self.result.fairness[j] = self.fairness_of(j)
+        self.queue.remove(j)
+        self.running[j] = self.t
+        self.expected[j] = float(self.estimator.estimates(np.array([j]), self.t)[0])
+        vo = self.jobs.vo[j]
+        self.n_running_vo[vo] += 1
+        self.start_time_sum_vo[vo] += self.t
+        self.result.start[j] = self.t
+        heapq.heappush(self.completions, (self.t + float(self.jobs.run[j]), j))
+
+    def resize(self, level: int) -> None:
+        """A pool-only decision."""
+        if level != self.pool:
+            self.pool = level
+            self.last_change = self.t
+            self.result.pool_times.append(self.t)
+            self.result.pool_sizes.append(level)
+
+    def complete(self, j: int) -> None:
+        start = self.running.pop(j)
+        del self.expected[j]
+        vo = self.jobs.vo[j]
+        self.n_running_vo[vo] -= 1
+        self.start_time_sum_vo[vo] -= start
+        self.delivered[vo] += self.jobs.run[j]
+        self.completed_work += self.jobs.run[j]
+        self.estimator.completed_job(j, self.t)
+        self.result.end[j] = self.t
+
+    def allowed_levels(self, completed_now: bool, choosing_job: bool) -> np.ndarray:
+        """The pool levels a decision may request: the current pool unless a change is permitted."""
+        if not self.may_change_pool(completed_now):
+            return np.array([self.pool])
+        floor = max(POOL_MIN, len(self.running) + (1 if choosing_job else 0))
+        allowed = self.levels[self.levels >= floor]
+        return allowed if len(allowed) else np.array([self.pool])
+
+
+class Policy:
+    """Chooses a waiting job (and a pool level) at each decision; told of completions."""
+
+    def choose(self, site: Site, levels: np.ndarray) -> tuple[int, int]:
+        raise NotImplementedError
+
+    def choose_pool(self, site: Site, levels: np.ndarray) -> int:
+        return site.pool
+
+    def completed(self, site: Site, j: int) -> None:
+        """Job j completed at site.t (rewards become known)."""
+
+
+class FCFS(Policy):
+    def choose(self, site, levels):
+        return site.queue[0], site.pool
+
+
+class EDF(Policy):
+    """Earliest deadline r_j + e_j first, ties in (r, id) order; the pool is left as it is."""
+
+    def choose(self, site, levels):
+        queue = np.asarray(site.queue, dtype=np.int64)
+        deadlines = site.jobs.submit[queue] + site.estimator.estimates(queue, site.t)
+        return int(queue[int(np.argmin(deadlines))]), site.pool  # argmin: the first of equal deadlines
+
+
+def run_site(
+    jobs: JobSet,
+    policy: Policy,
+    pool: int,
+    first: int,
+    last: int,
+    model: str = "EST",
+    levels: np.ndarray | None = None,
+) -> SiteRun:
+    """Jobs [first, last) of the set from an empty site; `levels` makes the pool elastic."""
+    if model not in MODELS:
+        raise ValueError(f"model {model!r}: choose one of {', '.join(MODELS)}")
+    site = Site(jobs, first, last, pool, levels, model)
+    while True:
+        t = math.inf
+        if site.next_submission < last:
+            t = float(jobs.submit[site.next_submission])
+        if site.completions and site.completions[0][0] < t:
+            t = site.completions[0][0]
+        if t == math.inf:
+            break
+        site.advance_clock(t)
+        completed_now = False
+        while site.completions and site.completions[0][0] == t:
+            _, j = heapq.heappop(site.completions)
+            site.complete(j)
+            policy.completed(site, j)
+            completed_now = True
+        while site.next_submission < last and jobs.submit[site.next_submission] == t:
+            site.queue.append(site.next_submission)
+            site.next_submission += 1
+        while True:
+            if site.queue and site.idle() > 0:
+                j, level = policy.choose(site, site.allowed_levels(completed_now, choosing_job=True))
+                site.start(j, level)
+                site.result.decisions += 1
+            elif not site.queue and site.may_change_pool(completed_now):
+                site.resize(policy.choose_pool(site, site.allowed_levels(completed_now, choosing_job=False)))
+                site.result.decisions += 1
+                break
+            else:
+                break
+    return site.result
