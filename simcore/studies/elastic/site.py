@@ -9,6 +9,7 @@ the pool over time and the learner's record.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import math
 from collections import deque
@@ -42,7 +43,8 @@ def pool_levels(rigid_pool: int) -> np.ndarray:
 
 class Estimator:
     """e_j of the EST model: the median p of the jobs of the same type completed in the last 7 days,
-    else the type's median over the pre-training jobs (ORA: e_j = p_j)."""
+    else the type's median over the pre-training jobs (ORA: e_j = p_j). Each type's window is kept
+    sorted (insertion at a completion, removal at expiry), so a median costs no sort."""
 
     def __init__(self, jobs: JobSet, model: str):
         self.model = model
@@ -54,21 +56,28 @@ class Estimator:
             else float(np.median(jobs.run[pre]))
             for kind in (False, True)
         ]
-        self.completed = [deque(), deque()]  # (end, p) per type, in completion order
+        self.window = [deque(), deque()]  # (end, p) per type, in completion order
+        self.sorted = [[], []]  # the same p, ascending
 
     def completed_job(self, j: int, end: float) -> None:
-        self.completed[int(self.jobs.interactive[j])].append((end, self.jobs.run[j]))
+        kind = int(self.jobs.interactive[j])
+        self.window[kind].append((end, float(self.jobs.run[j])))
+        bisect.insort(self.sorted[kind], float(self.jobs.run[j]))
+
+    def median(self, kind: int, t: float) -> float:
+        window, values = self.window[kind], self.sorted[kind]
+        while window and window[0][0] <= t - WEEK:
+            _, p = window.popleft()
+            del values[bisect.bisect_left(values, p)]
+        if not values:
+            return self.fallback[kind]
+        middle = len(values) // 2
+        return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
 
     def estimates(self, jobs: np.ndarray, t: float) -> np.ndarray:
         if self.model == "ORA":
             return self.jobs.run[jobs]
-        medians = []
-        for kind in (False, True):
-            window = self.completed[kind]
-            while window and window[0][0] <= t - WEEK:
-                window.popleft()
-            medians.append(float(np.median([p for _, p in window])) if window else self.fallback[kind])
-        return np.where(self.jobs.interactive[jobs], medians[1], medians[0])
+        return np.where(self.jobs.interactive[jobs], self.median(1, t), self.median(0, t))
 
 
 @dataclass

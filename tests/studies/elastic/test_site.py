@@ -75,3 +75,24 @@ def test_fairness_at_election_counts_the_job_for_its_vo():
     vo = jobset.vo[1]
     expected = 1 - max(np.max(np.maximum(shares - np.eye(7)[vo], 0.0)), 0.0) / shares.max()
     assert abs(run.fairness[1] - expected) < 1e-12
+
+
+def test_est_medians_equal_numpy_over_the_seven_day_window():
+    from simcore.studies.elastic.site import WEEK, Estimator
+
+    rng = np.random.default_rng(3)
+    n = 400
+    jobs = workload(np.sort(rng.uniform(0, 30 * 86400, n)), rng.choice([60.0, 300.0, 5000.0, 86400.0], n), [1] * n)
+    jobset = job_set(serial_jobs(jobs), np.arange(n), "random", pre_training=50)
+    estimator = Estimator(jobset, "EST")
+    ends = jobset.submit + jobset.run
+    order = np.argsort(ends, kind="stable")
+    t = 0.0
+    for step, j in enumerate(order[50:]):  # queried at non-decreasing times, as the simulation does
+        estimator.completed_job(int(j), float(ends[j]))
+        t = max(t, float(ends[j]) + 3600.0 * (step % 5))
+        done = order[50 : 50 + step + 1]
+        for kind in (0, 1):
+            recent = [jobset.run[k] for k in done if jobset.interactive[k] == kind and ends[k] > t - WEEK]
+            expected = float(np.median(recent)) if recent else estimator.fallback[kind]
+            assert estimator.median(kind, t) == expected
