@@ -135,7 +135,10 @@ class Site:
         elapsed = self.n_running_vo * self.t - self.start_time_sum_vo
         delivered = self.delivered + elapsed
         delivered[self.jobs.vo[j]] += self.jobs.run[j]
-        shares = delivered / delivered.sum()
+        total = delivered.sum()
+        if total <= 0:
+            return 1.0  # nothing delivered yet, not even j's work: no VO is behind its share
+        shares = delivered / total
         deficit = np.max(np.maximum(self.jobs.shares - shares, 0.0))
         return 1.0 - deficit / np.max(self.jobs.shares)
 
