@@ -47,8 +47,7 @@ class Record:
 class Learner(Policy):
     """SARSA with the ESN; `lam` weighs W against fairness (rigid) or utilisation (elastic)."""
 
-    def __init__(self, reservoir: Reservoir, readout: Readout, lam: float, elastic: bool, seed: int,
-                 pool_top: int):
+    def __init__(self, reservoir: Reservoir, readout: Readout, lam: float, elastic: bool, seed: int, pool_top: int):
         self.reservoir = reservoir
         self.readout = readout
         self.lam = lam

@@ -96,3 +96,19 @@ def test_est_medians_equal_numpy_over_the_seven_day_window():
             recent = [jobset.run[k] for k in done if jobset.interactive[k] == kind and ends[k] > t - WEEK]
             expected = float(np.median(recent)) if recent else estimator.fallback[kind]
             assert estimator.median(kind, t) == expected
+
+
+def test_metrics_leave_out_the_first_and_last_500_online_jobs():
+    from simcore.studies.elastic.metrics import measured, run_metrics
+
+    n = 1100 + 200
+    jobs = workload(np.arange(n, dtype=float), np.where(np.arange(n) % 2, 100.0, 1000.0), [1] * n)
+    jobset = job_set(serial_jobs(jobs), np.arange(n), "metrics", pre_training=200)
+    counted = measured(jobset)
+    assert counted[0] == 200 + 500 and counted[-1] == n - 501 and len(counted) == 100
+    start = jobset.submit.copy()
+    start[counted[::2]] += 300.0  # every other counted job waited 300 s: the 1000 s (batch) ones
+    metrics = run_metrics(jobset, start)
+    assert metrics["W_interactive_mean"] == 1.0 and metrics["delay_interactive_mean"] == 0.0
+    assert metrics["W_batch_mean"] == pytest.approx(1000 / 1300, rel=1e-14) and metrics["W_batch_above_0.9"] == 0.0
+    assert metrics["interactive_within_2_min"] == 1.0
