@@ -1,0 +1,97 @@
+"""The runs of the elastic study on one job set (docs/elastic.md §9-11): the learner's settings
+(RIG or ELA, ORA or EST, λ) over seeds, and the baselines once: NAT (the recorded schedule), FCFS
+and EDF on the rigid pool, and for the elastic runs FCFS on their time-average pool and on P_max."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from simcore.studies.elastic.agent import train_and_run
+from simcore.studies.elastic.jobsets import JobSet
+from simcore.studies.elastic.metrics import nat_start, run_metrics, time_average_pool
+from simcore.studies.elastic.site import EDF, FCFS, pool_levels, run_site
+
+# the paper's runs: name -> (elastic, model, λ)
+DEFAULT_RUNS = {
+    "RIG-ORA-0.5": (False, "ORA", 0.5),
+    "RIG-ORA-1": (False, "ORA", 1.0),
+    "RIG-EST-0.5": (False, "EST", 0.5),
+    "RIG-EST-1": (False, "EST", 1.0),
+    "ELA-ORA-0.5": (True, "ORA", 0.5),
+    "ELA-ORA-1": (True, "ORA", 1.0),
+    "ELA-EST-0.5": (True, "EST", 0.5),
+    "ELA-EST-1": (True, "EST", 1.0),
+    "ELA-EST-0.1": (True, "EST", 0.1),
+}
+
+
+def online_utilisation(jobs: JobSet, end: np.ndarray, times, sizes) -> float:
+    """U at the end of the online run: the online work over the pool's area since the first submission."""
+    online = slice(jobs.pre_training, len(jobs))
+    last = float(np.nanmax(end[online]))
+    area = time_average_pool(times, sizes, last) * (last - float(times[0]))
+    return float(jobs.run[online].sum() / area) if area > 0 else math.nan
+
+
+def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
+    """Every learner run over `seeds` seeds, and the baselines once; one row per run."""
+    online = (jobs.pre_training, len(jobs))
+    levels = pool_levels(jobs.rigid_pool)
+    rows = []
+
+    def row(name, kind, seed, start, fairness, times, sizes, end):
+        last = float(np.nanmax(end[online[0] :]))
+        return {
+            "jobset": jobs.name,
+            "run": name,
+            "kind": kind,
+            "seed": seed,
+            "rigid_pool": jobs.rigid_pool,
+            "mean_pool": time_average_pool(times, sizes, last),
+            "utilisation": online_utilisation(jobs, end, times, sizes),
+            **run_metrics(jobs, start, fairness),
+        }
+
+    mean_pools = []
+    for name, (elastic, model, lam) in runs.items():
+        for seed in range(seeds):
+            result, record = train_and_run(jobs, lam, elastic, model, seed, levels)
+            rows.append(
+                row(
+                    name,
+                    "ELA" if elastic else "RIG",
+                    seed,
+                    result.start,
+                    result.fairness,
+                    result.pool_times,
+                    result.pool_sizes,
+                    result.end,
+                )
+            )
+            if elastic:
+                mean_pools.append(rows[-1]["mean_pool"])
+    baselines = {"FCFS": (FCFS(), jobs.rigid_pool), "EDF": (EDF(), jobs.rigid_pool)}
+    if mean_pools:
+        baselines["FCFS mean ELA pool"] = (FCFS(), max(1, round(float(np.mean(mean_pools)))))
+        baselines["FCFS P_max"] = (FCFS(), int(levels[-1]))
+    for name, (policy, pool) in baselines.items():
+        result = run_site(jobs, policy, pool, *online, model="EST")
+        rows.append(
+            row(name, "baseline", 0, result.start, result.fairness, result.pool_times, result.pool_sizes, result.end)
+        )
+    recorded = nat_start(jobs)
+    if not np.isnan(recorded[online[0] :]).any():  # NAT: the site's own schedule, on its own machine
+        rows.append(
+            {
+                "jobset": jobs.name,
+                "run": "NAT",
+                "kind": "baseline",
+                "seed": 0,
+                "rigid_pool": jobs.rigid_pool,
+                **run_metrics(jobs, recorded),
+            }
+        )
+    return pd.DataFrame(rows)
