@@ -68,3 +68,20 @@ def run_metrics(jobs: JobSet, start: np.ndarray, fairness: np.ndarray | None = N
         }
     )
     return metrics
+
+
+def fairness_at_starts(jobs: JobSet, start: np.ndarray, first: int, last: int) -> np.ndarray:
+    """F of each job of [first, last) at its start, from that schedule alone (NAT's own fairness):
+    a VO's delivered core-seconds are Σ clip(t − s_k, 0, p_k) over the run's jobs, with p_j added
+    for the job elected (as the site does at an election)."""
+    positions = np.arange(first, last)
+    starts, work, vo = start[positions], jobs.run[positions], jobs.vo[positions]
+    fairness = np.full(len(jobs), np.nan)
+    top = np.max(jobs.shares)
+    for j, t in zip(positions, starts):
+        delivered = np.bincount(vo, weights=np.clip(t - starts, 0.0, work), minlength=len(jobs.shares))
+        delivered[jobs.vo[j]] += jobs.run[j]
+        total = delivered.sum()
+        shares = delivered / total if total > 0 else jobs.shares
+        fairness[j] = 1.0 - np.max(np.maximum(jobs.shares - shares, 0.0)) / top
+    return fairness

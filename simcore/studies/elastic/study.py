@@ -11,7 +11,7 @@ import pandas as pd
 
 from simcore.studies.elastic.agent import train_and_run
 from simcore.studies.elastic.jobsets import JobSet
-from simcore.studies.elastic.metrics import nat_start, run_metrics, time_average_pool
+from simcore.studies.elastic.metrics import fairness_at_starts, nat_start, run_metrics, time_average_pool
 from simcore.studies.elastic.site import EDF, FCFS, pool_levels, run_site
 
 # the paper's runs: name -> (elastic, model, λ)
@@ -84,6 +84,7 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
         )
     recorded = nat_start(jobs)
     if not np.isnan(recorded[online[0] :]).any():  # NAT: the site's own schedule, on its own machine
+        fairness = fairness_at_starts(jobs, recorded, *online)
         rows.append(
             {
                 "jobset": jobs.name,
@@ -91,7 +92,57 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
                 "kind": "baseline",
                 "seed": 0,
                 "rigid_pool": jobs.rigid_pool,
-                **run_metrics(jobs, recorded),
+                **run_metrics(jobs, recorded, fairness),
             }
         )
     return pd.DataFrame(rows)
+
+
+SUMMARISED = (
+    "W_interactive_mean",
+    "W_interactive_std",
+    "W_batch_mean",
+    "W_batch_std",
+    "W_interactive_above_0.9",
+    "W_batch_above_0.9",
+    "delay_interactive_mean",
+    "delay_interactive_std",
+    "interactive_within_2_min",
+    "fairness_mean",
+    "utilisation",
+    "mean_pool",
+)
+
+
+def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per run name: each metric's mean and standard deviation over seeds and job sets, with its
+    10th and 90th percentiles, and the number of (set, seed) runs it rests on."""
+    columns = [c for c in SUMMARISED if c in runs]
+    grouped = runs.groupby("run", sort=False)[columns]
+    table = pd.concat(
+        {
+            "mean": grouped.mean(),
+            "std": grouped.std(ddof=0),
+            "p10": grouped.quantile(0.1),
+            "p90": grouped.quantile(0.9),
+        },
+        axis=1,
+    )
+    table.columns = [f"{metric}_{stat}" for stat, metric in table.columns]
+    return table.assign(runs=runs.groupby("run", sort=False).size()).reset_index()
+
+
+def speedups(runs: pd.DataFrame) -> pd.DataFrame:
+    """1 − mean interactive delay (ELA) / mean interactive delay (RIG), same model and λ, per job set
+    and seed (the paper's Table 5)."""
+    rows = []
+    for name in runs.loc[runs["kind"] == "ELA", "run"].unique():
+        rigid = name.replace("ELA", "RIG", 1)
+        if rigid not in set(runs["run"]):
+            continue
+        both = runs[runs["run"] == name].merge(
+            runs[runs["run"] == rigid], on=["jobset", "seed"], suffixes=("", "_rigid")
+        )
+        both = both.assign(speedup=1 - both["delay_interactive_mean"] / both["delay_interactive_mean_rigid"])
+        rows.append(both[["jobset", "seed", "run", "speedup"]])
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["jobset", "seed", "run", "speedup"])

@@ -112,3 +112,15 @@ def test_metrics_leave_out_the_first_and_last_500_online_jobs():
     assert metrics["W_interactive_mean"] == 1.0 and metrics["delay_interactive_mean"] == 0.0
     assert metrics["W_batch_mean"] == pytest.approx(1000 / 1300, rel=1e-14) and metrics["W_batch_above_0.9"] == 0.0
     assert metrics["interactive_within_2_min"] == 1.0
+
+
+def test_fairness_from_a_schedule_equals_the_sites_own():
+    from simcore.studies.elastic.metrics import fairness_at_starts
+
+    rng = np.random.default_rng(8)
+    n = 300
+    jobs = workload(np.sort(rng.uniform(0, 86400, n)), rng.choice([30.0, 600.0, 7200.0], n), rng.integers(1, 6, n))
+    jobset = job_set(serial_jobs(jobs), np.arange(n), "fair", pre_training=50)
+    run = run_site(jobset, FCFS(), 4, jobset.pre_training, n, model="ORA")
+    again = fairness_at_starts(jobset, run.start, jobset.pre_training, n)
+    np.testing.assert_allclose(again[50:], run.fairness[50:], rtol=0, atol=1e-12)
