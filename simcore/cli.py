@@ -15,6 +15,7 @@ from simcore.reporting import commands as report_commands
 from simcore.studies.bandit import commands as bandit_commands
 from simcore.studies.coscheduling import commands as coscheduling_commands
 from simcore.studies.dynamic_scheduling import commands as dynamic_scheduling_commands
+from simcore.studies.elastic import commands as elastic_commands
 from simcore.studies.fixed_policy import commands as fixed_policy_commands
 from simcore.studies.learned_policies import commands as learned_policies_commands
 from simcore.studies.prediction import commands as prediction_commands
@@ -31,6 +32,7 @@ COMMAND_MODULES = (
     learned_policies_commands,
     dynamic_scheduling_commands,
     coscheduling_commands,
+    elastic_commands,
     report_commands,
 )
 COMMANDS = {name: run for module in COMMAND_MODULES for name, run in module.COMMANDS.items()}
