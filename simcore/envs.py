@@ -10,6 +10,8 @@ import gymnasium
 
 ENVIRONMENTS = {
     "schedsweep/CoScheduling-v0": "simcore.studies.coscheduling.env:CoSchedulingEnv",
+    "schedsweep/GridScheduling-v0": "simcore.studies.elastic.env:SchedulingEnv",
+    "schedsweep/ElasticProvisioning-v0": "simcore.studies.elastic.env:ElasticEnv",
 }
 
 for env_id, entry_point in ENVIRONMENTS.items():

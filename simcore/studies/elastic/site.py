@@ -13,6 +13,7 @@ import bisect
 import heapq
 import math
 from collections import deque
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -251,16 +252,28 @@ class EDF(Policy):
         return int(queue[int(np.argmin(deadlines))]), site.pool  # argmin: the first of equal deadlines
 
 
-def run_site(
+@dataclass
+class DecisionPoint:
+    """A decision the loop of `site_decisions` waits for: a job (and a level among `levels`), or,
+    when `pool_only`, a level alone (the queue is empty at a permitted completion instant)."""
+
+    site: Site
+    levels: np.ndarray
+    pool_only: bool
+
+
+def site_decisions(
     jobs: JobSet,
-    policy: Policy,
     pool: int,
     first: int,
     last: int,
     model: str = "EST",
     levels: np.ndarray | None = None,
-) -> SiteRun:
-    """Jobs [first, last) of the set from an empty site; `levels` makes the pool elastic."""
+    completed: Callable[[Site, int], None] | None = None,
+) -> Generator[DecisionPoint, int | tuple[int, int], SiteRun]:
+    """The event loop of `run_site`, paused at each decision: it yields a DecisionPoint and is sent
+    the choice, `(job, level)` or, for a pool-only decision, the level; it returns the SiteRun.
+    `completed(site, j)` is called at each completion, before the instant's decisions (rewards)."""
     if model not in MODELS:
         raise ValueError(f"model {model!r}: choose one of {', '.join(MODELS)}")
     site = Site(jobs, first, last, pool, levels, model)
@@ -277,20 +290,43 @@ def run_site(
         while site.completions and site.completions[0][0] == t:
             _, j = heapq.heappop(site.completions)
             site.complete(j)
-            policy.completed(site, j)
+            if completed is not None:
+                completed(site, j)
             completed_now = True
         while site.next_submission < last and jobs.submit[site.next_submission] == t:
             site.queue.append(site.next_submission)
             site.next_submission += 1
         while True:
             if site.queue and site.idle() > 0:
-                j, level = policy.choose(site, site.allowed_levels(completed_now, choosing_job=True))
+                j, level = yield DecisionPoint(site, site.allowed_levels(completed_now, choosing_job=True), False)
                 site.start(j, level)
                 site.result.decisions += 1
             elif not site.queue and site.may_change_pool(completed_now):
-                site.resize(policy.choose_pool(site, site.allowed_levels(completed_now, choosing_job=False)))
+                site.resize((yield DecisionPoint(site, site.allowed_levels(completed_now, choosing_job=False), True)))
                 site.result.decisions += 1
                 break
             else:
                 break
     return site.result
+
+
+def run_site(
+    jobs: JobSet,
+    policy: Policy,
+    pool: int,
+    first: int,
+    last: int,
+    model: str = "EST",
+    levels: np.ndarray | None = None,
+) -> SiteRun:
+    """Jobs [first, last) of the set from an empty site; `levels` makes the pool elastic."""
+    loop = site_decisions(jobs, pool, first, last, model, levels, policy.completed)
+    try:
+        point = next(loop)
+        while True:
+            if point.pool_only:
+                point = loop.send(policy.choose_pool(point.site, point.levels))
+            else:
+                point = loop.send(policy.choose(point.site, point.levels))
+    except StopIteration as finished:
+        return finished.value

@@ -1,0 +1,333 @@
+"""Gymnasium environments over the elastic study's grid site (docs/elastic.md §2, §4, §5, §8).
+
+`SchedulingEnv` (``schedsweep/GridScheduling-v0``): the scheduling MDP, rigid pool, an action is a
+waiting job. `ElasticEnv` (``schedsweep/ElasticProvisioning-v0``): the elastic MDP, an action is a
+waiting job and a pool level, or a level alone at a pool-only decision. Both are views of the site's
+own loop (`site.site_decisions`, the loop `run_site` drives), one step per decision.
+
+Candidates (a fixed window over the queue):
+
+- EST (default): 14 slots, one per job description (type, VO): slot ``7 * type + vo`` (type 1 =
+  interactive, VO 0..6 with 6 = "rest") stands for the *earliest* waiting job with that description.
+  Under EST jobs of one description have identical inputs (§5.1), so the slots are every distinct
+  candidate the learner scores; a greedy choice among equal values goes to the earliest job, which
+  is the slot's. (ε-exploration picking a later job of a description is not expressible.)
+- ORA: jobs differ by φ(p_j), so the slots are the first `window` waiting jobs in (r, id) order
+  (default 32); a policy looking past the window (EDF on a long queue) is not expressible.
+
+Observation (float32, every entry in [0, 1]); S = the number of slots:
+
+| index | meaning | normalisation |
+|---|---|---|
+| 0-10 | the 11 state numbers of §4 (workload, time to a free core, backlog, idle cores, VO shares) | §4 |
+| 11 + 10 s | slot s holds a job | 0 or 1 |
+| 12 + 10 s ... 19 + 10 s | slot s's 8 action inputs of §4 (type, VO one-hot, φ(e_j)) | §4 |
+| 20 + 10 s | slot s's wait t - r_j | φ |
+| 11 + 10 S | elastic only: the current pool | / P_max (pre-training: / P_rig) |
+| 12 + 10 S | elastic only: the pool may change at this decision (another level is valid) | 0 or 1 |
+| 13 + 10 S | elastic only: pool-only decision (the queue is empty) | 0 or 1 |
+
+Actions: scheduling, Discrete(S): the slot. Elastic, Discrete((S + 1) L): ``slot * L + level``,
+slot S being "no job" (valid only at a pool-only decision) and ``level`` an index into
+``env.levels`` = the §8 pool levels plus P_rig (the initial pool), ascending; when no change is
+permitted only the current pool is valid. `action_masks()` and ``info["action_mask"]`` give the
+valid actions; any other action raises ValueError naming them.
+
+Reward: the contract's reward of a decision (§5.2) is known when its job completes (rigid
+``λ W_j + (1 - λ) F_j``, F_j at the job's election; elastic ``λ W_j + (1 - λ) U``, U at the
+completion), at once for a pool-only decision (``λ + (1 - λ) U``). A step's reward is the sum of
+the rewards that became known while the simulation ran from this step's decision to the next one
+(the last step: to the end, so every reward is delivered); ``info["known_rewards"]`` lists them
+as (decision number, reward) pairs for learners that credit each decision (SARSA).
+
+Episode: the online jobs of the job set from an empty site (§7), or with ``episode="pre-training"``
+its first jobs on the rigid pool P_rig (the site of the learner's pre-training). It terminates when
+they are all done; it is deterministic (no random draw: the seed only seeds ``self.np_random``).
+Info: ``time``, ``decisions``, ``candidates`` (the job of each slot, -1: empty), ``pool``,
+``action_mask``, ``known_rewards``, ``job`` and ``level`` (the last decision's; job -1 at a pool-only
+decision); at the end ``metrics`` (the study's run_metrics of §10 when the episode is the online
+set and long enough, with ``mean_pool`` and ``utilisation``) and ``self.result`` = the SiteRun.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+
+from simcore.engine.swf import read_swf
+from simcore.studies.elastic.jobsets import VOS, JobSet, consecutive_sets, job_set, serial_jobs, whole_set
+from simcore.studies.elastic.metrics import EXCLUDED, run_metrics, time_average_pool
+from simcore.studies.elastic.site import (
+    ACTION_INPUTS,
+    MODELS,
+    STATE_INPUTS,
+    DecisionPoint,
+    Site,
+    phi,
+    pool_levels,
+    site_decisions,
+)
+from simcore.workloads.example import write_example
+from simcore.workloads.sources import load_workload
+
+EXAMPLE_JOBS = 6000  # about 2,200 serial jobs: enough online jobs for the metrics' exclusions
+EXAMPLE_PRE_TRAINING = 500
+EPISODES = ("online", "pre-training")
+SLOT_INPUTS = 1 + ACTION_INPUTS + 1  # occupied, the action inputs, φ(wait)
+EST_SLOTS = 2 * VOS
+ORA_WINDOW = 32
+
+
+@lru_cache(maxsize=1)
+def example_job_set() -> JobSet:
+    """The job set of the package's generated example workload (truncate filter).
+
+    The example records one group for every job; its user numbers stand for the groups, so that
+    its serial jobs have the study's seven VOs. 500 pre-training jobs instead of 2,000 (a small set).
+    """
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "example.swf"
+        write_example(path, jobs=EXAMPLE_JOBS)
+        generated = read_swf(path, filter="truncate")
+    grouped = replace(generated, group=generated.user.copy(), source="simcore example workload")
+    serial = serial_jobs(grouped)
+    return job_set(serial, np.arange(len(serial)), "simcore example", pre_training=EXAMPLE_PRE_TRAINING)
+
+
+def load_job_set(workload, set_number: int | None, filter_mode: str, pwa_mirror) -> JobSet:
+    """A JobSet as is; a Workload, Parquet file or trace name cut as the study does (§1): set
+    `set_number` (1-based) of the consecutive sets of 11,500 serial jobs, or all serial jobs (None)."""
+    if workload is None:
+        return example_job_set()
+    if isinstance(workload, JobSet):
+        return workload
+    loaded = load_workload(workload, filter_mode=filter_mode, pwa_mirror=pwa_mirror)
+    name = workload if isinstance(workload, str) else loaded.source
+    if set_number is None:
+        return whole_set(loaded, name)
+    sets = consecutive_sets(loaded, name, count=set_number)
+    if len(sets) < set_number:
+        raise ValueError(f"{name}: {len(sets)} job sets, no set {set_number}")
+    return sets[set_number - 1]
+
+
+class SchedulingEnv(gymnasium.Env):
+    """The scheduling MDP (rigid pool P_rig): one step per decision, the action a slot of the queue.
+
+    See the module's docstring for the slots, the observation, the reward and the episode.
+    Parameters: `workload` (None: the example; a JobSet; a Workload, Parquet file or trace name),
+    `set_number` and `filter_mode` (trace names, §1), `model` ("EST" or "ORA"), `lam` (λ of the
+    reward), `episode` ("online" or "pre-training"), `window` (ORA's slots).
+    """
+
+    metadata = {"render_modes": []}
+    elastic = False
+
+    def __init__(
+        self,
+        workload=None,
+        *,
+        set_number: int | None = 1,
+        filter_mode: str = "truncate",
+        pwa_mirror=None,
+        model: str = "EST",
+        lam: float = 0.5,
+        episode: str = "online",
+        window: int = ORA_WINDOW,
+    ):
+        if model not in MODELS:
+            raise ValueError(f"model {model!r}: choose one of {', '.join(MODELS)}")
+        if episode not in EPISODES:
+            raise ValueError(f"episode {episode!r}: choose one of {', '.join(EPISODES)}")
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"lam {lam}: λ weighs two rewards in [0, 1], so it must be in [0, 1]")
+        self.jobs = load_job_set(workload, set_number, filter_mode, pwa_mirror)
+        self.model = model
+        self.lam = lam
+        self.episode = episode
+        self.slots = EST_SLOTS if model == "EST" else int(window)
+        if self.slots < 1:
+            raise ValueError(f"window {window}: at least one slot")
+        online = episode == "online"
+        self.first, self.last = (self.jobs.pre_training, len(self.jobs)) if online else (0, self.jobs.pre_training)
+        # the pre-training site keeps P_rig, as the learner's does (§7)
+        self.site_levels = pool_levels(self.jobs.rigid_pool) if self.elastic and online else None
+        self.levels = (
+            np.union1d(pool_levels(self.jobs.rigid_pool), [self.jobs.rigid_pool])
+            if self.elastic
+            else np.array([self.jobs.rigid_pool])
+        )
+        size = STATE_INPUTS + self.slots * SLOT_INPUTS + (3 if self.elastic else 0)
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
+        self.action_space = gymnasium.spaces.Discrete(self._action_count())
+        self._loop = None
+        self.point: DecisionPoint | None = None
+        self.result = None
+
+    def _action_count(self) -> int:
+        return self.slots
+
+    # -- the Gymnasium API -----------------------------------------------------------------
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}: the episode is fixed by the constructor")
+        self._decision_of_job: dict[int, int] = {}
+        self._known: list[tuple[int, float]] = []
+        self.decisions = 0
+        self.result = None
+        self.last_job, self.last_level = -1, -1
+        self._loop = site_decisions(
+            self.jobs, self.jobs.rigid_pool, self.first, self.last, self.model, self.site_levels, self._completed
+        )
+        self._advance(None)
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self.point is None:
+            raise RuntimeError("the episode is over: call reset()")
+        mask = self.action_masks()
+        if not (isinstance(action, int | np.integer) and 0 <= action < len(mask) and mask[action]):
+            raise ValueError(f"action {action} is not valid here; valid actions: {np.flatnonzero(mask).tolist()}")
+        job, level = self._chosen(int(action))
+        self.last_job, self.last_level = job, level
+        decision = self.decisions
+        self.decisions += 1
+        if job < 0:
+            # a pool-only decision's reward is known at once (§8.2); U before the resize
+            self._known.append((decision, self.lam + (1 - self.lam) * self.point.site.utilisation()))
+            choice = level
+        else:
+            self._decision_of_job[job] = decision
+            choice = (job, level)
+        self._advance(choice)
+        known, self._known = self._known, []
+        reward = float(sum(value for _, value in known))
+        info = self._info()
+        info["known_rewards"] = known
+        terminated = self.point is None
+        if terminated:
+            info["metrics"] = self._metrics()
+        return self._observation(), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The valid actions; after the end only action 0 (no decision is pending)."""
+        mask = np.zeros(self.action_space.n, dtype=bool)
+        if self.point is None:
+            mask[0] = True
+            return mask
+        mask[: self.slots] = self._candidates() >= 0
+        return mask
+
+    # -- the simulation ----------------------------------------------------------------------
+
+    def _advance(self, choice) -> None:
+        """Run the site to the next decision (None: the end, then self.result is the SiteRun)."""
+        try:
+            self.point = next(self._loop) if choice is None else self._loop.send(choice)
+        except StopIteration as finished:
+            self.point = None
+            self.result = finished.value
+
+    def _completed(self, site: Site, j: int) -> None:
+        decision = self._decision_of_job.pop(j)
+        wait = float(site.result.start[j] - self.jobs.submit[j])
+        total = float(self.jobs.run[j]) + wait
+        responsiveness = float(self.jobs.run[j]) / total if total > 0 else 1.0
+        other = site.utilisation() if self.elastic else float(site.result.fairness[j])
+        self._known.append((decision, self.lam * responsiveness + (1 - self.lam) * other))
+
+    def _candidates(self) -> np.ndarray:
+        """The job of each slot (-1: empty) at the pending decision."""
+        slots = np.full(self.slots, -1, dtype=np.int64)
+        if self.point is None or self.point.pool_only:
+            return slots
+        queue = np.asarray(self.point.site.queue, dtype=np.int64)
+        if self.model == "ORA":
+            slots[: min(len(queue), self.slots)] = queue[: self.slots]
+            return slots
+        description = 7 * self.jobs.interactive[queue].astype(np.int64) + self.jobs.vo[queue]
+        described, earliest = np.unique(description, return_index=True)  # the first of each in queue order
+        slots[described] = queue[earliest]
+        return slots
+
+    def _chosen(self, action: int) -> tuple[int, int]:
+        return int(self._candidates()[action]), self.point.site.pool
+
+    # -- observation and info ----------------------------------------------------------------
+
+    def _observation(self) -> np.ndarray:
+        observation = np.zeros(self.observation_space.shape, dtype=np.float32)
+        if self.point is None:
+            return observation
+        site = self.point.site
+        observation[:STATE_INPUTS] = site.state_inputs()
+        candidates = self._candidates()
+        filled = np.flatnonzero(candidates >= 0)
+        per_slot = observation[STATE_INPUTS : STATE_INPUTS + self.slots * SLOT_INPUTS].reshape(self.slots, SLOT_INPUTS)
+        if len(filled):
+            jobs = candidates[filled]
+            per_slot[filled, 0] = 1.0
+            per_slot[filled, 1 : 1 + ACTION_INPUTS] = site.action_inputs(jobs)
+            per_slot[filled, -1] = phi(site.t - self.jobs.submit[jobs])
+        if self.elastic:
+            may_change = not np.array_equal(self.point.levels, [site.pool])
+            observation[-3:] = (site.pool / site.top, float(may_change), float(self.point.pool_only))
+        return np.clip(observation, 0.0, 1.0)
+
+    def _info(self) -> dict:
+        site = self.point.site if self.point is not None else None
+        return {
+            "time": float(site.t) if site is not None else float(np.nanmax(self.result.end)),
+            "decisions": self.decisions,
+            "candidates": self._candidates(),
+            "pool": int(site.pool) if site is not None else int(self.result.pool_sizes[-1]),
+            "job": self.last_job,
+            "level": self.last_level,
+            "action_mask": self.action_masks(),
+            "known_rewards": [],
+        }
+
+    def _metrics(self) -> dict:
+        """The study's metrics of the run (§10), with the pool's time average and the utilisation."""
+        run = self.result
+        episode = slice(self.first, self.last)
+        end = float(np.nanmax(run.end[episode]))
+        mean_pool = time_average_pool(run.pool_times, run.pool_sizes, end)
+        area = mean_pool * (end - float(run.pool_times[0]))
+        metrics = {
+            "decisions": run.decisions,
+            "mean_pool": mean_pool,
+            "utilisation": float(self.jobs.run[episode].sum() / area) if area > 0 else float("nan"),
+        }
+        if self.episode == "online" and self.last - self.first > 2 * EXCLUDED:
+            metrics.update(run_metrics(self.jobs, run.start, run.fairness))
+        return metrics
+
+
+class ElasticEnv(SchedulingEnv):
+    """The elastic MDP (§8): an action is a slot and a pool level, or "no job" and a level at a
+    pool-only decision. Same parameters as SchedulingEnv; see the module's docstring."""
+
+    elastic = True
+
+    def _action_count(self) -> int:
+        return (self.slots + 1) * len(self.levels)
+
+    def action_masks(self) -> np.ndarray:
+        if self.point is None:
+            return super().action_masks()
+        allowed_levels = np.isin(self.levels, self.point.levels)
+        slots = np.append(self._candidates() >= 0, self.point.pool_only)
+        return np.outer(slots, allowed_levels).ravel()
+
+    def _chosen(self, action: int) -> tuple[int, int]:
+        slot, level = divmod(action, len(self.levels))
+        job = -1 if slot == self.slots else int(self._candidates()[slot])
+        return job, int(self.levels[level])
