@@ -136,6 +136,57 @@ EXPECTED = {
         ("ASAX", "4x"): (9.0, 5.0, 0.0),
         ("ASAX", "2x"): (5.0, 50.0, 1.0),
     },
+    # Responsive elastic computing (Perez et al., GMAC'09), added as data (never code): Table 1 (LAL
+    # workload), Tables 2-5 per run (W interactive mean/std, W batch mean/std, interactive delay
+    # mean/std in s), Table 5's speedups (%), Section 4.2's shares and the text's numbers.
+    "ELASTIC_TABLE1_COLUMNS": ("jobs", "mean s", "median s", "std s"),
+    "ELASTIC_TABLE1": {"interactive": (4480.0, 160.0, 190.0, 108.0), "batch": (5020.0, 34927.0, 15615.0, 78755.0)},
+    "ELASTIC_TABLE_COLUMNS": (
+        "W interactive mean",
+        "W interactive std",
+        "W batch mean",
+        "W batch std",
+        "delay mean s",
+        "delay std s",
+    ),
+    "ELASTIC_TABLES": {
+        "RIG-ORA-0.5": (0.866, 0.314, 0.892, 0.228, 1096.0, 5137.0),
+        "RIG-ORA-1": (0.869, 0.308, 0.893, 0.226, 862.0, 3505.0),
+        "RIG-EST-0.5": (0.864, 0.319, 0.894, 0.223, 1087.0, 4838.0),
+        "RIG-EST-1": (0.867, 0.311, 0.899, 0.216, 1152.0, 5417.0),
+        "NAT": (0.628, 0.418, 0.83, 0.265, 2756.0, 8844.0),
+        "ELA-ORA-0.5": (0.965, 0.177, 0.966, 0.116, 606.0, 4245.0),
+        "ELA-ORA-1": (0.971, 0.16, 0.966, 0.121, 236.0, 2200.0),
+        "ELA-EST-0.5": (0.958, 0.184, 0.96, 0.123, 458.0, 3771.0),
+        "ELA-EST-1": (0.968, 0.167, 0.968, 0.113, 414.0, 3584.0),
+    },
+    "ELASTIC_SPEEDUP": {"ELA-ORA-0.5": 45.0, "ELA-ORA-1": 73.0, "ELA-EST-0.5": 58.0, "ELA-EST-1": 64.0},
+    "ELASTIC_SHARES": (0.53, 0.02, 0.17, 0.08, 0.01, 0.16, 0.03),
+    "ELASTIC_TEXT": {
+        ("Section 4.2", "LAL", "cores"): 81.0,
+        ("Section 4.2", "LAL", "utilisation"): 0.56,
+        ("Section 4.2", "NAT", "fairness F"): 0.7,
+        ("Section 5.2", "RIG", "P(W > 0.9) interactive %, at least"): 82.0,
+        ("Section 5.2", "NAT", "P(W > 0.9) interactive %"): 53.0,
+        ("Section 5.2", "RIG", "P(W > 0.9) batch %"): 77.0,
+        ("Section 5.2", "NAT", "P(W > 0.9) batch %"): 64.0,
+        ("Section 5.2", "RIG vs NAT", "W interactive std reduction %"): 25.0,
+        ("Section 5.2", "RIG", "W plateau"): 0.98,
+        ("Section 5.2", "RIG", "interactive wait < 2 min %"): 86.0,
+        ("Section 5.2", "NAT", "interactive wait < 2 min %"): 63.0,
+        ("Section 5.3", "ELA vs RIG", "(1 - mean W) RIG / ELA interactive"): 4.0,
+        ("Section 5.3", "ELA vs RIG", "(1 - mean W) RIG / ELA batch"): 3.0,
+        ("Section 5.3", "ELA", "P(W > 0.9) interactive %, at least"): 94.0,
+        ("Section 5.3", "ELA", "plateau probability % min"): 94.0,
+        ("Section 5.3", "ELA", "plateau probability % max"): 96.0,
+        ("Section 5.3", "ELA", "W plateau"): 0.98,
+        ("Section 5.3", "ELA-EST-0.1", "W plateau"): 0.93,
+        ("Section 5.3", "ELA", "preferred pool cores"): 90.0,
+        ("Section 5.3", "ELA-EST", "asymptotic utilisation %"): 50.0,
+        ("Section 5.3", "RIG-EST", "steady utilisation %"): 70.0,
+        ("Section 5.3", "ELA", "interactive wait >= 2 min %, at most"): 5.0,
+        ("Section 5.3", "ELA-ORA-1 vs ELA-ORA-0.5", "mean delay ratio"): 2.5,
+    },
 }
 
 # The constants that come from the CSVs (the others are labels and orders, code).
@@ -154,6 +205,11 @@ FROM_DATA = (
     "THESIS_TABLE33",
     "ASAX_TABLE3",
     "ASAX_TABLE2",
+    "ELASTIC_TABLE1",
+    "ELASTIC_TABLES",
+    "ELASTIC_SPEEDUP",
+    "ELASTIC_SHARES",
+    "ELASTIC_TEXT",
 )
 
 
@@ -210,7 +266,9 @@ def test_every_row_of_every_file_is_used_by_a_constant():
     rows = sum(len(read_rows(PUBLISHED_DIR / f"{paper}.csv")) - 1 for paper in PAPERS)
     numbers = sum(count_cells(EXPECTED[name]) for name in FROM_DATA)
     formulas = len(EXPECTED["THESIS_TABLE32"])  # Table 3.2's functions: text cells
-    assert rows == numbers + formulas == 421 + 45  # 45: the ASA_X paper's Tables 3 and 2
+    # 45: the ASA_X paper's Tables 3 and 2; 96: the elastic paper's Tables 1 to 5 (66), its shares (7)
+    # and the numbers of its text (23)
+    assert rows == numbers + formulas == 421 + 45 + 96
 
 
 @pytest.fixture

@@ -19,7 +19,8 @@ from pathlib import Path
 
 # The package is always used from a checkout: <repository>/simcore/reporting/published.py.
 PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "resources" / "published"
-PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019", "asax-2024")  # <key>.csv, key = the rows' `paper`
+# <key>.csv, key = the rows' `paper`
+PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019", "asax-2024", "elastic-2009")
 CSV_COLUMNS = ("paper", "table", "row", "column", "value", "conditions")
 
 # Tables whose values are whole numbers (ints, as the papers print them); the
@@ -205,12 +206,49 @@ ASAX_LOADS = {"8x": (8, 64), "4x": (4, 128), "2x": (2, 256)}
 ASAX_TABLE3_COLUMNS = ("wait h", "CPU util %", "response h")
 ASAX_TABLE2_COLUMNS = ("runtime %", "CPU util %", "mem util %")
 
+# The responsive elastic computing paper (Perez et al., GMAC'09): Table 1's columns (LAL workload,
+# rows interactive and batch); the columns of ELASTIC_TABLES, one row per run (RIG-*, NAT, ELA-*),
+# W from Tables 2 (rigid, NAT) and 4 (elastic), the interactive queuing delay from Tables 3 and 5.
+ELASTIC_TABLE1_COLUMNS = ("jobs", "mean s", "median s", "std s")
+_ELASTIC_W_COLUMNS = ("W interactive mean", "W interactive std", "W batch mean", "W batch std")
+_ELASTIC_DELAY_COLUMNS = ("delay mean s", "delay std s")
+ELASTIC_TABLE_COLUMNS = _ELASTIC_W_COLUMNS + _ELASTIC_DELAY_COLUMNS
+# (W table, delay table) of the rigid runs with NAT, then of the elastic runs.
+_ELASTIC_TABLE_PAIRS = (("Table 2", "Table 3"), ("Table 4", "Table 5"))
+ELASTIC_VOS = 7  # Section 4.2's share vector: six VOs and the aggregation of the small ones
+# The numbers of the text, keyed by their (section, row, column) in the CSV.
+ELASTIC_TEXT_CELLS = (
+    ("Section 4.2", "LAL", "cores"),
+    ("Section 4.2", "LAL", "utilisation"),
+    ("Section 4.2", "NAT", "fairness F"),
+    ("Section 5.2", "RIG", "P(W > 0.9) interactive %, at least"),
+    ("Section 5.2", "NAT", "P(W > 0.9) interactive %"),
+    ("Section 5.2", "RIG", "P(W > 0.9) batch %"),
+    ("Section 5.2", "NAT", "P(W > 0.9) batch %"),
+    ("Section 5.2", "RIG vs NAT", "W interactive std reduction %"),
+    ("Section 5.2", "RIG", "W plateau"),
+    ("Section 5.2", "RIG", "interactive wait < 2 min %"),
+    ("Section 5.2", "NAT", "interactive wait < 2 min %"),
+    ("Section 5.3", "ELA vs RIG", "(1 - mean W) RIG / ELA interactive"),
+    ("Section 5.3", "ELA vs RIG", "(1 - mean W) RIG / ELA batch"),
+    ("Section 5.3", "ELA", "P(W > 0.9) interactive %, at least"),
+    ("Section 5.3", "ELA", "plateau probability % min"),
+    ("Section 5.3", "ELA", "plateau probability % max"),
+    ("Section 5.3", "ELA", "W plateau"),
+    ("Section 5.3", "ELA-EST-0.1", "W plateau"),
+    ("Section 5.3", "ELA", "preferred pool cores"),
+    ("Section 5.3", "ELA-EST", "asymptotic utilisation %"),
+    ("Section 5.3", "RIG-EST", "steady utilisation %"),
+    ("Section 5.3", "ELA", "interactive wait >= 2 min %, at most"),
+    ("Section 5.3", "ELA-ORA-1 vs ELA-ORA-0.5", "mean delay ratio"),
+)
+
 
 def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
     """The published constants, by name, from `directory`/<paper>.csv."""
     directory = Path(directory)
     cells = {paper: PublishedCells(directory / f"{paper}.csv", paper) for paper in PAPERS}
-    bandit, prediction, thesis, asax = (cells[paper] for paper in PAPERS)
+    bandit, prediction, thesis, asax, elastic = (cells[paper] for paper in PAPERS)
 
     def asax_table(table: str, columns) -> dict:
         """{(our strategy, load): values per column} of one of the ASA_X paper's tables."""
@@ -221,6 +259,14 @@ def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
             for label in ASAX_STRATEGIES
             for load, (_, cores) in ASAX_LOADS.items()
             if f"{label} {cores} cores ({load})" in asax.rows(table)
+        }
+
+    def elastic_runs(w_table: str, delay_table: str) -> dict:
+        """{run: W columns of `w_table`, then the delay columns of `delay_table`} in `w_table`'s row order."""
+        return {
+            run: tuple(elastic.take(w_table, run, c) for c in _ELASTIC_W_COLUMNS)
+            + tuple(elastic.take(delay_table, run, c) for c in _ELASTIC_DELAY_COLUMNS)
+            for run in elastic.rows(w_table)
         }
 
     def table33_key(row: str) -> tuple[str, str]:
@@ -278,6 +324,18 @@ def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
         # mean response (h) per strategy and load; Table 2: averages against Slurm (% change).
         "ASAX_TABLE3": asax_table("Table 3", ASAX_TABLE3_COLUMNS),
         "ASAX_TABLE2": asax_table("Table 2", ASAX_TABLE2_COLUMNS),
+        # Elastic computing paper (LAL trace), Table 1: per job type, jobs and execution time (s).
+        "ELASTIC_TABLE1": _grid(elastic, "Table 1", ELASTIC_TABLE1_COLUMNS),
+        # Tables 2-5: per run, W mean and std per type and the interactive queuing delay (s).
+        "ELASTIC_TABLES": {run: values for pair in _ELASTIC_TABLE_PAIRS for run, values in elastic_runs(*pair).items()},
+        # Table 5: speedup of each elastic run over the rigid run of the same model and λ, %.
+        "ELASTIC_SPEEDUP": _column(elastic, "Table 5", "speedup %"),
+        # Section 4.2: the VOs' target shares, in the paper's order (the last: the small VOs).
+        "ELASTIC_SHARES": tuple(
+            elastic.take("Section 4.2", "target shares", f"VO {k}") for k in range(1, ELASTIC_VOS + 1)
+        ),
+        # The numbers of the text (Sections 4.2, 5.2, 5.3), by (section, row, column).
+        "ELASTIC_TEXT": {cell: elastic.take(*cell) for cell in ELASTIC_TEXT_CELLS},
     }
     for paper_cells in cells.values():
         paper_cells.check_all_used()
@@ -299,3 +357,8 @@ THESIS_TABLE32 = _PUBLISHED["THESIS_TABLE32"]
 THESIS_TABLE33 = _PUBLISHED["THESIS_TABLE33"]
 ASAX_TABLE3 = _PUBLISHED["ASAX_TABLE3"]
 ASAX_TABLE2 = _PUBLISHED["ASAX_TABLE2"]
+ELASTIC_TABLE1 = _PUBLISHED["ELASTIC_TABLE1"]
+ELASTIC_TABLES = _PUBLISHED["ELASTIC_TABLES"]
+ELASTIC_SPEEDUP = _PUBLISHED["ELASTIC_SPEEDUP"]
+ELASTIC_SHARES = _PUBLISHED["ELASTIC_SHARES"]
+ELASTIC_TEXT = _PUBLISHED["ELASTIC_TEXT"]

@@ -57,7 +57,8 @@ class Learner(Policy):
         self.state = np.zeros(reservoir.units)
         self.record = Record()
         self.job_decision: dict[int, int] = {}
-        self.fairness: dict[int, float] = {}
+        self.fairness: dict[int, float] = {}  # F_j at j's election
+        self.utilisation: dict[int, float] = {}  # U(T_t) at j's election (the elastic reward's)
 
     # -- inputs ------------------------------------------------------------------------
 
@@ -90,8 +91,7 @@ class Learner(Policy):
         chosen = self._decide(self._inputs(site, queue, levels))
         per_job = len(levels) if self.elastic else 1
         j = int(queue[chosen // per_job])
-        self.job_decision[j] = len(self.record.decisions) - 1
-        self.fairness[j] = site.fairness_of(j)
+        self._elected(site, j)
         return j, int(levels[chosen % per_job]) if self.elastic else site.pool
 
     def choose_pool(self, site: Site, levels: np.ndarray) -> int:
@@ -106,8 +106,14 @@ class Learner(Policy):
             return
         jobs = site.jobs
         w = response(float(jobs.run[j]), float(site.result.start[j] - jobs.submit[j]))
-        other = site.utilisation() if self.elastic else self.fairness.pop(j)
-        self._reward(t, self.lam * w + (1 - self.lam) * other)
+        fairness, utilisation = self.fairness.pop(j), self.utilisation.pop(j)
+        self._reward(t, self.lam * w + (1 - self.lam) * (utilisation if self.elastic else fairness))
+
+    def _elected(self, site: Site, j: int) -> None:
+        """What j's reward needs from the instant it is elected."""
+        self.job_decision[j] = len(self.record.decisions) - 1
+        self.fairness[j] = site.fairness_of(j)
+        self.utilisation[j] = site.utilisation()
 
     # -- SARSA ---------------------------------------------------------------------------
 
@@ -150,8 +156,7 @@ class PreTraining(Learner):
         inputs = self._inputs(site, np.array([j]), np.array([site.pool]))[0]
         self.state = self.reservoir.step(self.state, inputs)
         self.record.decisions.append(Decision(features(self.state[self.reservoir.readout_units]), 0.0))
-        self.job_decision[j] = len(self.record.decisions) - 1
-        self.fairness[j] = site.fairness_of(j)
+        self._elected(site, j)
         return j, site.pool
 
     def _reward(self, t: int, reward: float) -> None:
@@ -187,7 +192,7 @@ def train_and_run(
     readout = Readout()
     top = int(levels[-1]) if elastic else jobs.rigid_pool
     pre = PreTraining(reservoir, readout, lam, elastic, seed, top)
-    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, model)
+    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, model, pool_top=top)
     pre.sweeps()
     learner = Learner(reservoir, readout, lam, elastic, seed, top)
     online = run_site(jobs, learner, jobs.rigid_pool, jobs.pre_training, len(jobs), model, levels if elastic else None)

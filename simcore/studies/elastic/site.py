@@ -96,12 +96,23 @@ class SiteRun:
 class Site:
     """The simulation state of one run over jobs[first:last] on a pool (rigid or elastic)."""
 
-    def __init__(self, jobs: JobSet, first: int, last: int, pool: int, levels: np.ndarray | None, model: str):
+    def __init__(
+        self,
+        jobs: JobSet,
+        first: int,
+        last: int,
+        pool: int,
+        levels: np.ndarray | None,
+        model: str,
+        pool_top: int | None = None,
+    ):
         self.jobs = jobs
         self.first, self.last = first, last
         self.pool = pool
         self.levels = levels  # None: rigid
-        self.top = int(levels[-1]) if levels is not None else pool
+        # P_max, which the inputs divide by: the largest level, else the pool, unless given (an elastic
+        # learner's pre-training keeps the rigid pool but encodes its inputs as the elastic run will)
+        self.top = pool_top or (int(levels[-1]) if levels is not None else pool)
         self.estimator = Estimator(jobs, model)
         self.t = -math.inf
         self.queue: list[int] = []  # waiting jobs in (r, id) order
@@ -270,13 +281,14 @@ def site_decisions(
     model: str = "EST",
     levels: np.ndarray | None = None,
     completed: Callable[[Site, int], None] | None = None,
+    pool_top: int | None = None,
 ) -> Generator[DecisionPoint, int | tuple[int, int], SiteRun]:
     """The event loop of `run_site`, paused at each decision: it yields a DecisionPoint and is sent
     the choice, `(job, level)` or, for a pool-only decision, the level; it returns the SiteRun.
     `completed(site, j)` is called at each completion, before the instant's decisions (rewards)."""
     if model not in MODELS:
         raise ValueError(f"model {model!r}: choose one of {', '.join(MODELS)}")
-    site = Site(jobs, first, last, pool, levels, model)
+    site = Site(jobs, first, last, pool, levels, model, pool_top)
     while True:
         t = math.inf
         if site.next_submission < last:
@@ -318,9 +330,10 @@ def run_site(
     last: int,
     model: str = "EST",
     levels: np.ndarray | None = None,
+    pool_top: int | None = None,
 ) -> SiteRun:
     """Jobs [first, last) of the set from an empty site; `levels` makes the pool elastic."""
-    loop = site_decisions(jobs, pool, first, last, model, levels, policy.completed)
+    loop = site_decisions(jobs, pool, first, last, model, levels, policy.completed, pool_top)
     try:
         point = next(loop)
         while True:

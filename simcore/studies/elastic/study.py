@@ -55,7 +55,7 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
             **run_metrics(jobs, start, fairness),
         }
 
-    mean_pools = []
+    mean_pools: dict[str, list] = {}  # elastic run -> its time-average pool per seed
     for name, (elastic, model, lam) in runs.items():
         for seed in range(seeds):
             result, record = train_and_run(jobs, lam, elastic, model, seed, levels)
@@ -72,10 +72,11 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
                 )
             )
             if elastic:
-                mean_pools.append(rows[-1]["mean_pool"])
+                mean_pools.setdefault(name, []).append(rows[-1]["mean_pool"])
     baselines = {"FCFS": (FCFS(), jobs.rigid_pool), "EDF": (EDF(), jobs.rigid_pool)}
+    for name, pools in mean_pools.items():  # equal cost: FCFS on each elastic run's average pool
+        baselines[f"FCFS on the pool of {name}"] = (FCFS(), max(1, round(float(np.mean(pools)))))
     if mean_pools:
-        baselines["FCFS mean ELA pool"] = (FCFS(), max(1, round(float(np.mean(mean_pools)))))
         baselines["FCFS P_max"] = (FCFS(), int(levels[-1]))
     for name, (policy, pool) in baselines.items():
         result = run_site(jobs, policy, pool, *online, model="EST")
