@@ -41,6 +41,8 @@ def add_commands(commands) -> None:
     run.add_argument("--runs", type=_runs, help="JSON runs (default: the paper's nine)")
     run.add_argument("--seeds", type=int, default=5, help="learner seeds (default 5)")
     run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+    run.add_argument("--series", required=True, metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)")
+    run.add_argument("--pools", required=True, metavar="POOLS.parquet", help="the pool over time (seed 0)")
 
     tables = commands.add_parser("elastic-tables", help="the elastic study's tables over seeds and job sets")
     tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
@@ -63,23 +65,21 @@ def run_experiment(args) -> int:
             raise ValueError(f"{args.workload}: {args.trace} has {len(sets)} sets of {args.set_jobs} serial jobs")
         jobs = sets[number - 1]
     runs = args.runs or DEFAULT_RUNS
-    frame = run_jobset(jobs, runs, args.seeds)
-    frame.insert(0, "trace", args.trace)
-    write_parquet(
-        frame,
-        args.output,
-        {
-            "command": "elastic-run",
-            "workload_file": args.workload,
-            "set": args.set,
-            "set_jobs": args.set_jobs,
-            "runs": {name: list(options) for name, options in runs.items()},
-            "seeds": args.seeds,
-            "rigid_pool": jobs.rigid_pool,
-            "groups": list(jobs.groups),
-            "shares": jobs.shares.tolist(),
-        },
-    )
+    frame, series, pools = run_jobset(jobs, runs, args.seeds)
+    provenance = {
+        "command": "elastic-run",
+        "workload_file": args.workload,
+        "set": args.set,
+        "set_jobs": args.set_jobs,
+        "runs": {name: list(options) for name, options in runs.items()},
+        "seeds": args.seeds,
+        "rigid_pool": jobs.rigid_pool,
+        "groups": list(jobs.groups),
+        "shares": jobs.shares.tolist(),
+    }
+    for table, path in ((frame, args.output), (series, args.series), (pools, args.pools)):
+        table.insert(0, "trace", args.trace)
+        write_parquet(table, path, provenance)
     print(f"{args.output}: {jobs.name}, {len(frame)} runs, rigid pool {jobs.rigid_pool}")
     return 0
 

@@ -11,7 +11,14 @@ import pandas as pd
 
 from simcore.studies.elastic.agent import train_and_run
 from simcore.studies.elastic.jobsets import JobSet
-from simcore.studies.elastic.metrics import fairness_at_starts, nat_start, run_metrics, time_average_pool
+from simcore.studies.elastic.metrics import (
+    fairness_at_starts,
+    measured,
+    nat_start,
+    responsiveness,
+    run_metrics,
+    time_average_pool,
+)
 from simcore.studies.elastic.site import EDF, FCFS, pool_levels, run_site
 
 # the paper's runs: name -> (elastic, model, λ)
@@ -36,11 +43,35 @@ def online_utilisation(jobs: JobSet, end: np.ndarray, times, sizes) -> float:
     return float(jobs.run[online].sum() / area) if area > 0 else math.nan
 
 
-def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
-    """Every learner run over `seeds` seeds, and the baselines once; one row per run."""
+def job_series(jobs: JobSet, name: str, start: np.ndarray, fairness: np.ndarray | None) -> pd.DataFrame:
+    """Per counted job of one run: its type, W, wait and F at election (the figures' data)."""
+    counted = measured(jobs)
+    wait = start[counted] - jobs.submit[counted]
+    return pd.DataFrame(
+        {
+            "jobset": jobs.name,
+            "run": name,
+            "job": counted,
+            "submit": jobs.submit[counted],
+            "interactive": jobs.interactive[counted],
+            "W": responsiveness(jobs.run[counted], wait),
+            "wait": wait,
+            "fairness": fairness[counted] if fairness is not None else np.nan,
+        }
+    )
+
+
+def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Every learner run over `seeds` seeds, and the baselines once: (one row per run, the per-job
+    series of seed 0 and of the baselines, their pool over time)."""
     online = (jobs.pre_training, len(jobs))
     levels = pool_levels(jobs.rigid_pool)
-    rows = []
+    rows, series, pool_series = [], [], []
+
+    def keep_series(name, start, fairness, times=None, sizes=None):
+        series.append(job_series(jobs, name, start, fairness))
+        if times is not None:
+            pool_series.append(pd.DataFrame({"jobset": jobs.name, "run": name, "time": times, "pool": sizes}))
 
     def row(name, kind, seed, start, fairness, times, sizes, end):
         last = float(np.nanmax(end[online[0] :]))
@@ -73,6 +104,8 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
             )
             if elastic:
                 mean_pools.setdefault(name, []).append(rows[-1]["mean_pool"])
+            if seed == 0:
+                keep_series(name, result.start, result.fairness, result.pool_times, result.pool_sizes)
     baselines = {"FCFS": (FCFS(), jobs.rigid_pool), "EDF": (EDF(), jobs.rigid_pool)}
     for name, pools in mean_pools.items():  # equal cost: FCFS on each elastic run's average pool
         baselines[f"FCFS on the pool of {name}"] = (FCFS(), max(1, round(float(np.mean(pools)))))
@@ -83,6 +116,7 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
         rows.append(
             row(name, "baseline", 0, result.start, result.fairness, result.pool_times, result.pool_sizes, result.end)
         )
+        keep_series(name, result.start, result.fairness)
     recorded = nat_start(jobs)
     if not np.isnan(recorded[online[0] :]).any():  # NAT: the site's own schedule, on its own machine
         fairness = fairness_at_starts(jobs, recorded, *online)
@@ -96,7 +130,8 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> pd.DataFrame:
                 **run_metrics(jobs, recorded, fairness),
             }
         )
-    return pd.DataFrame(rows)
+        keep_series("NAT", recorded, fairness)
+    return pd.DataFrame(rows), pd.concat(series, ignore_index=True), pd.concat(pool_series, ignore_index=True)
 
 
 SUMMARISED = (
