@@ -10,6 +10,7 @@ from simcore.studies.dynamic_scheduling.study import (
     SETTING_TITLES as DYNAMIC_SETTING_TITLES,
 )
 from simcore.studies.coscheduling.commands import FIGURES as COSCHEDULING_FIGURES
+from simcore.studies.elastic.figures import FIGURES as ELASTIC_FIGURES
 from simcore.workloads.catalogue import load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
@@ -28,7 +29,13 @@ CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
 
 # Studies with their own trace list, filter and variants (a section of the config each).
-TRACE_STUDIES = ("prediction", "simple_policies", "dynamic_scheduling", "coscheduling")
+TRACE_STUDIES = (
+    "prediction",
+    "simple_policies",
+    "dynamic_scheduling",
+    "coscheduling",
+    "elastic",
+)
 # Every study, in the campaign's order (also the order of the reproduction report's
 # sections). Each uses the traces study_traces() names: the fixed-policy and bandit
 # studies `traces`, the three above their own `traces`, the learned-policies study its
@@ -41,6 +48,7 @@ STUDIES = (
     "learned_policies",
     "dynamic_scheduling",
     "coscheduling",
+    "elastic",
 )
 
 # Categories of the HTML report (`snakemake --report`), one per study; figures of one
@@ -53,6 +61,7 @@ REPORT_CATEGORIES = {
     "learned_policies": "Learned priority functions (thesis, chapter 3)",
     "dynamic_scheduling": "Dynamic scheduling (thesis, section 3.3)",
     "coscheduling": "Co-scheduling (ASA_X)",
+    "elastic": "Elastic provisioning (SARSA + ESN)",
     "reproduction": "Reproduction report",
 }
 ALL_TRACES = "All traces"
@@ -91,6 +100,7 @@ wildcard_constraints:
     study=_alternatives(TRACE_STUDIES),
     trace=_alternatives(list(CATALOGUE) + list(MODELS)),
     chunk=r"\d+",
+    jobset=r"\d+|all",
 
 
 def study_of(root):
@@ -311,6 +321,7 @@ def study_outputs(study):
         + learned_policies_outputs(study)
         + dynamic_scheduling_outputs(study)
         + coscheduling_outputs(study)
+        + elastic_outputs(study)
         + fixed_policy
         + reproduction
     )
@@ -527,6 +538,63 @@ def coscheduling_outputs(study):
             root=root,
             trace=coscheduling(root)["traces"],
             figure=COSCHEDULING_FIGURES,
+            ext=["png", "pdf"],
+        ),
+    ]
+
+
+# -- the elastic study (rules/elastic.smk) --------------------------------------
+
+
+def elastic(root):
+    return settings(root)["elastic"]
+
+
+def elastic_job_sets(root, trace):
+    """The job sets of a trace: "1".."N" (consecutive sets) or "all" (every serial job)."""
+    chosen = elastic(root)["job_sets"].get(trace, 1)
+    return ["all"] if chosen == "all" else [str(k) for k in range(1, chosen + 1)]
+
+
+def elastic_options(root, trace):
+    """`simcore elastic-run` options of a trace's job sets."""
+    chosen = elastic(root)
+    profile = chosen["profiles"].get(trace)
+    return " ".join(
+        [
+            f"--set-jobs {chosen['set_jobs']} --pre-training {chosen['pre_training']}",
+            f"--time-compression {chosen['time_compression'].get(trace, 1)}",
+            f"--seeds {chosen['seeds']}",
+            f"--runs '{json.dumps(chosen['runs'])}'",  # in the config's order
+            (
+                f"--vo-profile {profile} --profile-seed {config['base_seed']}"
+                if profile
+                else ""
+            ),
+        ]
+    )
+
+
+def elastic_runs(root):
+    return [
+        f"{root}/elastic/runs/{trace}/{jobset}.parquet"
+        for trace in elastic(root)["traces"]
+        for jobset in elastic_job_sets(root, trace)
+    ]
+
+
+def elastic_outputs(study):
+    root = STUDY_ROOTS[study]
+    announce(root)
+    if not runs(root, "elastic"):
+        return []
+    return [
+        f"{root}/elastic/report.md",
+        *expand(
+            "{root}/elastic/plots/{trace}.{figure}.{ext}",
+            root=root,
+            trace=elastic(root)["traces"],
+            figure=ELASTIC_FIGURES,
             ext=["png", "pdf"],
         ),
     ]

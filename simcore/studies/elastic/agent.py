@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simcore.studies.elastic.env import SLOT_INPUTS
 from simcore.studies.elastic.esn import Readout, Reservoir, features
 from simcore.studies.elastic.jobsets import JobSet
 from simcore.studies.elastic.site import ACTION_INPUTS, EDF, STATE_INPUTS, Policy, Site, run_site
@@ -47,12 +48,22 @@ class Record:
 class Learner(Policy):
     """SARSA with the ESN; `lam` weighs W against fairness (rigid) or utilisation (elastic)."""
 
-    def __init__(self, reservoir: Reservoir, readout: Readout, lam: float, elastic: bool, seed: int, pool_top: int):
+    def __init__(
+        self,
+        reservoir: Reservoir,
+        readout: Readout,
+        lam: float,
+        elastic: bool,
+        seed: int,
+        pool_top: int,
+        epsilon: float = EPSILON,
+    ):
         self.reservoir = reservoir
         self.readout = readout
         self.lam = lam
         self.elastic = elastic
         self.pool_top = pool_top
+        self.epsilon = epsilon
         self.explore = np.random.default_rng([seed, 1])
         self.state = np.zeros(reservoir.units)
         self.record = Record()
@@ -62,24 +73,34 @@ class Learner(Policy):
 
     # -- inputs ------------------------------------------------------------------------
 
-    def _inputs(self, site: Site, jobs: np.ndarray, levels: np.ndarray) -> np.ndarray:
-        """One row per (job, level), jobs in queue order and levels ascending within a job;
-        an empty `jobs` is the "no job" action of a pool-only decision."""
-        state = site.state_inputs()
-        actions = site.action_inputs(jobs) if len(jobs) else np.zeros((1, ACTION_INPUTS))
-        rows = np.repeat(actions, len(levels) if self.elastic else 1, axis=0)
+    def _job_rows(self, site: Site, jobs: np.ndarray) -> np.ndarray:
+        """The action inputs of `jobs` in queue order; no job (a pool-only decision): one row of zeros."""
+        return site.action_inputs(jobs) if len(jobs) else np.zeros((1, ACTION_INPUTS))
+
+    def _inputs(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
+        """One row per (job row, level), job-major and levels ascending (rigid: the job rows alone)."""
+        rows = np.repeat(job_rows, len(levels) if self.elastic else 1, axis=0)
         parts = [np.broadcast_to(state, (len(rows), STATE_INPUTS)), rows]
         if self.elastic:
-            parts.append(np.tile(levels / self.pool_top, len(actions))[:, None])
+            parts.append(np.tile(levels / self.pool_top, len(job_rows))[:, None])
         return np.hstack(parts)
 
-    def _decide(self, inputs: np.ndarray) -> int:
-        values = self.readout.values(self.reservoir.tentative_readout(self.state, inputs))
-        if self.explore.random() < EPSILON:
-            chosen = int(self.explore.integers(len(inputs)))
+    def _decide(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> int:
+        """ε-greedy over the candidates (job row, level) of `_inputs`; commits the chosen one's state.
+
+        Each distinct job row is scored once: BLAS may round identical rows of a product differently,
+        and candidates with identical inputs must have identical Q (the tie rule); it also spares
+        EST's repeated descriptions."""
+        distinct, row = distinct_rows(job_rows)
+        per_row = len(levels) if self.elastic else 1
+        tentative = self.reservoir.tentative_readout(self.state, self._inputs(state, distinct, levels))
+        values = self.readout.values(tentative).reshape(len(distinct), per_row)[row].ravel()
+        if self.explore.random() < self.epsilon:
+            chosen = int(self.explore.integers(len(values)))
         else:
             chosen = int(np.argmax(values))  # the first of equal values: earliest job, smaller level
-        self.state = self.reservoir.step(self.state, inputs[chosen])
+        job, level = divmod(chosen, per_row)
+        self.state = self.reservoir.step(self.state, self._inputs(state, job_rows[job : job + 1], levels)[level])
         z = features(self.state[self.reservoir.readout_units])
         self._add(Decision(z, float(self.readout.values(z[None, 1:])[0])))
         return chosen
@@ -88,14 +109,15 @@ class Learner(Policy):
 
     def choose(self, site: Site, levels: np.ndarray) -> tuple[int, int]:
         queue = np.asarray(site.queue, dtype=np.int64)
-        chosen = self._decide(self._inputs(site, queue, levels))
+        chosen = self._decide(site.state_inputs(), self._job_rows(site, queue), levels)
         per_job = len(levels) if self.elastic else 1
         j = int(queue[chosen // per_job])
         self._elected(site, j)
         return j, int(levels[chosen % per_job]) if self.elastic else site.pool
 
     def choose_pool(self, site: Site, levels: np.ndarray) -> int:
-        level = int(levels[self._decide(self._inputs(site, np.zeros(0, dtype=np.int64), levels))])
+        no_job = np.zeros(0, dtype=np.int64)
+        level = int(levels[self._decide(site.state_inputs(), self._job_rows(site, no_job), levels)])
         # no job is waiting: full responsiveness (decided)
         self._reward(len(self.record.decisions) - 1, self.lam + (1 - self.lam) * site.utilisation())
         return level
@@ -153,7 +175,7 @@ class PreTraining(Learner):
 
     def choose(self, site: Site, levels: np.ndarray) -> tuple[int, int]:
         j, _ = self.edf.choose(site, levels)
-        inputs = self._inputs(site, np.array([j]), np.array([site.pool]))[0]
+        inputs = self._inputs(site.state_inputs(), self._job_rows(site, np.array([j])), np.array([site.pool]))[0]
         self.state = self.reservoir.step(self.state, inputs)
         self.record.decisions.append(Decision(features(self.state[self.reservoir.readout_units]), 0.0))
         self._elected(site, j)
@@ -177,6 +199,29 @@ class PreTraining(Learner):
         self.record.examples = len(known)
 
 
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows in lexicographic order and each row's index among them: numpy's
+    `unique(axis=0, return_inverse=True)` without its slow structured sort."""
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    new = np.ones(len(rows), dtype=bool)
+    new[1:] = np.any(ordered[1:] != ordered[:-1], axis=1)
+    index = np.empty(len(rows), dtype=np.int64)
+    index[order] = np.cumsum(new) - 1
+    return ordered[new], index
+
+
+def pre_train(jobs: JobSet, lam: float, elastic: bool, model: str, seed: int, top: int) -> tuple[Reservoir, Readout]:
+    """The reservoir of `seed` and the readout fitted by the sweeps over an EDF run of the first jobs
+    on the rigid pool (inputs divided by `top`, the online run's P_max)."""
+    reservoir = Reservoir.generate(STATE_INPUTS + ACTION_INPUTS + (1 if elastic else 0), seed)
+    readout = Readout()
+    pre = PreTraining(reservoir, readout, lam, elastic, seed, top)
+    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, model, pool_top=top)
+    pre.sweeps()
+    return reservoir, readout
+
+
 def train_and_run(
     jobs: JobSet,
     lam: float,
@@ -184,17 +229,47 @@ def train_and_run(
     model: str,
     seed: int,
     levels: np.ndarray | None = None,
+    epsilon: float = EPSILON,
 ) -> tuple:
     """Pre-train on the first jobs with EDF on the rigid pool, then run the online jobs (rigid or
     elastic from the rigid pool). Returns (the online SiteRun, the learner's record)."""
-    inputs = STATE_INPUTS + ACTION_INPUTS + (1 if elastic else 0)
-    reservoir = Reservoir.generate(inputs, seed)
-    readout = Readout()
     top = int(levels[-1]) if elastic else jobs.rigid_pool
-    pre = PreTraining(reservoir, readout, lam, elastic, seed, top)
-    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, model, pool_top=top)
-    pre.sweeps()
-    learner = Learner(reservoir, readout, lam, elastic, seed, top)
+    reservoir, readout = pre_train(jobs, lam, elastic, model, seed, top)
+    learner = Learner(reservoir, readout, lam, elastic, seed, top, epsilon)
     online = run_site(jobs, learner, jobs.rigid_pool, jobs.pre_training, len(jobs), model, levels if elastic else None)
     learner.finish()
     return online, learner.record
+
+
+class EnvAgent:
+    """Our learner driven through `GridScheduling-v0` / `ElasticProvisioning-v0` (env.py): its
+    candidates are the valid actions, its inputs read from the observation (the learner's own,
+    float64), its rewards from ``info["known_rewards"]``. With every waiting job a slot (a
+    ``"queue"`` window as long as the queue) it makes the direct run's decisions, bit for bit."""
+
+    def __init__(self, learner: Learner, env):
+        self.learner = learner
+        self.env = env.unwrapped
+
+    def act(self, observation: np.ndarray, info: dict) -> int:
+        """The valid actions are every (valid slot, allowed level), slot-major: the learner's candidates."""
+        env = self.env
+        valid = info["action_mask"].reshape(-1, len(env.levels)) if env.elastic else info["action_mask"][:, None]
+        slots, levels = np.flatnonzero(valid.any(axis=1)), np.flatnonzero(valid.any(axis=0))
+        per_slot = observation[STATE_INPUTS : STATE_INPUTS + env.slots * SLOT_INPUTS].reshape(env.slots, SLOT_INPUTS)
+        job_rows = np.vstack([per_slot[:, 1 : 1 + ACTION_INPUTS], np.zeros(ACTION_INPUTS)])[slots]  # last: no job
+        chosen = self.learner._decide(observation[:STATE_INPUTS], job_rows, env.levels[levels])
+        slot, level = divmod(chosen, len(levels))
+        return int(slots[slot] * len(env.levels) + levels[level]) if env.elastic else int(slots[slot])
+
+    def rewarded(self, info: dict) -> None:
+        for decision, reward in info["known_rewards"]:
+            self.learner._reward(decision, reward)
+
+    def run_episode(self, seed: int | None = None) -> None:
+        observation, info = self.env.reset(seed=seed)
+        terminated = False
+        while not terminated:
+            observation, _, terminated, _, info = self.env.step(self.act(observation, info))
+            self.rewarded(info)
+        self.learner.finish()

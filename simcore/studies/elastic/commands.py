@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
-from simcore.studies.elastic.jobsets import SET_JOBS, consecutive_sets, whole_set
+import pandas as pd
+
+from simcore.studies.elastic.jobsets import PRE_TRAINING_JOBS, SET_JOBS, JobSetError, consecutive_sets, whole_set
+from simcore.studies.elastic.report import elastic_markdown, reproduction_rows
 from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset, speedups, summary_table
-from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet
+from simcore.workloads.commands import positive_float
+from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.vo_profiles import VO_PROFILES, apply_vo_profile
 
 RUN_KEYS = ("elastic", "model", "lambda")
+LOG_GROUPS = "the trace's groups"  # where a real log's VOs come from (its rows are compared with the paper)
 
 
 def _runs(text: str) -> dict:
@@ -38,6 +45,24 @@ def add_commands(commands) -> None:
         help="K: the K-th (from 1) consecutive set of --set-jobs serial jobs; all: every serial job as one set",
     )
     run.add_argument("--set-jobs", type=int, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})")
+    run.add_argument(
+        "--pre-training",
+        type=int,
+        default=PRE_TRAINING_JOBS,
+        help=f"the first jobs of a set, run by EDF to pre-train the learner (default {PRE_TRAINING_JOBS})",
+    )
+    run.add_argument(
+        "--vo-profile",
+        choices=sorted(VO_PROFILES),
+        help="draw serial jobs and groups from a fitted VO profile (model traces record no groups)",
+    )
+    run.add_argument("--profile-seed", type=int, default=0)
+    run.add_argument(
+        "--time-compression",
+        type=positive_float,
+        default=1.0,
+        help="divide the submit times by this factor (a model trace's serial load made a grid site's; default 1)",
+    )
     run.add_argument("--runs", type=_runs, help="JSON runs (default: the paper's nine)")
     run.add_argument("--seeds", type=int, default=5, help="learner seeds (default 5)")
     run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
@@ -47,23 +72,42 @@ def add_commands(commands) -> None:
     tables = commands.add_parser("elastic-tables", help="the elastic study's tables over seeds and job sets")
     tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
     tables.add_argument("--outdir", required=True)
+    tables.add_argument("--markdown", required=True, metavar="REPORT.md", help="the report's section")
+    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="reproduction rows (paper elastic-2009)")
+
+    plot = commands.add_parser("plot-elastic", help="the elastic study's figures of one trace (its first job set)")
+    plot.add_argument("--runs", required=True, metavar="RUNS.parquet", help="elastic-tables' runs.parquet")
+    plot.add_argument("--series", required=True, metavar="SERIES.parquet", help="elastic-run's per-job series")
+    plot.add_argument("--pools", required=True, metavar="POOLS.parquet", help="elastic-run's pool over time")
+    plot.add_argument("--trace", required=True)
+    plot.add_argument("--outdir", required=True)
 
 
 def run_experiment(args) -> int:
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     workload = read_workload(args.workload)
-    if args.set == "all":
-        jobs = whole_set(workload, args.trace)
-    else:
-        try:
-            number = int(args.set)
-        except ValueError:
-            raise ValueError(f"--set must be a set number (from 1) or all, got {args.set!r}") from None
-        sets = consecutive_sets(workload, args.trace, args.set_jobs)
-        if not 1 <= number <= len(sets):
-            raise ValueError(f"{args.workload}: {args.trace} has {len(sets)} sets of {args.set_jobs} serial jobs")
-        jobs = sets[number - 1]
+    source = LOG_GROUPS
+    if args.vo_profile:
+        workload = apply_vo_profile(workload, args.vo_profile, args.profile_seed)
+        source = f"the fitted {args.vo_profile} VO profile (seed {args.profile_seed}; docs/elastic.md)"
+    if args.time_compression != 1.0:
+        workload = replace(workload, submit=workload.submit / args.time_compression)
+        source += f", submissions compressed {args.time_compression:g} times"
+    try:
+        if args.set == "all":
+            jobs = whole_set(workload, args.trace, args.pre_training)
+        else:
+            try:
+                number = int(args.set)
+            except ValueError:
+                raise ValueError(f"--set must be a set number (from 1) or all, got {args.set!r}") from None
+            sets = consecutive_sets(workload, args.trace, args.set_jobs, number, args.pre_training)
+            if not 1 <= number <= len(sets):
+                raise JobSetError(f"{args.trace} has {len(sets)} sets of {args.set_jobs} serial jobs, no set {number}")
+            jobs = sets[number - 1]
+    except JobSetError as error:
+        raise JobSetError(f"{args.workload}: {error}") from None
     runs = args.runs or DEFAULT_RUNS
     frame, series, pools = run_jobset(jobs, runs, args.seeds)
     provenance = {
@@ -71,6 +115,9 @@ def run_experiment(args) -> int:
         "workload_file": args.workload,
         "set": args.set,
         "set_jobs": args.set_jobs,
+        "pre_training": args.pre_training,
+        "vo_source": source,
+        "time_compression": args.time_compression,
         "runs": {name: list(options) for name, options in runs.items()},
         "seeds": args.seeds,
         "rigid_pool": jobs.rigid_pool,
@@ -86,13 +133,42 @@ def run_experiment(args) -> int:
 
 def run_tables(args) -> int:
     runs = read_all(args.runs)
+    sources = {}  # trace -> where its VOs come from
+    for path in args.runs:
+        trace = pd.read_parquet(path, columns=["trace"])["trace"]
+        if len(trace):
+            sources[trace.iloc[0]] = read_provenance(path).get("vo_source", LOG_GROUPS)
     outdir = Path(args.outdir)
     write_parquet(runs, outdir / "runs.parquet", {"command": "elastic-tables", "inputs": args.runs})
-    for trace, part in runs.groupby("trace", sort=False):
-        write_csv(summary_table(part), outdir / f"{trace}.summary.csv")
-    write_csv(speedups(runs).merge(runs[["jobset", "trace"]].drop_duplicates(), on="jobset"), outdir / "speedups.csv")
+    summary = pd.concat(
+        [summary_table(part).assign(trace=trace) for trace, part in runs.groupby("trace", sort=False)],
+        ignore_index=True,
+    )
+    gains = speedups(runs).merge(runs[["jobset", "trace"]].drop_duplicates(), on="jobset")
+    write_csv(summary, outdir / "summary.csv")
+    write_csv(gains, outdir / "speedups.csv")
+    real = [trace for trace, source in sources.items() if source == LOG_GROUPS]
+    write_csv(reproduction_rows(runs[runs["trace"].isin(real)], gains[gains["trace"].isin(real)]), args.rows)
+    write_text(args.markdown, elastic_markdown(runs, gains, summary, sources))
     print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['jobset'].nunique()} job sets, {len(runs)} runs")
     return 0
 
 
-COMMANDS = {"elastic-run": run_experiment, "elastic-tables": run_tables}
+def run_plot(args) -> int:
+    from simcore.reporting.figures import save
+    from simcore.studies.elastic.figures import draw_figures
+
+    series, pools = pd.read_parquet(args.series), pd.read_parquet(args.pools)
+    if series.empty:
+        raise ValueError(f"{args.series}: no job series to draw")
+    jobset = series["jobset"].iloc[0]
+    runs = pd.read_parquet(args.runs, filters=[("jobset", "==", jobset)])
+    drawn = draw_figures(series, pools, runs, jobset)
+    outdir = Path(args.outdir)
+    for name, figure in drawn.items():
+        save(figure, [outdir / f"{args.trace}.{name}.{ext}" for ext in ("png", "pdf")])
+    print(f"{outdir}: {len(drawn)} figures of {jobset}")
+    return 0
+
+
+COMMANDS = {"elastic-run": run_experiment, "elastic-tables": run_tables, "plot-elastic": run_plot}

@@ -5,17 +5,20 @@ waiting job. `ElasticEnv` (``schedsweep/ElasticProvisioning-v0``): the elastic M
 waiting job and a pool level, or a level alone at a pool-only decision. Both are views of the site's
 own loop (`site.site_decisions`, the loop `run_site` drives), one step per decision.
 
-Candidates (a fixed window over the queue):
+Candidates (`candidates=`, a fixed set of slots):
 
-- EST (default): 14 slots, one per job description (type, VO): slot ``7 * type + vo`` (type 1 =
-  interactive, VO 0..6 with 6 = "rest") stands for the *earliest* waiting job with that description.
-  Under EST jobs of one description have identical inputs (§5.1), so the slots are every distinct
-  candidate the learner scores; a greedy choice among equal values goes to the earliest job, which
-  is the slot's. (ε-exploration picking a later job of a description is not expressible.)
-- ORA: jobs differ by φ(p_j), so the slots are the first `window` waiting jobs in (r, id) order
-  (default 32); a policy looking past the window (EDF on a long queue) is not expressible.
+- ``"descriptions"`` (EST's default): 14 slots, one per job description (type, VO): slot
+  ``7 * type + vo`` (type 1 = interactive, VO 0..6 with 6 = "rest") stands for the *earliest*
+  waiting job with that description. Under EST jobs of one description have identical inputs
+  (§5.1), so the slots are every distinct candidate the learner scores; a greedy choice among equal
+  values goes to the earliest job, which is the slot's. (ε-exploration picking a later job of a
+  description is not expressible: use ``"queue"`` with a window as long as the queue for that.)
+- ``"queue"`` (ORA's only choice, since jobs differ by φ(p_j)): the first `window` waiting jobs in
+  (r, id) order (default 32); a policy looking past the window (EDF on a long queue) is not
+  expressible. With a window at least as long as the queue every candidate of §5 is a slot, and
+  our learner through the env makes the direct run's decisions exactly (`agent.EnvAgent`).
 
-Observation (float32, every entry in [0, 1]); S = the number of slots:
+Observation (float64, the learner's inputs exactly, every entry in [0, 1]); S = the number of slots:
 
 | index | meaning | normalisation |
 |---|---|---|
@@ -23,7 +26,7 @@ Observation (float32, every entry in [0, 1]); S = the number of slots:
 | 11 + 10 s | slot s holds a job | 0 or 1 |
 | 12 + 10 s ... 19 + 10 s | slot s's 8 action inputs of §4 (type, VO one-hot, φ(e_j)) | §4 |
 | 20 + 10 s | slot s's wait t - r_j | φ |
-| 11 + 10 S | elastic only: the current pool | / P_max (pre-training: / P_rig) |
+| 11 + 10 S | elastic only: the current pool | / P_max |
 | 12 + 10 S | elastic only: the pool may change at this decision (another level is valid) | 0 or 1 |
 | 13 + 10 S | elastic only: pool-only decision (the queue is empty) | 0 or 1 |
 
@@ -35,7 +38,7 @@ valid actions; any other action raises ValueError naming them.
 
 Reward: the contract's reward of a decision (§5.2) is known when its job completes (rigid
 ``λ W_j + (1 - λ) F_j``, F_j at the job's election; elastic ``λ W_j + (1 - λ) U``, U at the
-completion), at once for a pool-only decision (``λ + (1 - λ) U``). A step's reward is the sum of
+job's election), at once for a pool-only decision (``λ + (1 - λ) U``). A step's reward is the sum of
 the rewards that became known while the simulation ran from this step's decision to the next one
 (the last step: to the end, so every reward is delivered); ``info["known_rewards"]`` lists them
 as (decision number, reward) pairs for learners that credit each decision (SARSA).
@@ -78,6 +81,7 @@ from simcore.workloads.sources import load_workload
 EXAMPLE_JOBS = 6000  # about 2,200 serial jobs: enough online jobs for the metrics' exclusions
 EXAMPLE_PRE_TRAINING = 500
 EPISODES = ("online", "pre-training")
+CANDIDATES = ("descriptions", "queue")
 SLOT_INPUTS = 1 + ACTION_INPUTS + 1  # occupied, the action inputs, φ(wait)
 EST_SLOTS = 2 * VOS
 ORA_WINDOW = 32
@@ -122,7 +126,8 @@ class SchedulingEnv(gymnasium.Env):
     See the module's docstring for the slots, the observation, the reward and the episode.
     Parameters: `workload` (None: the example; a JobSet; a Workload, Parquet file or trace name),
     `set_number` and `filter_mode` (trace names, §1), `model` ("EST" or "ORA"), `lam` (λ of the
-    reward), `episode` ("online" or "pre-training"), `window` (ORA's slots).
+    reward), `episode` ("online" or "pre-training"), `candidates` ("descriptions" or "queue",
+    above; default: descriptions under EST, queue under ORA) and `window` (the queue's slots).
     """
 
     metadata = {"render_modes": []}
@@ -138,6 +143,7 @@ class SchedulingEnv(gymnasium.Env):
         model: str = "EST",
         lam: float = 0.5,
         episode: str = "online",
+        candidates: str | None = None,
         window: int = ORA_WINDOW,
     ):
         if model not in MODELS:
@@ -150,7 +156,12 @@ class SchedulingEnv(gymnasium.Env):
         self.model = model
         self.lam = lam
         self.episode = episode
-        self.slots = EST_SLOTS if model == "EST" else int(window)
+        self.candidates = candidates or ("descriptions" if model == "EST" else "queue")
+        if self.candidates not in CANDIDATES or (model == "ORA" and self.candidates == "descriptions"):
+            raise ValueError(
+                f"candidates {candidates!r}: choose one of {', '.join(CANDIDATES)} (ORA: queue, its jobs all differ)"
+            )
+        self.slots = EST_SLOTS if self.candidates == "descriptions" else int(window)
         if self.slots < 1:
             raise ValueError(f"window {window}: at least one slot")
         online = episode == "online"
@@ -162,8 +173,10 @@ class SchedulingEnv(gymnasium.Env):
             if self.elastic
             else np.array([self.jobs.rigid_pool])
         )
+        # the inputs' P_max: the elastic learner's pre-training encodes them as its online run will (§7)
+        self.pool_top = int(self.levels[-1])
         size = STATE_INPUTS + self.slots * SLOT_INPUTS + (3 if self.elastic else 0)
-        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), dtype=np.float64)
         self.action_space = gymnasium.spaces.Discrete(self._action_count())
         self._loop = None
         self.point: DecisionPoint | None = None
@@ -179,12 +192,20 @@ class SchedulingEnv(gymnasium.Env):
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}: the episode is fixed by the constructor")
         self._decision_of_job: dict[int, int] = {}
+        self._utilisation_of_job: dict[int, float] = {}
         self._known: list[tuple[int, float]] = []
         self.decisions = 0
         self.result = None
         self.last_job, self.last_level = -1, -1
         self._loop = site_decisions(
-            self.jobs, self.jobs.rigid_pool, self.first, self.last, self.model, self.site_levels, self._completed
+            self.jobs,
+            self.jobs.rigid_pool,
+            self.first,
+            self.last,
+            self.model,
+            self.site_levels,
+            self._completed,
+            self.pool_top,
         )
         self._advance(None)
         return self._observation(), self._info()
@@ -205,6 +226,7 @@ class SchedulingEnv(gymnasium.Env):
             choice = level
         else:
             self._decision_of_job[job] = decision
+            self._utilisation_of_job[job] = self.point.site.utilisation()
             choice = (job, level)
         self._advance(choice)
         known, self._known = self._known, []
@@ -240,7 +262,8 @@ class SchedulingEnv(gymnasium.Env):
         wait = float(site.result.start[j] - self.jobs.submit[j])
         total = float(self.jobs.run[j]) + wait
         responsiveness = float(self.jobs.run[j]) / total if total > 0 else 1.0
-        other = site.utilisation() if self.elastic else float(site.result.fairness[j])
+        utilisation = self._utilisation_of_job.pop(j)
+        other = utilisation if self.elastic else float(site.result.fairness[j])
         self._known.append((decision, self.lam * responsiveness + (1 - self.lam) * other))
 
     def _candidates(self) -> np.ndarray:
@@ -249,7 +272,7 @@ class SchedulingEnv(gymnasium.Env):
         if self.point is None or self.point.pool_only:
             return slots
         queue = np.asarray(self.point.site.queue, dtype=np.int64)
-        if self.model == "ORA":
+        if self.candidates == "queue":
             slots[: min(len(queue), self.slots)] = queue[: self.slots]
             return slots
         description = 7 * self.jobs.interactive[queue].astype(np.int64) + self.jobs.vo[queue]
@@ -263,7 +286,7 @@ class SchedulingEnv(gymnasium.Env):
     # -- observation and info ----------------------------------------------------------------
 
     def _observation(self) -> np.ndarray:
-        observation = np.zeros(self.observation_space.shape, dtype=np.float32)
+        observation = np.zeros(self.observation_space.shape)
         if self.point is None:
             return observation
         site = self.point.site

@@ -96,17 +96,25 @@ def job_set(serial: Workload, indices: np.ndarray, name: str, pre_training: int 
     )
 
 
-def consecutive_sets(workload: Workload, trace: str, size: int = SET_JOBS, count: int | None = None) -> list[JobSet]:
+def consecutive_sets(
+    workload: Workload,
+    trace: str,
+    size: int = SET_JOBS,
+    count: int | None = None,
+    pre_training: int = PRE_TRAINING_JOBS,
+) -> list[JobSet]:
     """The trace's serial jobs cut in (r, id) order into consecutive sets of `size` jobs."""
     serial = serial_jobs(workload)
     available = len(serial) // size
     if available == 0:
         raise JobSetError(f"{workload.source}: {len(serial)} serial jobs, fewer than one set of {size}")
     count = available if count is None else min(count, available)
-    return [job_set(serial, np.arange(k * size, (k + 1) * size), f"{trace} set {k + 1}") for k in range(count)]
+    return [
+        job_set(serial, np.arange(k * size, (k + 1) * size), f"{trace} set {k + 1}", pre_training) for k in range(count)
+    ]
 
 
-def whole_set(workload: Workload, trace: str) -> JobSet:
+def whole_set(workload: Workload, trace: str, pre_training: int = PRE_TRAINING_JOBS) -> JobSet:
     """All serial jobs of the trace as one set (the replication on UniLu-Gaia)."""
     serial = serial_jobs(workload)
-    return job_set(serial, np.arange(len(serial)), f"{trace} all serial jobs")
+    return job_set(serial, np.arange(len(serial)), f"{trace} all serial jobs", pre_training)

@@ -44,19 +44,24 @@ def online_utilisation(jobs: JobSet, end: np.ndarray, times, sizes) -> float:
 
 
 def job_series(jobs: JobSet, name: str, start: np.ndarray, fairness: np.ndarray | None) -> pd.DataFrame:
-    """Per counted job of one run: its type, W, wait and F at election (the figures' data)."""
-    counted = measured(jobs)
-    wait = start[counted] - jobs.submit[counted]
+    """Per online job of one run: its type, VO, p, start, W, wait and F at election, and whether
+    the metrics count it (the first and last 500 are left out). The figures' data."""
+    online = np.arange(jobs.pre_training, len(jobs))
+    wait = start[online] - jobs.submit[online]
     return pd.DataFrame(
         {
             "jobset": jobs.name,
             "run": name,
-            "job": counted,
-            "submit": jobs.submit[counted],
-            "interactive": jobs.interactive[counted],
-            "W": responsiveness(jobs.run[counted], wait),
+            "job": online,
+            "counted": np.isin(online, measured(jobs)),
+            "submit": jobs.submit[online],
+            "start": start[online],
+            "run_time": jobs.run[online],
+            "interactive": jobs.interactive[online],
+            "vo": jobs.vo[online],
+            "W": responsiveness(jobs.run[online], wait),
             "wait": wait,
-            "fairness": fairness[counted] if fairness is not None else np.nan,
+            "fairness": fairness[online] if fairness is not None else np.nan,
         }
     )
 

@@ -3,7 +3,8 @@
 1. Gymnasium's checker on both envs and their main options (on a burst job set, see below);
 2. the same seed gives the same episode; masks, invalid actions; vector envs, sync and async;
 3. exactness: FCFS and EDF choices made through the env reproduce a direct `run_site` run's
-   starts, ends and pool changes (rigid and elastic).
+   starts, ends and pool changes (rigid and elastic); our SARSA+ESN learner through the env makes
+   the direct run's decisions, with exploration when every waiting job is a slot.
 """
 
 import re
@@ -16,6 +17,7 @@ from gymnasium.utils.env_checker import check_env
 
 import simcore.envs
 from simcore.engine.workload import Workload
+from simcore.studies.elastic.agent import EPSILON, EnvAgent, Learner, pre_train, train_and_run
 from simcore.studies.elastic.env import ElasticEnv, SchedulingEnv, example_job_set
 from simcore.studies.elastic.jobsets import job_set, rigid_pool, serial_jobs
 from simcore.studies.elastic.site import EDF, FCFS, Policy, pool_levels, run_site
@@ -203,3 +205,37 @@ def test_fcfs_under_ora_through_the_window():
     online = (jobs.pre_training, len(jobs))
     direct = run_site(jobs, FCFS(), jobs.rigid_pool, *online, model="ORA")
     drive(SchedulingEnv(jobs, model="ORA", window=4), direct, FCFS())
+
+
+def learner_through_env(jobs, elastic, model, candidates, epsilon, seed=3):
+    """Our SARSA+ESN learner, pre-trained as the study does, run online through the env."""
+    top = int(pool_levels(jobs.rigid_pool)[-1]) if elastic else jobs.rigid_pool
+    reservoir, readout = pre_train(jobs, 0.5, elastic, model, seed, top)
+    learner = Learner(reservoir, readout, 0.5, elastic, seed, top, epsilon)
+    env = (ElasticEnv if elastic else SchedulingEnv)(
+        jobs, model=model, lam=0.5, candidates=candidates, window=len(jobs)
+    )
+    EnvAgent(learner, env).run_episode()
+    return env.result, learner
+
+
+@pytest.mark.parametrize(
+    "jobs_of, elastic, model, candidates, epsilon",
+    [
+        (example_job_set, False, "EST", "queue", EPSILON),  # every waiting job a slot: exploration too
+        (dense_example, True, "ORA", "queue", EPSILON),
+        (dense_example, True, "EST", "descriptions", 0.0),  # one slot per description: the greedy learner
+        (example_job_set, False, "EST", "descriptions", 0.0),
+    ],
+)
+def test_sarsa_through_the_env_makes_the_direct_runs_decisions(jobs_of, elastic, model, candidates, epsilon):
+    jobs = jobs_of()
+    direct, record = train_and_run(jobs, 0.5, elastic, model, 3, pool_levels(jobs.rigid_pool), epsilon)
+    through, learner = learner_through_env(jobs, elastic, model, candidates, epsilon)
+    np.testing.assert_array_equal(through.start, direct.start)
+    assert (through.pool_times, through.pool_sizes) == (direct.pool_times, direct.pool_sizes)
+    assert len(direct.pool_sizes) > 1 or not elastic
+    assert learner.record.examples == record.examples == len(record.decisions)
+    np.testing.assert_array_equal([d.z for d in learner.record.decisions], [d.z for d in record.decisions])
+    np.testing.assert_array_equal([d.value for d in learner.record.decisions], [d.value for d in record.decisions])
+    np.testing.assert_array_equal([d.reward for d in learner.record.decisions], [d.reward for d in record.decisions])

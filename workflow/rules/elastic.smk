@@ -1,0 +1,106 @@
+# Responsive scheduling and elastic provisioning with SARSA and an echo-state network
+# (seed 003, docs/elastic.md): every run of one job set per job, then the tables, the
+# report section and the figures of each trace (drawn from its first job set).
+
+
+rule elastic_run:
+    input:
+        lambda wildcards: study_workload("elastic", wildcards.trace),
+    output:
+        runs="{root}/elastic/runs/{trace}/{jobset}.parquet",
+        series="{root}/elastic/series/{trace}/{jobset}.parquet",
+        pools="{root}/elastic/pools/{trace}/{jobset}.parquet",
+    log:
+        "{root}/logs/elastic/{trace}/{jobset}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        options=lambda wildcards: elastic_options(wildcards.root, wildcards.trace),
+    shell:
+        "simcore elastic-run {input} --trace {wildcards.trace} --set {wildcards.jobset} "
+        "{params.options} --output {output.runs} --series {output.series} "
+        "--pools {output.pools} > {log} 2>&1"
+
+
+rule elastic_tables:
+    input:
+        lambda wildcards: elastic_runs(wildcards.root),
+    output:
+        tables=multiext(
+            "{root}/elastic/tables/", "runs.parquet", "summary.csv", "speedups.csv"
+        ),
+        markdown=report(
+            "{root}/elastic/report.md",
+            caption="../report/elastic_section.rst",
+            category=REPORT_CATEGORIES["elastic"],
+            labels={"result": "report section: elastic provisioning (Tables 2-5)"},
+        ),
+        rows="{root}/elastic/reproduction.csv",
+    log:
+        "{root}/logs/elastic_tables.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        outdir=lambda wildcards: f"{wildcards.root}/elastic/tables",
+    shell:
+        "simcore elastic-tables {input} --outdir {params.outdir} "
+        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+
+
+rule plot_elastic:
+    input:
+        runs="{root}/elastic/tables/runs.parquet",
+        series=lambda wildcards: (
+            f"{wildcards.root}/elastic/series/{wildcards.trace}/"
+            f"{elastic_job_sets(wildcards.root, wildcards.trace)[0]}.parquet"
+        ),
+        pools=lambda wildcards: (
+            f"{wildcards.root}/elastic/pools/{wildcards.trace}/"
+            f"{elastic_job_sets(wildcards.root, wildcards.trace)[0]}.parquet"
+        ),
+    output:
+        report(
+            "{root}/elastic/plots/{trace}.responsiveness.png",
+            caption="../report/elastic_responsiveness.rst",
+            category=REPORT_CATEGORIES["elastic"],
+            subcategory="{trace}",
+            labels={"result": "inverse CDF of the responsiveness W per type (figure)"},
+        ),
+        report(
+            "{root}/elastic/plots/{trace}.pool.png",
+            caption="../report/elastic_pool.rst",
+            category=REPORT_CATEGORIES["elastic"],
+            subcategory="{trace}",
+            labels={"result": "pool size over time (figure)"},
+        ),
+        report(
+            "{root}/elastic/plots/{trace}.utilisation.png",
+            caption="../report/elastic_utilisation.rst",
+            category=REPORT_CATEGORIES["elastic"],
+            subcategory="{trace}",
+            labels={"result": "utilisation U(T) over time (figure)"},
+        ),
+        report(
+            "{root}/elastic/plots/{trace}.fairness.png",
+            caption="../report/elastic_fairness.rst",
+            category=REPORT_CATEGORIES["elastic"],
+            subcategory="{trace}",
+            labels={"result": "fairness over time against NAT (figure)"},
+        ),
+        expand("{{root}}/elastic/plots/{{trace}}.{figure}.pdf", figure=ELASTIC_FIGURES),
+    log:
+        "{root}/logs/plot_elastic/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        outdir=lambda wildcards: f"{wildcards.root}/elastic/plots",
+    shell:
+        "simcore plot-elastic --runs {input.runs} --series {input.series} --pools {input.pools} "
+        "--trace {wildcards.trace} --outdir {params.outdir} > {log} 2>&1"
