@@ -1,12 +1,23 @@
-"""The SARSA learner of the elastic study: reward and target arithmetic, the pool rules, determinism."""
+"""The SARSA learner of the elastic study: reward and target arithmetic, ties and exploration, the
+pre-training sweeps, pool-only rewards, the pool rules, determinism."""
 
 import numpy as np
 from test_site import serial_jobs, workload
 
-from simcore.studies.elastic.agent import ETA, GAMMA, Decision, Learner, response, train_and_run
+from simcore.studies.elastic.agent import (
+    ETA,
+    GAMMA,
+    SWEEPS,
+    Decision,
+    Learner,
+    PreTraining,
+    distinct_rows,
+    response,
+    train_and_run,
+)
 from simcore.studies.elastic.esn import Readout, Reservoir
 from simcore.studies.elastic.jobsets import job_set
-from simcore.studies.elastic.site import POOL_MIN, STABILITY, pool_levels
+from simcore.studies.elastic.site import POOL_MIN, STABILITY, pool_levels, run_site
 
 
 def test_responsiveness_w():
@@ -60,3 +71,78 @@ def test_same_seed_same_decisions():
     assert [d.value for d in record.decisions] == [d.value for d in record_again.decisions]
     other, _ = train_and_run(jobs, 1.0, False, "ORA", seed=5)
     assert not np.array_equal(first.start, other.start)
+
+
+def test_distinct_rows_equal_numpy_unique():
+    rng = np.random.default_rng(2)
+    rows = rng.integers(0, 3, (200, 4)).astype(float) / 3
+    distinct, index = distinct_rows(rows)
+    expected, inverse = np.unique(rows, axis=0, return_inverse=True)
+    np.testing.assert_array_equal(distinct, expected)
+    np.testing.assert_array_equal(index, inverse.ravel())
+    np.testing.assert_array_equal(distinct[index], rows)
+
+
+def decide_among(learner, job_rows, levels):
+    return learner._decide(np.full(11, 0.5), job_rows, levels)
+
+
+def test_ties_go_to_the_earliest_job_then_the_smaller_level():
+    learner = Learner(Reservoir.generate(20, 0), Readout(), 0.5, True, seed=0, pool_top=50, epsilon=0.0)
+    learner.readout.beta = np.random.default_rng(1).normal(size=16)
+    rows = np.tile(np.linspace(0, 1, 8), (3, 1))  # three jobs with identical inputs: equal Q
+    assert decide_among(learner, rows, np.array([30])) == 0
+    learner.readout.beta = np.zeros(16)  # every candidate Q = 0, whatever its job and level
+    rows[0, 0] = 1.0
+    assert decide_among(learner, rows, np.array([30, 40])) == 0
+
+
+def test_exploration_draws_one_uniform_then_an_integer():
+    seed, candidates = 7, 3 * 2
+    draws = np.random.default_rng([seed, 1])
+    learner = Learner(Reservoir.generate(20, seed), Readout(), 0.5, True, seed=seed, pool_top=50, epsilon=1.0)
+    rows = np.random.default_rng(0).random((3, 8))
+    for _ in range(5):
+        assert draws.random() < 1.0
+        assert decide_among(learner, rows, np.array([30, 40])) == draws.integers(candidates)
+
+
+def test_pre_training_sweeps_refit_five_times_from_zero():
+    jobs = busy_set(n=1200, seed=2)
+    reservoir = Reservoir.generate(19, 3)
+    pre = PreTraining(reservoir, Readout(), 0.5, False, seed=3, pool_top=jobs.rigid_pool)
+    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, "EST")
+    known = [d for d in pre.record.decisions if d.reward is not None]
+    Z, rewards = np.array([d.z for d in known]), np.array([d.reward for d in known])
+    assert len(known) == jobs.pre_training
+    pre.sweeps()
+    # by hand: Q^(0) = 0; sweep k fits y = r + γ Q^(k-1)(z_{t+1}), the last decision's target r
+    ridge = np.diag([0.0] + [1e-6] * 15)
+    beta = np.zeros(16)
+    for _ in range(SWEEPS):
+        after = np.append(Z[1:] @ beta, 0.0)
+        beta = np.linalg.solve(Z.T @ Z + ridge, Z.T @ (rewards + GAMMA * after))
+    np.testing.assert_allclose(pre.readout.beta, beta, rtol=1e-9, atol=1e-9)
+
+
+def test_a_pool_only_decision_is_rewarded_at_once():
+    from test_env import dense_example
+
+    from simcore.studies.elastic.env import ElasticEnv
+
+    env = ElasticEnv(dense_example(), lam=0.3)
+    obs, info = env.reset(seed=0)
+    checked = 0
+    terminated = False
+    while not terminated and checked < 5:
+        mask = info["action_mask"]
+        if env.point.pool_only:
+            expected = 0.3 + 0.7 * env.point.site.utilisation()
+            decision = info["decisions"]
+        action = int(np.flatnonzero(mask)[-1])  # the largest level: pool-only decisions keep coming
+        pool_only = env.point.pool_only
+        obs, reward, terminated, _, info = env.step(action)
+        if pool_only:
+            assert info["known_rewards"][0] == (decision, expected)
+            checked += 1
+    assert checked == 5

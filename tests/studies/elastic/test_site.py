@@ -124,3 +124,91 @@ def test_fairness_from_a_schedule_equals_the_sites_own():
     run = run_site(jobset, FCFS(), 4, jobset.pre_training, n, model="ORA")
     again = fairness_at_starts(jobset, run.start, jobset.pre_training, n)
     np.testing.assert_allclose(again[50:], run.fairness[50:], rtol=0, atol=1e-12)
+
+
+def test_consecutive_sets_and_the_whole_set():
+    from simcore.studies.elastic.jobsets import consecutive_sets, whole_set
+
+    n = 70  # every third job parallel: 47 serial jobs, two sets of 20 and 7 left over
+    procs = [2 if k % 3 == 2 else 1 for k in range(n)]
+    jobs = workload(np.arange(n, dtype=float) * 10, [50.0] * n, [1 + k % 4 for k in range(n)], procs=procs)
+    serial_ids = jobs.job_id[np.asarray(procs) == 1]
+    sets = consecutive_sets(jobs, "hand", size=20, pre_training=5)
+    assert [s.name for s in sets] == ["hand set 1", "hand set 2"]
+    assert sets[0].job_id.tolist() == serial_ids[:20].tolist() and sets[1].job_id.tolist() == serial_ids[20:40].tolist()
+    assert len(consecutive_sets(jobs, "hand", size=20, count=1, pre_training=5)) == 1
+    everything = whole_set(jobs, "hand", pre_training=5)
+    assert everything.job_id.tolist() == serial_ids.tolist() and everything.name == "hand all serial jobs"
+    with pytest.raises(JobSetError, match="47 serial jobs, fewer than one set of 50"):
+        consecutive_sets(jobs, "hand", size=50)
+
+
+class Recorder(FCFS):
+    """FCFS that keeps, at each decision, the time, the inputs and each running job's frozen e_j."""
+
+    def __init__(self):
+        self.seen = []
+
+    def choose(self, site, levels):
+        queue = np.asarray(site.queue)
+        self.seen.append(
+            (site.t, site.state_inputs(), site.action_inputs(queue), dict(site.expected), site.utilisation())
+        )
+        return super().choose(site, levels)
+
+
+def est_set():
+    # pre-training: batch 1000 and 3000 s (median 2000), interactive 100 s; online on 1 core:
+    # job 3 (batch 5000 s) at t=10, 4 (batch 1000 s) at 20, 5 (interactive 300 s, VO of group 2) at 30
+    jobs = workload([0, 0, 0, 10, 20, 30], [1000, 3000, 100, 5000, 1000, 300], [1, 1, 2, 1, 1, 2])
+    return job_set(serial_jobs(jobs), np.arange(6), "est", pre_training=3)
+
+
+def test_state_and_action_inputs_and_frozen_estimates():
+    jobset = est_set()
+    policy = Recorder()
+    run_site(jobset, policy, 1, jobset.pre_training, len(jobset), model="EST")
+    (t0, state0, action0, _, _), (t1, state1, action1, expected1, _), _ = policy.seen
+    assert t0 == 10 and t1 == 5010  # job 3 first, then job 4 when job 3 ends
+    # the first decision: nothing runs, job 3 waits alone with e = 2000 (the pre-training batch median)
+    vo3 = jobset.vo[3]
+    np.testing.assert_array_equal(state0[:4], [0.0, 0.0, phi(2000.0), 1.0])
+    np.testing.assert_array_equal(state0[4:], np.eye(7)[vo3])
+    assert action0.shape == (1, 8) and action0[0, 0] == 0.0 and action0[0, -1] == phi(2000.0)
+    assert action0[0, 1:-1].tolist() == np.eye(7)[vo3][:6].tolist()  # VO one-hot without "rest"
+    # the second: job 3 completed (EST batch median now 5000 over the last 7 days), 4 and 5 wait
+    assert expected1 == {}  # nothing runs at t = 5010
+    assert action1[:, -1].tolist() == [phi(5000.0), phi(100.0)]  # batch: 5000; interactive: fallback 100
+    np.testing.assert_allclose(state1[2], phi((5000.0 + 100.0) / 1))  # backlog over the pool
+    np.testing.assert_array_equal(state1[4:], (np.eye(7)[jobset.vo[4]] + np.eye(7)[jobset.vo[5]]) / 2)
+
+
+def test_running_estimates_are_frozen_at_their_start():
+    jobset = est_set()
+    policy = Recorder()
+    run_site(jobset, policy, 2, jobset.pre_training, len(jobset), model="EST")
+    # 2 cores: job 3 starts at 10 (e = 2000), job 4 at 20 (e = 2000); job 5 waits until 1020
+    (_, _, _, before, _), (_, _, _, running, _), (t, state, _, at_third, _) = policy.seen
+    assert running == {3: 2000.0} and t == 1020 and at_third == {3: 2000.0}
+    # job 4's completion changed the batch median to 1000, yet job 3 keeps its e = 2000:
+    # remaining 2000 - (1020 - 10) = 990, workload over the 2 cores, time to a free core 990
+    np.testing.assert_allclose(state[:2], [phi(990.0 / 2), phi(990.0)])
+
+
+def test_utilisation_since_the_online_start_is_one_while_no_area():
+    jobset = hand_set()
+    policy = Recorder()
+    run_site(jobset, policy, 2, jobset.pre_training, len(jobset), model="ORA")
+    at = {t: u for t, _, _, _, u in policy.seen}
+    # 2 cores from t = 10: jobs 1 (100 s) and 2 (30 s) start at 10 (no area yet: U = 1);
+    # job 2 ends at 40 (work 30 over 2 x 30), job 3 (5 s) ends at 45 (35 over 2 x 35)
+    assert at[10] == 1.0 and at[40] == 30 / 60 and at[45] == 35 / 70
+
+
+def test_fairness_is_one_before_any_work():
+    jobs = workload([0, 10, 20], [5, 0, 50], [1, 1, 2])
+    jobset = job_set(serial_jobs(jobs), np.arange(3), "empty", pre_training=1)
+    run = run_site(jobset, FCFS(), 2, jobset.pre_training, len(jobset), model="ORA")
+    assert run.fairness[1] == 1.0  # the first election, of a job with p = 0: nothing delivered at all
+    # then group 2 (50 of the 55 s of work) has everything, group 1 nothing of its 5/55
+    assert run.fairness[2] == pytest.approx(1 - (5 / 55) / (50 / 55), abs=1e-15)
