@@ -39,6 +39,7 @@ STUDIES = (
     "learned_policies",
     "dynamic_scheduling",
     "coscheduling",
+    "elastic",
 )
 # the rule whose jobs show that a study runs
 STUDY_RULES = {
@@ -49,6 +50,7 @@ STUDY_RULES = {
     "learned_policies": "trial_scores",
     "dynamic_scheduling": "dynamic_sweep",
     "coscheduling": "coscheduling_flush",
+    "elastic": "elastic_run",
 }
 
 
@@ -62,6 +64,7 @@ def study_traces(config: dict) -> dict:
         "learned_policies": [config["learned_policies"]["model"]],
         "dynamic_scheduling": config["dynamic_scheduling"]["traces"],
         "coscheduling": config["coscheduling"]["traces"],
+        "elastic": config["elastic"]["traces"],
     }
 
 
@@ -77,7 +80,7 @@ def jobs_for(total: int, per_job: int) -> int:
 def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     """Jobs per rule of the campaign restricted to `name` alone, from the configuration."""
     studies = users(name, config)
-    fixed, prediction, simple, learned, dynamic, sharing = (
+    fixed, prediction, simple, learned, dynamic, sharing, elastic = (
         int(study in studies)
         for study in (
             "fixed_policy",
@@ -86,15 +89,17 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
             "learned_policies",
             "dynamic_scheduling",
             "coscheduling",
+            "elastic",
         )
     )
+    job_sets = config["elastic"]["job_sets"].get(name, 1)
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
-    section = prediction or simple or learned or dynamic or sharing
+    section = prediction or simple or learned or dynamic or sharing or elastic
     jobs = {
         "fetch_trace": logged * bool(studies),
         "filter_trace": logged * fixed,
         "model_trace": (1 - logged) * bool(studies),
-        "study_trace": logged * (prediction + simple + dynamic + sharing),
+        "study_trace": logged * (prediction + simple + dynamic + sharing + elastic),
         "resample": fixed,
         "sweep_fixed_policies": fixed * jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]),
         "aggregate_fixed_policies": fixed,
@@ -127,6 +132,9 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "coscheduling_replay": sharing,
         "coscheduling_tables": sharing,
         "plot_coscheduling": sharing,
+        "elastic_run": elastic * (1 if job_sets == "all" else job_sets),
+        "elastic_tables": elastic,
+        "plot_elastic": elastic,
         "fixed_policy_tables": fixed,
         "bandit_tables": fixed,
         "report": int(bool(fixed or section)),  # the sections of the studies that run
@@ -299,13 +307,14 @@ def run(workdir: Path, config: dict, *args) -> None:
 
 def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
     # .test's configuration restricted to lublin-256: the dynamic scheduling experiments, without
-    # the learned functions, and the co-scheduling study; the report from their two sections
+    # the learned functions, the co-scheduling and elastic studies; the report from their sections
     alone = tmp_path / "alone"
     run(alone, TINY, "--config", "only=[lublin-256]")
     results = alone / "results"
     assert sorted(path.name for path in results.iterdir()) == [
         "coscheduling",
         "dynamic_scheduling",
+        "elastic",
         "logs",
         "reproduction.csv",
         "reproduction.md",
@@ -318,11 +327,13 @@ def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
     assert list(medians.columns[4:]) == ["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1"]
     reproduction = pd.read_csv(results / "reproduction.csv")
     assert set(reproduction["table"]) == {"Table 3.3", "Table 3 (ratios to Slurm)", "Table 2"}
-    # Table 3.3: 3 settings x 8 policies; ASA_X: 3 loads x (STATIC, ASAX) x 4 columns
+    # Table 3.3: 3 settings x 8 policies; ASA_X: 3 loads x (STATIC, ASAX) x 4 columns; the elastic
+    # study on a model with a fitted VO profile claims no published value
     assert len(reproduction) == 3 * 8 + 3 * 2 * 4
     text = (results / "reproduction.md").read_text()
     assert text.startswith("# Reproduction report")
     assert "Thesis, section 3.3" in text and "## Co-scheduling" in text and "## Bandit policy selection" not in text
+    assert "## Responsive scheduling and elastic provisioning" in text
 
     # the same with lublin-256 as the fixed-policy and bandit studies' trace: rule report, one section
     both = tmp_path / "both"

@@ -273,6 +273,36 @@ def test_coscheduling_runs_for_one_trace(tiny_run, tmp_path):
     assert not (tmp_path / "results" / "coscheduling" / "runs" / "lublin-256").exists()
 
 
+def test_elastic_outputs(tiny_run):
+    results = tiny_run / "results" / "elastic"
+    kth = pd.read_parquet(results / "runs" / "KTH-SP2" / "2.parquet")
+    baselines = ["FCFS", "EDF", "FCFS on the pool of ELA-EST-0.5", "FCFS on the pool of ELA-ORA-1", "FCFS P_max", "NAT"]
+    assert kth["run"].tolist() == ["RIG-EST-0.5", "ELA-EST-0.5", "ELA-ORA-1", *baselines]  # one seed
+    elastic = kth[kth["kind"] == "ELA"]
+    assert set(kth["jobset"]) == {"KTH-SP2 set 2"} and (elastic["mean_pool"] > elastic["rigid_pool"]).all()
+    model = read_provenance(results / "runs" / "lublin-256" / "1.parquet")
+    assert model["vo_source"].startswith("the fitted lpc-egee VO profile") and model["time_compression"] == 5
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert summary.set_index(["trace", "run"]).loc[("KTH-SP2", "RIG-EST-0.5"), "runs"] == 2  # two sets, one seed
+    for figure in ("responsiveness", "pool", "utilisation", "fairness"):
+        for trace in ("KTH-SP2", "lublin-256"):
+            assert (results / "plots" / f"{trace}.{figure}.png").stat().st_size > 10_000
+    reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
+    rows = reproduction[reproduction["paper"] == "elastic-2009"]
+    assert set(rows["row"].str.split().str[0]) == {"KTH-SP2"}  # the profiled model has none
+    report = (tiny_run / "results" / "reproduction.md").read_text()
+    assert "SARSA + ESN" in report and "submissions compressed 5 times" in report
+
+
+def test_elastic_runs_for_one_trace(tiny_run, tmp_path):
+    run_snakemake(tmp_path, {}, "elastic", "--config", "only=[KTH-SP2]")
+    for name in ("runs/KTH-SP2/1.parquet", "series/KTH-SP2/2.parquet", "pools/KTH-SP2/1.parquet"):
+        assert (tmp_path / "results" / "elastic" / name).read_bytes() == (
+            tiny_run / "results" / "elastic" / name
+        ).read_bytes()
+    assert not (tmp_path / "results" / "elastic" / "runs" / "lublin-256").exists()
+
+
 def test_dynamic_scheduling_runs_for_one_trace(tiny_run, tmp_path):
     config = {**TINY, "dynamic_scheduling": {**TINY["dynamic_scheduling"], "traces": ["KTH-SP2"]}}
     run_snakemake(tmp_path, config, "dynamic_scheduling")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.studies.elastic.jobsets import PRE_TRAINING_JOBS, SET_JOBS, JobSetError, consecutive_sets, whole_set
+from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import elastic_markdown, reproduction_rows
 from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset, speedups, summary_table
 from simcore.workloads.commands import positive_float
@@ -23,16 +24,29 @@ LOG_GROUPS = "the trace's groups"  # where a real log's VOs come from (its rows 
 def _runs(text: str) -> dict:
     """--runs: JSON {name: {"elastic": bool, "model": "ORA" | "EST", "lambda": λ}}."""
     runs = json.loads(text)
+    if not isinstance(runs, dict) or not runs:
+        raise argparse.ArgumentTypeError(f"a non-empty JSON object of runs, got {text}")
     checked = {}
     for name, options in runs.items():
-        if set(options) != set(RUN_KEYS):
+        if not isinstance(options, dict) or set(options) != set(RUN_KEYS):
+            keys = ", ".join(RUN_KEYS)
+            raise argparse.ArgumentTypeError(f"run {name!r} needs exactly the keys {keys}, got {options}")
+        elastic, model, lam = (options[key] for key in RUN_KEYS)
+        number = isinstance(lam, int | float) and not isinstance(lam, bool)
+        if not isinstance(elastic, bool) or model not in ("ORA", "EST") or not (number and 0 <= lam <= 1):
             raise argparse.ArgumentTypeError(
-                f"run {name!r} needs exactly the keys {', '.join(RUN_KEYS)}, got {sorted(options)}"
+                f"run {name!r}: elastic true or false, model ORA or EST and lambda in [0, 1], got {options}"
             )
-        if options["model"] not in ("ORA", "EST") or not 0 <= options["lambda"] <= 1:
-            raise argparse.ArgumentTypeError(f"run {name!r}: model ORA or EST and lambda in [0, 1], got {options}")
-        checked[name] = (bool(options["elastic"]), options["model"], float(options["lambda"]))
+        checked[name] = (elastic, model, float(lam))
     return checked
+
+
+def _count(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return value
 
 
 def add_commands(commands) -> None:
@@ -44,10 +58,10 @@ def add_commands(commands) -> None:
         required=True,
         help="K: the K-th (from 1) consecutive set of --set-jobs serial jobs; all: every serial job as one set",
     )
-    run.add_argument("--set-jobs", type=int, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})")
+    run.add_argument("--set-jobs", type=_count, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})")
     run.add_argument(
         "--pre-training",
-        type=int,
+        type=_count,
         default=PRE_TRAINING_JOBS,
         help=f"the first jobs of a set, run by EDF to pre-train the learner (default {PRE_TRAINING_JOBS})",
     )
@@ -64,7 +78,7 @@ def add_commands(commands) -> None:
         help="divide the submit times by this factor (a model trace's serial load made a grid site's; default 1)",
     )
     run.add_argument("--runs", type=_runs, help="JSON runs (default: the paper's nine)")
-    run.add_argument("--seeds", type=int, default=5, help="learner seeds (default 5)")
+    run.add_argument("--seeds", type=_count, default=5, help="learner seeds (default 5)")
     run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
     run.add_argument("--series", required=True, metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)")
     run.add_argument("--pools", required=True, metavar="POOLS.parquet", help="the pool over time (seed 0)")
@@ -84,8 +98,6 @@ def add_commands(commands) -> None:
 
 
 def run_experiment(args) -> int:
-    if args.seeds < 1:
-        raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
     workload = read_workload(args.workload)
     source = LOG_GROUPS
     if args.vo_profile:
@@ -98,15 +110,15 @@ def run_experiment(args) -> int:
         if args.set == "all":
             jobs = whole_set(workload, args.trace, args.pre_training)
         else:
-            try:
-                number = int(args.set)
-            except ValueError:
-                raise ValueError(f"--set must be a set number (from 1) or all, got {args.set!r}") from None
+            number = int(args.set) if args.set.isdigit() else 0
+            if number < 1:
+                raise JobSetError(f"--set must be a set number (from 1) or all, got {args.set!r}")
             sets = consecutive_sets(workload, args.trace, args.set_jobs, number, args.pre_training)
-            if not 1 <= number <= len(sets):
+            if number > len(sets):
                 raise JobSetError(f"{args.trace} has {len(sets)} sets of {args.set_jobs} serial jobs, no set {number}")
             jobs = sets[number - 1]
-    except JobSetError as error:
+        measured(jobs)  # a set too small for the metrics stops here, before any run
+    except (JobSetError, ValueError) as error:
         raise JobSetError(f"{args.workload}: {error}") from None
     runs = args.runs or DEFAULT_RUNS
     frame, series, pools = run_jobset(jobs, runs, args.seeds)

@@ -70,6 +70,8 @@ def rigid_pool(submit: np.ndarray, run: np.ndarray) -> int:
 def job_set(serial: Workload, indices: np.ndarray, name: str, pre_training: int = PRE_TRAINING_JOBS) -> JobSet:
     """The job set of the serial jobs at `indices` (workload order): VOs and shares over the set."""
     jobs = serial.take(indices)
+    if pre_training < 1:
+        raise JobSetError(f"{name}: {pre_training} pre-training jobs: EST's fallback medians need at least one")
     if len(jobs) <= pre_training:
         raise JobSetError(f"{name}: {len(jobs)} jobs, not more than the {pre_training} pre-training jobs")
     work = np.maximum(jobs.run, 0.0)
