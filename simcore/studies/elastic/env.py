@@ -181,6 +181,8 @@ class SchedulingEnv(gymnasium.Env):
         self._loop = None
         self.point: DecisionPoint | None = None
         self.result = None
+        self._slot_jobs = np.full(self.slots, -1, dtype=np.int64)
+        self._mask = self._valid_actions()
 
     def _action_count(self) -> int:
         return self.slots
@@ -213,7 +215,7 @@ class SchedulingEnv(gymnasium.Env):
     def step(self, action):
         if self.point is None:
             raise RuntimeError("the episode is over: call reset()")
-        mask = self.action_masks()
+        mask = self._mask
         if not (isinstance(action, int | np.integer) and 0 <= action < len(mask) and mask[action]):
             raise ValueError(f"action {action} is not valid here; valid actions: {np.flatnonzero(mask).tolist()}")
         job, level = self._chosen(int(action))
@@ -240,11 +242,14 @@ class SchedulingEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The valid actions; after the end only action 0 (no decision is pending)."""
+        return self._mask.copy()
+
+    def _valid_actions(self) -> np.ndarray:
         mask = np.zeros(self.action_space.n, dtype=bool)
         if self.point is None:
             mask[0] = True
             return mask
-        mask[: self.slots] = self._candidates() >= 0
+        mask[: self.slots] = self._slot_jobs >= 0
         return mask
 
     # -- the simulation ----------------------------------------------------------------------
@@ -256,6 +261,9 @@ class SchedulingEnv(gymnasium.Env):
         except StopIteration as finished:
             self.point = None
             self.result = finished.value
+        # what a decision's step, observation and info read, computed once per decision
+        self._slot_jobs = self._fill_slots()
+        self._mask = self._valid_actions()
 
     def _completed(self, site: Site, j: int) -> None:
         decision = self._decision_of_job.pop(j)
@@ -266,7 +274,7 @@ class SchedulingEnv(gymnasium.Env):
         other = utilisation if self.elastic else float(site.result.fairness[j])
         self._known.append((decision, self.lam * responsiveness + (1 - self.lam) * other))
 
-    def _candidates(self) -> np.ndarray:
+    def _fill_slots(self) -> np.ndarray:
         """The job of each slot (-1: empty) at the pending decision."""
         slots = np.full(self.slots, -1, dtype=np.int64)
         if self.point is None or self.point.pool_only:
@@ -281,7 +289,7 @@ class SchedulingEnv(gymnasium.Env):
         return slots
 
     def _chosen(self, action: int) -> tuple[int, int]:
-        return int(self._candidates()[action]), self.point.site.pool
+        return int(self._slot_jobs[action]), self.point.site.pool
 
     # -- observation and info ----------------------------------------------------------------
 
@@ -291,7 +299,7 @@ class SchedulingEnv(gymnasium.Env):
             return observation
         site = self.point.site
         observation[:STATE_INPUTS] = site.state_inputs()
-        candidates = self._candidates()
+        candidates = self._slot_jobs
         filled = np.flatnonzero(candidates >= 0)
         per_slot = observation[STATE_INPUTS : STATE_INPUTS + self.slots * SLOT_INPUTS].reshape(self.slots, SLOT_INPUTS)
         if len(filled):
@@ -309,7 +317,7 @@ class SchedulingEnv(gymnasium.Env):
         return {
             "time": float(site.t) if site is not None else float(np.nanmax(self.result.end)),
             "decisions": self.decisions,
-            "candidates": self._candidates(),
+            "candidates": self._slot_jobs.copy(),
             "pool": int(site.pool) if site is not None else int(self.result.pool_sizes[-1]),
             "job": self.last_job,
             "level": self.last_level,
@@ -343,14 +351,14 @@ class ElasticEnv(SchedulingEnv):
     def _action_count(self) -> int:
         return (self.slots + 1) * len(self.levels)
 
-    def action_masks(self) -> np.ndarray:
+    def _valid_actions(self) -> np.ndarray:
         if self.point is None:
-            return super().action_masks()
+            return super()._valid_actions()
         allowed_levels = np.isin(self.levels, self.point.levels)
-        slots = np.append(self._candidates() >= 0, self.point.pool_only)
+        slots = np.append(self._slot_jobs >= 0, self.point.pool_only)
         return np.outer(slots, allowed_levels).ravel()
 
     def _chosen(self, action: int) -> tuple[int, int]:
         slot, level = divmod(action, len(self.levels))
-        job = -1 if slot == self.slots else int(self._candidates()[slot])
+        job = -1 if slot == self.slots else int(self._slot_jobs[slot])
         return job, int(self.levels[level])
