@@ -119,7 +119,8 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert {"trace", "order", "threshold", "backfill", "mean", "p10", "p90", "variants"} <= set(table.columns)
     reproduction = pd.read_csv(results / "reproduction.csv")
     assert list(reproduction.columns) == ["paper", "table", "row", "column", "published", "ours", "difference"]
-    assert set(reproduction["paper"]) == {"bandit-2017", "prediction-sc15", "thesis-ch3", "thesis-ch4", "asax-2024"}
+    papers = {"bandit-2017", "prediction-sc15", "thesis-ch3", "thesis-ch4", "asax-2024", "elastic-2009"}
+    assert set(reproduction["paper"]) == papers
     reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
     assert set(reproduction["row"]) == {"KTH-SP2", "UniLu-Gaia"}
     assert set(reproduction["table"]) == {"Table 2", "Table 3"}
@@ -503,6 +504,7 @@ def test_malformed_trace_fails_with_a_clear_message(tmp_path):
             "simple_policies": {"traces": ["lublin-128"]},
             "dynamic_scheduling": {"traces": ["lublin-128"]},
             "coscheduling": {"traces": ["lublin-128"], "profiles": {"lublin-128": "gaia"}},
+            "elastic": {"traces": ["lublin-128"], "profiles": {"lublin-128": "lpc-egee"}},
         },
         check=False,
     )

@@ -126,7 +126,7 @@ def test_pre_training_sweeps_refit_five_times_from_zero():
 
 
 def test_a_pool_only_decision_is_rewarded_at_once():
-    from test_env import dense_example
+    from test_elastic_env import dense_example
 
     from simcore.studies.elastic.env import ElasticEnv
 
