@@ -193,11 +193,7 @@ class Site:
 
     def start(self, j: int, level: int) -> None:
         """Start waiting job j on an idle core, the pool set to `level` first (elastic)."""
-        if level != self.pool:
-            self.pool = level
-            self.last_change = self.t
-            self.result.pool_times.append(self.t)
-            self.result.pool_sizes.append(level)
+        self.resize(level)
         self.result.fairness[j] = self.fairness_of(j)
         self.queue.remove(j)
         self.running[j] = self.t
@@ -209,7 +205,7 @@ class Site:
         heapq.heappush(self.completions, (self.t + float(self.jobs.run[j]), j))
 
     def resize(self, level: int) -> None:
-        """A pool-only decision."""
+        """Set the pool to `level` (a change unless it is the current pool)."""
         if level != self.pool:
             self.pool = level
             self.last_change = self.t
