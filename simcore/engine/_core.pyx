@@ -105,6 +105,12 @@ cdef class Simulation:
     cdef Py_ssize_t n_running
     cdef Heap completions, expiries
     cdef readonly long long passes
+    # job selection (the agent picks the head, simcore.envs): the chosen head
+    # (-1: none), whether its EASY backfilling ran at this instant, and the
+    # number of waiting jobs
+    cdef readonly Py_ssize_t head
+    cdef bint head_passed
+    cdef Py_ssize_t n_waiting
 
     def __cinit__(self):
         self.running = NULL
@@ -158,6 +164,7 @@ cdef class Simulation:
         self.predictor = predictor
         predictor.owner = <size_t> <void*> self
         self.now = -INFINITY
+        self.head = -1
         self.estimate = np.zeros(n)
         self.initial_estimate = np.zeros(n)
         self.estimated_end = np.zeros(n)
@@ -302,6 +309,7 @@ cdef class Simulation:
         self.backfilled[j] = backfilled
         self.order_at_start[j] = self.order
         self.free_procs -= self.jobs.procs[j]
+        self.n_waiting -= 1
         sorted_insert(self.running, &self.n_running, self.estimated_end[j], j)
         heap_push(&self.completions, self.end[j], j)
         self.predictor.started(j, t)
@@ -349,16 +357,16 @@ cdef class Simulation:
         self.estimate[j] = e
         self.initial_estimate[j] = e
         self.state[j] = WAITING
+        self.n_waiting += 1
         self._enqueue(j, t)
 
     # -- one scheduling pass (SEMANTICS §4) ----------------------------------
 
     cdef void _pass(self, double t) noexcept nogil:
         cdef QueueCursor cursor
-        cdef Py_ssize_t j, h = -1, i
-        cdef long long q_h, available, extra
+        cdef Py_ssize_t j, h = -1
+        cdef long long extra
         cdef double shadow
-        cdef WaitList* bf
         if self.free_procs == 0:
             return      # nothing can start: every job needs a processor
         self.passes += 1
@@ -381,19 +389,7 @@ cdef class Simulation:
         if self.backfill == BACKFILL_NONE_CODE:
             return
         # 2. the head's reservation: shadow time and extra processors
-        q_h = self.jobs.procs[h]
-        available = self.free_procs
-        i = 0
-        while available < q_h:
-            available += self.jobs.procs[self.running[i].idx]
-            i += 1
-        shadow = self.running[i - 1].key
-        while i < self.n_running and self.running[i].key == shadow:
-            available += self.jobs.procs[self.running[i].idx]
-            i += 1
-        extra = available - q_h
-        if isnan(self.reservation[h]):
-            self.reservation[h] = shadow
+        shadow = self._reserve(h, &extra)
         # 3. backfill without delaying the reservation
         if self.backfill == BACKFILL_QUEUE_CODE:
             while self.free_procs > 0:
@@ -402,14 +398,38 @@ cdef class Simulation:
                     break
                 self._try_backfill(j, t, shadow, &extra)
         else:
-            bf = &self.lists[self.backfill_list]
-            self._prepare(bf, t)
-            i = 0
-            while self.free_procs > 0 and i < bf.size:
-                j = bf.items[i].idx
-                i += 1
-                if j != h and self.state[j] == WAITING:
-                    self._try_backfill(j, t, shadow, &extra)
+            self._backfill_by_order(h, t, shadow, &extra)
+
+    cdef double _reserve(self, Py_ssize_t h, long long* extra) noexcept nogil:
+        """The blocked head h's shadow time (returned, and kept as its first
+        reservation) and the extra processors at that time."""
+        cdef long long q_h = self.jobs.procs[h]
+        cdef long long available = self.free_procs
+        cdef Py_ssize_t i = 0
+        cdef double shadow
+        while available < q_h:
+            available += self.jobs.procs[self.running[i].idx]
+            i += 1
+        shadow = self.running[i - 1].key
+        while i < self.n_running and self.running[i].key == shadow:
+            available += self.jobs.procs[self.running[i].idx]
+            i += 1
+        extra[0] = available - q_h
+        if isnan(self.reservation[h]):
+            self.reservation[h] = shadow
+        return shadow
+
+    cdef void _backfill_by_order(self, Py_ssize_t h, double t, double shadow,
+                                 long long* extra) noexcept nogil:
+        """Backfill the waiting jobs but h in the backfill order's list."""
+        cdef WaitList* bf = &self.lists[self.backfill_list]
+        cdef Py_ssize_t i = 0, j
+        self._prepare(bf, t)
+        while self.free_procs > 0 and i < bf.size:
+            j = bf.items[i].idx
+            i += 1
+            if j != h and self.state[j] == WAITING:
+                self._try_backfill(j, t, shadow, extra)
 
     cdef inline void _try_backfill(self, Py_ssize_t j, double t, double shadow,
                                    long long* extra) noexcept nogil:
@@ -426,30 +446,110 @@ cdef class Simulation:
 
     # -- the event loop (SEMANTICS §2) ---------------------------------------
 
+    cdef double _next_instant(self, double stop) noexcept nogil:
+        """Apply the events of the next instant before `stop` and return it
+        (INFINITY: no event before stop)."""
+        cdef double t = INFINITY
+        if self.next_submission < self.n:
+            t = self.jobs.submit[self.next_submission]
+        if self.completions.size > 0 and self.completions.items[0].key < t:
+            t = self.completions.items[0].key
+        if self.expiries.size > 0 and self.expiries.items[0].key < t:
+            t = self.expiries.items[0].key
+        if t == INFINITY or t >= stop:
+            return INFINITY
+        while self.completions.size > 0 and self.completions.items[0].key == t:
+            self._complete(heap_pop(&self.completions), t)
+        while self.expiries.size > 0 and self.expiries.items[0].key == t:
+            self._correct(heap_pop(&self.expiries), t)
+        while (self.next_submission < self.n
+               and self.jobs.submit[self.next_submission] == t):
+            self._submit(self.next_submission, t)
+            self.next_submission += 1
+        self.now = t
+        return t
+
     cdef void _advance(self, double stop) noexcept nogil:
         cdef double t
         while True:
-            t = INFINITY
-            if self.next_submission < self.n:
-                t = self.jobs.submit[self.next_submission]
-            if self.completions.size > 0 and self.completions.items[0].key < t:
-                t = self.completions.items[0].key
-            if self.expiries.size > 0 and self.expiries.items[0].key < t:
-                t = self.expiries.items[0].key
-            if t == INFINITY or t >= stop:
+            t = self._next_instant(stop)
+            if t == INFINITY:
                 return
-            while self.completions.size > 0 and self.completions.items[0].key == t:
-                self._complete(heap_pop(&self.completions), t)
-            while self.expiries.size > 0 and self.expiries.items[0].key == t:
-                self._correct(heap_pop(&self.expiries), t)
-            while (self.next_submission < self.n
-                   and self.jobs.submit[self.next_submission] == t):
-                self._submit(self.next_submission, t)
-                self.next_submission += 1
-            self.now = t
             self._pass(t)
 
+    # -- job selection: the agent picks the head ----------------------------
+
+    cdef bint _to_decision(self) noexcept nogil:
+        """Run until a head must be chosen (True: a job waits and none is
+        chosen) or every job is done (False). A chosen head starts as soon as
+        it fits; until then, each instant backfills the other waiting jobs
+        around its reservation (EASY, recomputed at each instant), unless the
+        backfill is none."""
+        cdef long long extra
+        cdef double shadow
+        while True:
+            if self.head >= 0:
+                if self.jobs.procs[self.head] <= self.free_procs:
+                    self._start(self.head, self.now, False)
+                    self.head = -1
+                    continue
+                if self.backfill != BACKFILL_NONE_CODE and not self.head_passed:
+                    self.head_passed = True
+                    if self.free_procs > 0:
+                        self.passes += 1
+                        shadow = self._reserve(self.head, &extra)
+                        if self.backfill == BACKFILL_QUEUE_CODE:
+                            self._backfill_by_queue(self.head, self.now, shadow, &extra)
+                        else:
+                            self._backfill_by_order(self.head, self.now, shadow, &extra)
+            elif self.n_waiting > 0:
+                return True
+            if self._next_instant(INFINITY) == INFINITY:
+                return False
+            self.head_passed = False
+
+    cdef void _backfill_by_queue(self, Py_ssize_t h, double t, double shadow,
+                                 long long* extra) noexcept nogil:
+        """Backfill the waiting jobs but h in the queue order's list."""
+        cdef WaitList* wl = &self.lists[self.queue_list]
+        cdef Py_ssize_t i = 0, j
+        self._prepare(wl, t)
+        while self.free_procs > 0 and i < wl.size:
+            j = wl.items[i].idx
+            i += 1
+            if j != h and self.state[j] == WAITING:
+                self._try_backfill(j, t, shadow, extra)
+
     # -- Python interface ----------------------------------------------------
+
+    def next_decision(self):
+        """Job selection: run to the next instant where a head must be chosen;
+        True if one must, False when every job is done."""
+        cdef bint pending
+        with nogil:
+            pending = self._to_decision()
+        if not pending:
+            self._release_predictor()
+        return pending
+
+    def choose_head(self, Py_ssize_t j):
+        """Job selection: waiting job j is the head (validated by the caller)."""
+        self.head = j
+        self.head_passed = False
+
+    def waiting_jobs(self, long long[::1] out):
+        """Fill `out` with the first waiting jobs in submission order; return
+        how many there are in all (a window: out may be shorter)."""
+        cdef WaitList* fcfs = &self.lists[0]
+        cdef Py_ssize_t i = 0, j, count = 0, size = out.shape[0]
+        self._prepare(fcfs, self.now)
+        while count < size and i < fcfs.size:
+            j = fcfs.items[i].idx
+            i += 1
+            if self.state[j] == WAITING:
+                out[count] = j
+                count += 1
+        return self.n_waiting
 
     def run_until(self, double stop=INFINITY):
         """Process every instant t < stop; return True when all jobs are done."""
