@@ -106,10 +106,11 @@ cdef class Simulation:
     cdef Heap completions, expiries
     cdef readonly long long passes
     # job selection (the agent picks the head, simcore.envs): the chosen head
-    # (-1: none), whether its EASY backfilling ran at this instant, and the
-    # number of waiting jobs
+    # (-1: none), whether this instant has a pass (a processor was free after
+    # its events, as _pass needs), whether the head's backfilling ran in it,
+    # and the number of waiting jobs
     cdef readonly Py_ssize_t head
-    cdef bint head_passed
+    cdef bint pass_open, head_passed
     cdef Py_ssize_t n_waiting
 
     def __cinit__(self):
@@ -493,19 +494,19 @@ cdef class Simulation:
                     self._start(self.head, self.now, False)
                     self.head = -1
                     continue
-                if self.backfill != BACKFILL_NONE_CODE and not self.head_passed:
+                if self.pass_open and not self.head_passed and self.backfill != BACKFILL_NONE_CODE:
                     self.head_passed = True
-                    if self.free_procs > 0:
-                        self.passes += 1
-                        shadow = self._reserve(self.head, &extra)
-                        if self.backfill == BACKFILL_QUEUE_CODE:
-                            self._backfill_by_queue(self.head, self.now, shadow, &extra)
-                        else:
-                            self._backfill_by_order(self.head, self.now, shadow, &extra)
+                    shadow = self._reserve(self.head, &extra)
+                    if self.backfill == BACKFILL_QUEUE_CODE:
+                        self._backfill_by_queue(self.head, self.now, shadow, &extra)
+                    else:
+                        self._backfill_by_order(self.head, self.now, shadow, &extra)
             elif self.n_waiting > 0:
                 return True
             if self._next_instant(INFINITY) == INFINITY:
                 return False
+            self.pass_open = self.free_procs > 0
+            self.passes += self.pass_open
             self.head_passed = False
 
     cdef void _backfill_by_queue(self, Py_ssize_t h, double t, double shadow,
@@ -533,7 +534,11 @@ cdef class Simulation:
         return pending
 
     def choose_head(self, Py_ssize_t j):
-        """Job selection: waiting job j is the head (validated by the caller)."""
+        """Job selection: waiting job j is the head, at the pending decision."""
+        if self.head >= 0 or self.n_waiting == 0:
+            raise RuntimeError("no decision is pending: call next_decision() first")
+        if not 0 <= j < self.n or self.state[j] != WAITING:
+            raise ValueError(f"job {j} is not waiting at t = {self.now}")
         self.head = j
         self.head_passed = False
 

@@ -125,6 +125,26 @@ class Simulation:
         self.kernel_seconds += time.perf_counter() - began
         return done
 
+    def next_decision(self) -> bool:
+        """Job selection: run to the next instant where a waiting job must be chosen as the head
+        (True), or to the end (False). Use `waiting` and `choose` in between; a simulation driven
+        this way must not be run with `run_until` too."""
+        began = time.perf_counter()
+        pending = self._core.next_decision()
+        self.kernel_seconds += time.perf_counter() - began
+        return pending
+
+    def waiting(self, out: np.ndarray) -> int:
+        """Fill `out` (int64) with the first waiting jobs in submission order; return how many
+        jobs wait in all."""
+        return self._core.waiting_jobs(out)
+
+    def choose(self, job: int) -> None:
+        """The waiting job (a position in the workload) that is the head from now on: it starts
+        as soon as it fits; until then the others backfill around its reservation (EASY) unless
+        the backfill is none."""
+        self._core.choose_head(job)
+
     def set_order(self, order: str) -> None:
         """Switch the queue order; the next pass (the first at t >= the last
         stop) uses it."""
