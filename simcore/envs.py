@@ -12,6 +12,7 @@ ENVIRONMENTS = {
     "schedsweep/CoScheduling-v0": "simcore.studies.coscheduling.env:CoSchedulingEnv",
     "schedsweep/GridScheduling-v0": "simcore.studies.elastic.env:SchedulingEnv",
     "schedsweep/ElasticProvisioning-v0": "simcore.studies.elastic.env:ElasticEnv",
+    "schedsweep/JobSelection-v0": "simcore.studies.job_selection.env:JobSelectionEnv",
 }
 
 for env_id, entry_point in ENVIRONMENTS.items():

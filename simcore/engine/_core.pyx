@@ -83,7 +83,7 @@ cdef class Simulation:
 
     cdef JobArrays jobs
     cdef object _keep_alive
-    cdef long long machine_size, free_procs
+    cdef readonly long long machine_size, free_procs
     cdef Py_ssize_t n, next_submission, n_done
     cdef readonly int order
     cdef int backfill, correction
@@ -532,6 +532,28 @@ cdef class Simulation:
         if not pending:
             self._release_predictor()
         return pending
+
+    def running_jobs(self, long long[::1] out):
+        """Fill `out` with the running jobs by estimated end (earliest first);
+        return how many run in all."""
+        cdef Py_ssize_t i, size = min(out.shape[0], self.n_running)
+        for i in range(size):
+            out[i] = self.running[i].idx
+        return self.n_running
+
+    @property
+    def estimates(self):
+        """Current estimate of every submitted job, a read-only view."""
+        view = np.asarray(self.estimate)
+        view.flags.writeable = False
+        return view
+
+    @property
+    def estimated_ends(self):
+        """Estimated end of every started job (start + its current estimate), a read-only view."""
+        view = np.asarray(self.estimated_end)
+        view.flags.writeable = False
+        return view
 
     def choose_head(self, Py_ssize_t j):
         """Job selection: waiting job j is the head, at the pending decision."""

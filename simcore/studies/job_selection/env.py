@@ -1,0 +1,196 @@
+"""`schedsweep/JobSelection-v0` (docs/job_selection.md, draft): at each decision the agent picks the
+head among a window of waiting jobs; the core runs EASY (or no backfilling) to the next decision.
+
+Observation (float32, every entry in [0, 1]); W = window slots, in submission order:
+
+| index | meaning | normalisation |
+|---|---|---|
+| 6 s | slot s holds a waiting job | 0 or 1 |
+| 6 s + 1 | its wait `t - r` | `log_scale` |
+| 6 s + 2 | its requested time | `log_scale` |
+| 6 s + 3 | its processors | `/ m` |
+| 6 s + 4 | it fits now (`q <= free`) | 0 or 1 |
+| 6 s + 5 | its estimated run time (the estimate source's) | `log_scale` |
+| 6 W | free processors | `/ m` |
+| 6 W + 1 ... 6 W + 5 | processors the running jobs free within 1 min, 10 min, 1 h, 10 h, 100 h (estimated ends) | `/ m` |
+| 6 W + 6 | the episode's jobs done | `/ sequence length` |
+
+Reward: 0 at every step but the last, which gives minus the mean of the metric over the episode's
+jobs (bounded slowdown with τ = 10 s, wait, turnaround, slowdown), or the utilisation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import gymnasium
+import numpy as np
+
+from simcore.engine.metrics import TAU, job_metrics
+from simcore.engine.simulation import ORDERS, Simulation
+from simcore.workloads.example import example_workload
+from simcore.workloads.sources import load_workload
+
+JOB_FEATURES = 6
+HORIZONS = np.array([60.0, 600.0, 3600.0, 36000.0, 360000.0])
+MACHINE_FEATURES = 1 + len(HORIZONS) + 1
+REWARDS = ("bsld", "wait", "turnaround", "slowdown", "utilisation")
+BACKFILLS = ("easy", "none")
+LOG_TOP = 1e6  # seconds: log_scale reaches 1 at about 11.6 days
+
+
+def log_scale(seconds):
+    """min(1, ln(1 + x/60) / ln(1 + 10^6/60)): durations from seconds to days on one scale."""
+    return np.minimum(1.0, np.log1p(np.maximum(seconds, 0.0) / 60.0) / math.log1p(LOG_TOP / 60.0))
+
+
+def episode_reward(workload, start: np.ndarray, reward: str) -> float:
+    """Minus the mean of the metric over the episode's jobs, or the utilisation."""
+    per_job = job_metrics(workload, start, TAU)
+    run = np.minimum(workload.run, workload.requested)
+    if reward == "utilisation":
+        span = float(np.max(start + run) - np.min(workload.submit))
+        return float(np.sum(workload.procs * run) / (workload.machine_size * span)) if span > 0 else 0.0
+    values = {
+        "bsld": per_job["bsld"],
+        "wait": per_job["wait"],
+        "turnaround": per_job["flow"],
+        "slowdown": per_job["flow"] / np.maximum(run, 1e-9),
+    }[reward]
+    return -float(np.mean(values))
+
+
+class JobSelectionEnv(gymnasium.Env):
+    """Pick the head from a window of waiting jobs; see the module's docstring."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        workload=None,
+        *,
+        window: int = 128,
+        sequence_length: int | None = 256,
+        backfill: str = "easy",
+        backfill_order: str | None = None,
+        reward: str = "bsld",
+        estimate: str = "request",
+        filter_mode: str = "strict",
+        pwa_mirror=None,
+    ):
+        if backfill not in BACKFILLS:
+            raise ValueError(f"backfill {backfill!r}: choose one of {', '.join(BACKFILLS)}")
+        if backfill_order is not None and backfill_order not in ORDERS:
+            raise ValueError(f"backfill_order {backfill_order!r}: an order of {', '.join(ORDERS)}, or None")
+        if reward not in REWARDS:
+            raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
+        if window < 1:
+            raise ValueError(f"window {window}: at least one slot")
+        self.workload = (
+            example_workload(filter_mode)
+            if workload is None
+            else load_workload(workload, filter_mode=filter_mode, pwa_mirror=pwa_mirror)
+        )
+        if sequence_length is not None and not 1 <= sequence_length <= len(self.workload):
+            raise ValueError(f"sequence_length {sequence_length}: between 1 and the {len(self.workload)} jobs")
+        self.window = window
+        self.sequence_length = sequence_length
+        self.core_backfill = "none" if backfill == "none" else (backfill_order or "queue")
+        self.reward_name = reward
+        self.estimate = estimate
+        self.observation_space = gymnasium.spaces.Box(
+            0.0, 1.0, (window * JOB_FEATURES + MACHINE_FEATURES,), dtype=np.float32
+        )
+        self.action_space = gymnasium.spaces.Discrete(window)
+        self._slots = np.zeros(window, dtype=np.int64)
+        self._running = np.zeros(self.workload.machine_size, dtype=np.int64)
+        self._filled = 0
+        self._pending = False
+        self.episode = None
+        self.sim = None
+
+    # -- the Gymnasium API ---------------------------------------------------------------
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        options = dict(options or {})
+        length = self.sequence_length or len(self.workload)
+        start = options.pop("start", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; known: start")
+        if start is None:
+            start = int(self.np_random.integers(0, len(self.workload) - length + 1))
+        if not 0 <= start <= len(self.workload) - length:
+            raise ValueError(f"start {start}: between 0 and {len(self.workload) - length}")
+        self.episode = self.workload.take(np.arange(start, start + length))
+        self.sim = Simulation(self.episode, "FCFS", backfill=self.core_backfill, estimate=self.estimate)
+        self.decisions = 0
+        self._advance()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self.sim is None or not self._pending:
+            raise RuntimeError("the episode is over: call reset()")
+        if not (isinstance(action, int | np.integer) and 0 <= action < self._filled):
+            valid = list(range(self._filled))
+            raise ValueError(f"action {action} is not valid here; valid actions: slots {valid}")
+        self.sim.choose(int(self._slots[action]))
+        self.decisions += 1
+        self._advance()
+        terminated = not self._pending
+        info = self._info()
+        reward = 0.0
+        if terminated:
+            result = self.sim.finish()
+            reward = episode_reward(self.episode, result.start, self.reward_name)
+            info["metrics"] = result.summary()
+            info["start"] = result.start
+        return self._observation(), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        mask = np.zeros(self.window, dtype=bool)
+        mask[: self._filled] = True
+        if not self._pending:
+            mask[0] = True  # nothing pending: a placeholder, as gymnasium needs one valid action
+        return mask
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _advance(self) -> None:
+        self._pending = self.sim.next_decision()
+        waiting = self.sim.waiting(self._slots) if self._pending else 0
+        self._filled = min(waiting, self.window)
+
+    def _observation(self) -> np.ndarray:
+        observation = np.zeros(self.observation_space.shape, dtype=np.float32)
+        if not self._pending:
+            return observation
+        core = self.sim._core
+        w = self.episode
+        m = float(w.machine_size)
+        now, free = core.now, core.free_procs
+        jobs = self._slots[: self._filled]
+        per_slot = observation[: self.window * JOB_FEATURES].reshape(self.window, JOB_FEATURES)
+        per_slot[: self._filled, 0] = 1.0
+        per_slot[: self._filled, 1] = log_scale(now - w.submit[jobs])
+        per_slot[: self._filled, 2] = log_scale(w.requested[jobs])
+        per_slot[: self._filled, 3] = w.procs[jobs] / m
+        per_slot[: self._filled, 4] = w.procs[jobs] <= free
+        per_slot[: self._filled, 5] = log_scale(core.estimates[jobs])
+        running = self._running[: min(core.running_jobs(self._running), len(self._running))]
+        remaining = core.estimated_ends[running] - now
+        freed = (w.procs[running][None, :] * (remaining[None, :] <= HORIZONS[:, None])).sum(axis=1)
+        machine = observation[self.window * JOB_FEATURES :]
+        machine[0] = free / m
+        machine[1 : 1 + len(HORIZONS)] = freed / m
+        machine[-1] = np.count_nonzero(~np.isnan(core.end_times)) / len(w)
+        return observation
+
+    def _info(self) -> dict:
+        return {
+            "decisions": self.decisions,
+            "time": float(self.sim._core.now),
+            "jobs": np.where(np.arange(self.window) < self._filled, self._slots, -1),  # -1: an empty slot
+            "waiting": int(self._filled),
+            "action_mask": self.action_masks(),
+        }

@@ -1,0 +1,94 @@
+"""JobSelection-v0 (simcore/studies/job_selection/env.py): Gymnasium's checker, masks and invalid
+actions, determinism, and exactness: always choosing the first slot (the earliest waiting job) gives
+the core's FCFS on the same slice, job for job, in both backfill modes."""
+
+import re
+
+import gymnasium
+import numpy as np
+import pytest
+from conftest import PWA
+from gymnasium.utils.env_checker import check_env
+
+import simcore
+import simcore.envs
+from simcore.studies.job_selection.env import JobSelectionEnv
+
+CORE_BACKFILL = {"easy": "queue", "none": "none"}
+
+
+def burst_workload():
+    """40 jobs at t = 0 on 8 processors: every decision has many waiting jobs, so that the checker's
+    unmasked draws (its action space is seeded) fall on filled slots."""
+    rng = np.random.default_rng(3)
+    run = rng.integers(10, 1000, 40).astype(float)
+    return simcore.Workload.from_arrays(np.zeros(40), run, run * 2, rng.integers(1, 9, 40), 8)
+
+
+@pytest.mark.parametrize("options", [{}, {"backfill": "none"}, {"backfill_order": "SPF", "reward": "wait"}])
+def test_gymnasium_checker(options):
+    env = JobSelectionEnv(burst_workload(), window=8, sequence_length=40, **options)
+    env.action_space.seed(0)
+    check_env(env)
+
+
+def first_slot_episode(env, **reset):
+    obs, info = env.reset(**reset)
+    terminated = False
+    while not terminated:
+        assert info["action_mask"][0] and info["waiting"] >= 1
+        obs, reward, terminated, truncated, info = env.step(0)
+        assert not truncated
+    return reward, info
+
+
+@pytest.mark.parametrize("backfill", ["easy", "none"])
+def test_first_slot_is_the_cores_fcfs_on_a_real_trace(backfill):
+    env = JobSelectionEnv("SDSC-SP2", backfill=backfill, filter_mode="strict", pwa_mirror=PWA)
+    for seed in range(20):
+        reward, info = first_slot_episode(env, seed=seed)
+        expected = simcore.simulate(env.episode, "FCFS", backfill=CORE_BACKFILL[backfill])
+        np.testing.assert_array_equal(info["start"], expected.start)
+        assert reward == -expected.summary()["avg_bsld"]
+
+
+def test_same_seed_same_episode_and_masked_random_choices():
+    env = JobSelectionEnv()
+
+    def episode(seed):
+        rng = np.random.default_rng(seed)
+        obs, info = env.reset(seed=seed)
+        seen, terminated = [obs], False
+        while not terminated:
+            obs, reward, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            seen.append(obs)
+        return seen, reward, info["start"]
+
+    first, again = episode(4), episode(4)
+    assert all(np.array_equal(a, b) for a, b in zip(first[0], again[0])) and len(first[0]) == len(again[0])
+    assert first[1] == again[1] and np.array_equal(first[2], again[2])
+    assert not np.array_equal(episode(5)[2], first[2])
+
+
+def test_invalid_actions_and_the_end():
+    env = JobSelectionEnv(burst_workload(), window=8, sequence_length=40)
+    obs, info = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    for invalid in (8, -1, 1.5):
+        with pytest.raises(ValueError, match=re.escape(f"action {invalid} is not valid here")):
+            env.step(invalid)
+    reward, info = first_slot_episode(env, seed=0)
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    assert reward < 0 and info["metrics"]["jobs"] == 40
+
+
+def test_registered_and_vectorised():
+    envs = gymnasium.make_vec("schedsweep/JobSelection-v0", num_envs=2, vectorization_mode="sync")
+    try:
+        obs, info = envs.reset(seed=[1, 2])
+        assert obs.shape == (2, *envs.single_observation_space.shape)
+        for _ in range(10):
+            obs, rewards, terminated, truncated, info = envs.step([0, 0])
+    finally:
+        envs.close()
