@@ -12,7 +12,7 @@ Observation (float32, every entry in [0, 1]); W = window slots, in submission or
 | 6 s + 4 | it fits now (`q <= free`) | 0 or 1 |
 | 6 s + 5 | its estimated run time (the estimate source's) | `log_scale` |
 | 6 W | free processors | `/ m` |
-| 6 W + 1 ... 6 W + 5 | processors the running jobs free within 1 min, 10 min, 1 h, 10 h, 100 h (estimated ends) | `/ m` |
+| 6 W + 1 ... 6 W + 5 | processors the running jobs free within 1 min, 10 min, 1 h, 10 h, 100 h | `/ m` |
 | 6 W + 6 | the episode's jobs done | `/ sequence length` |
 
 Reward: 0 at every step but the last, which gives minus the mean of the metric over the episode's
