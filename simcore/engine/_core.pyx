@@ -11,7 +11,7 @@ modules, called through function pointers and the Predictor vtable.
 
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, isnan
+from libc.math cimport INFINITY, NAN, isnan, log1p
 from libc.stdlib cimport free, malloc, qsort
 
 from simcore.engine._jobs cimport JobArrays
@@ -72,6 +72,14 @@ cdef struct QueueCursor:
     # WaitList grew a key function pointer (its stride went from 40 to 56
     # bytes, one more instruction per step to index it).
     WaitList* queue
+
+
+cdef inline float _log_scale(double seconds, double scale) noexcept nogil:
+    """min(1, ln(1 + x/60) / scale), 0 for x <= 0."""
+    if seconds <= 0.0:
+        return 0.0
+    cdef double value = log1p(seconds / 60.0) / scale
+    return <float> (value if value < 1.0 else 1.0)
 
 
 cdef class Simulation:
@@ -532,6 +540,46 @@ cdef class Simulation:
         if not pending:
             self._release_predictor()
         return pending
+
+    def observe(self, float[::1] out, long long[::1] slots, const double[::1] horizons,
+                double log_top):
+        """Job selection's default observation (simcore/studies/job_selection/env.py) of the
+        pending decision, written into `out`: per slot (`slots.shape[0]` of them, filled with the
+        first waiting jobs in submission order, -1 when empty) 6 numbers, then the machine's
+        2 + len(horizons). Returns how many slots are filled."""
+        cdef WaitList* fcfs = &self.lists[0]
+        cdef Py_ssize_t window = slots.shape[0], i = 0, j, k, filled = 0, h
+        cdef double m = <double> self.machine_size, scale = log1p(log_top / 60.0)
+        cdef double freed
+        self._prepare(fcfs, self.now)
+        out[:] = 0.0
+        while filled < window and i < fcfs.size:
+            j = fcfs.items[i].idx
+            i += 1
+            if self.state[j] != WAITING:
+                continue
+            slots[filled] = j
+            k = 6 * filled
+            out[k] = 1.0
+            out[k + 1] = _log_scale(self.now - self.jobs.submit[j], scale)
+            out[k + 2] = _log_scale(self.jobs.requested[j], scale)
+            out[k + 3] = self.jobs.procs[j] / m
+            out[k + 4] = 1.0 if self.jobs.procs[j] <= self.free_procs else 0.0
+            out[k + 5] = _log_scale(self.estimate[j], scale)
+            filled += 1
+        for i in range(filled, window):
+            slots[i] = -1
+        k = 6 * window
+        out[k] = self.free_procs / m
+        for h in range(horizons.shape[0]):
+            freed = 0.0
+            for i in range(self.n_running):     # by estimated end: stop at the first beyond
+                if self.running[i].key - self.now > horizons[h]:
+                    break
+                freed += self.jobs.procs[self.running[i].idx]
+            out[k + 1 + h] = freed / m
+        out[k + 1 + horizons.shape[0]] = (<double> self.n_done) / self.n if self.n else 1.0
+        return filled
 
     def running_jobs(self, long long[::1] out):
         """Fill `out` with the running jobs by estimated end (earliest first);

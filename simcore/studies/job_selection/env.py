@@ -6,22 +6,23 @@ Observation (float32, every entry in [0, 1]); W = window slots, in submission or
 | index | meaning | normalisation |
 |---|---|---|
 | 6 s | slot s holds a waiting job | 0 or 1 |
-| 6 s + 1 | its wait `t - r` | `log_scale` |
-| 6 s + 2 | its requested time | `log_scale` |
+| 6 s + 1 | its wait `t - r` | `ls` |
+| 6 s + 2 | its requested time | `ls` |
 | 6 s + 3 | its processors | `/ m` |
 | 6 s + 4 | it fits now (`q <= free`) | 0 or 1 |
-| 6 s + 5 | its estimated run time (the estimate source's) | `log_scale` |
+| 6 s + 5 | its estimated run time (the estimate source's) | `ls` |
 | 6 W | free processors | `/ m` |
 | 6 W + 1 ... 6 W + 5 | processors the running jobs free within 1 min, 10 min, 1 h, 10 h, 100 h | `/ m` |
-| 6 W + 6 | the episode's jobs done | `/ sequence length` |
+| 6 W + 6 | the episode's jobs completed | `/ sequence length` |
+
+`ls(x) = min(1, ln(1 + x/60) / ln(1 + 10^6/60))` puts durations from seconds to days on one scale; the
+core fills the observation in C (`Simulation.observe`).
 
 Reward: 0 at every step but the last, which gives minus the mean of the metric over the episode's
 jobs (bounded slowdown with τ = 10 s, wait, turnaround, slowdown), or the utilisation.
 """
 
 from __future__ import annotations
-
-import math
 
 import gymnasium
 import numpy as np
@@ -36,12 +37,7 @@ HORIZONS = np.array([60.0, 600.0, 3600.0, 36000.0, 360000.0])
 MACHINE_FEATURES = 1 + len(HORIZONS) + 1
 REWARDS = ("bsld", "wait", "turnaround", "slowdown", "utilisation")
 BACKFILLS = ("easy", "none")
-LOG_TOP = 1e6  # seconds: log_scale reaches 1 at about 11.6 days
-
-
-def log_scale(seconds):
-    """min(1, ln(1 + x/60) / ln(1 + 10^6/60)): durations from seconds to days on one scale."""
-    return np.minimum(1.0, np.log1p(np.maximum(seconds, 0.0) / 60.0) / math.log1p(LOG_TOP / 60.0))
+LOG_TOP = 1e6  # seconds: ls(x) = min(1, ln(1 + x/60) / ln(1 + LOG_TOP/60)) reaches 1 at about 11.6 days
 
 
 def episode_reward(workload, start: np.ndarray, reward: str) -> float:
@@ -103,7 +99,7 @@ class JobSelectionEnv(gymnasium.Env):
         )
         self.action_space = gymnasium.spaces.Discrete(window)
         self._slots = np.zeros(window, dtype=np.int64)
-        self._running = np.zeros(self.workload.machine_size, dtype=np.int64)
+        self._buffer = np.zeros(self.observation_space.shape, dtype=np.float32)
         self._filled = 0
         self._pending = False
         self.episode = None
@@ -157,40 +153,22 @@ class JobSelectionEnv(gymnasium.Env):
     # -- internals -------------------------------------------------------------------------
 
     def _advance(self) -> None:
+        """Run the core to the next decision and fill the observation buffer there (one C call each)."""
         self._pending = self.sim.next_decision()
-        waiting = self.sim.waiting(self._slots) if self._pending else 0
-        self._filled = min(waiting, self.window)
+        if self._pending:
+            self._filled = self.sim._core.observe(self._buffer, self._slots, HORIZONS, LOG_TOP)
+        else:
+            self._filled = 0
+            self._buffer[:] = 0.0
 
     def _observation(self) -> np.ndarray:
-        observation = np.zeros(self.observation_space.shape, dtype=np.float32)
-        if not self._pending:
-            return observation
-        core = self.sim._core
-        w = self.episode
-        m = float(w.machine_size)
-        now, free = core.now, core.free_procs
-        jobs = self._slots[: self._filled]
-        per_slot = observation[: self.window * JOB_FEATURES].reshape(self.window, JOB_FEATURES)
-        per_slot[: self._filled, 0] = 1.0
-        per_slot[: self._filled, 1] = log_scale(now - w.submit[jobs])
-        per_slot[: self._filled, 2] = log_scale(w.requested[jobs])
-        per_slot[: self._filled, 3] = w.procs[jobs] / m
-        per_slot[: self._filled, 4] = w.procs[jobs] <= free
-        per_slot[: self._filled, 5] = log_scale(core.estimates[jobs])
-        running = self._running[: min(core.running_jobs(self._running), len(self._running))]
-        remaining = core.estimated_ends[running] - now
-        freed = (w.procs[running][None, :] * (remaining[None, :] <= HORIZONS[:, None])).sum(axis=1)
-        machine = observation[self.window * JOB_FEATURES :]
-        machine[0] = free / m
-        machine[1 : 1 + len(HORIZONS)] = freed / m
-        machine[-1] = np.count_nonzero(~np.isnan(core.end_times)) / len(w)
-        return observation
+        return self._buffer.copy()
 
     def _info(self) -> dict:
         return {
             "decisions": self.decisions,
             "time": float(self.sim._core.now),
-            "jobs": np.where(np.arange(self.window) < self._filled, self._slots, -1),  # -1: an empty slot
+            "jobs": self._slots.copy(),  # -1: an empty slot
             "waiting": int(self._filled),
             "action_mask": self.action_masks(),
         }

@@ -92,3 +92,45 @@ def test_registered_and_vectorised():
             obs, rewards, terminated, truncated, info = envs.step([0, 0])
     finally:
         envs.close()
+
+
+def reference_observation(env) -> np.ndarray:
+    """The observation of the module's table, computed in numpy from the core's state."""
+    core, w = env.sim._core, env.episode
+    m, now, window = float(w.machine_size), core.now, env.window
+
+    def ls(seconds):
+        return np.minimum(1.0, np.log1p(np.maximum(seconds, 0.0) / 60.0) / np.log1p(1e6 / 60.0))
+
+    waiting = np.flatnonzero(~np.isnan(w.submit) & (w.submit <= now) & np.isnan(core.start_times))
+    jobs = waiting[:window]
+    per_slot = np.zeros((window, 6))
+    per_slot[: len(jobs)] = np.column_stack(
+        [
+            np.ones(len(jobs)),
+            ls(now - w.submit[jobs]),
+            ls(w.requested[jobs]),
+            w.procs[jobs] / m,
+            w.procs[jobs] <= core.free_procs,
+            ls(core.estimates[jobs]),
+        ]
+    )
+    started = ~np.isnan(core.start_times)
+    running = np.flatnonzero(started & (core.end_times > now))
+    remaining = core.estimated_ends[running] - now
+    horizons = np.array([60.0, 600.0, 3600.0, 36000.0, 360000.0])
+    freed = (w.procs[running][None, :] * (remaining[None, :] <= horizons[:, None])).sum(axis=1)
+    done = np.count_nonzero(started & (core.end_times <= now)) / len(w)
+    machine = np.concatenate([[core.free_procs / m], freed / m, [done]])
+    return np.concatenate([per_slot.ravel(), machine]).astype(np.float32)
+
+
+def test_the_cores_observation_equals_the_numpy_reference():
+    env = JobSelectionEnv("SDSC-SP2", window=16, filter_mode="strict", pwa_mirror=PWA)
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        obs, info = env.reset(seed=seed)
+        terminated = False
+        while not terminated:
+            np.testing.assert_allclose(obs, reference_observation(env), rtol=1e-6, atol=1e-7)
+            obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
