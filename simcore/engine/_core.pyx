@@ -545,9 +545,9 @@ cdef class Simulation:
                 double log_top):
         """Job selection's default observation (simcore/studies/job_selection/env.py) of the
         pending decision, written into `out`: per slot (`slots.shape[0]` of them, filled with the
-        first waiting jobs in submission order, -1 when empty) 6 numbers, then the machine's
+        first waiting jobs in queue order, -1 when empty) 6 numbers, then the machine's
         2 + len(horizons). Returns how many slots are filled."""
-        cdef WaitList* fcfs = &self.lists[0]
+        cdef WaitList* fcfs = &self.lists[self.queue_list]
         cdef Py_ssize_t window = slots.shape[0], i = 0, j, k, filled = 0, h
         cdef double m = <double> self.machine_size, scale = log1p(log_top / 60.0)
         cdef double freed
@@ -613,9 +613,9 @@ cdef class Simulation:
         self.head_passed = False
 
     def waiting_jobs(self, long long[::1] out):
-        """Fill `out` with the first waiting jobs in submission order; return
+        """Fill `out` with the first waiting jobs in queue order; return
         how many there are in all (a window: out may be shorter)."""
-        cdef WaitList* fcfs = &self.lists[0]
+        cdef WaitList* fcfs = &self.lists[self.queue_list]
         cdef Py_ssize_t i = 0, j, count = 0, size = out.shape[0]
         self._prepare(fcfs, self.now)
         while count < size and i < fcfs.size:

@@ -135,8 +135,8 @@ class Simulation:
         return pending
 
     def waiting(self, out: np.ndarray) -> int:
-        """Fill `out` (int64) with the first waiting jobs in submission order; return how many
-        jobs wait in all."""
+        """Fill `out` (int64) with the first waiting jobs in queue order; return how many jobs wait
+        in all."""
         return self._core.waiting_jobs(out)
 
     def choose(self, job: int) -> None:

@@ -28,7 +28,7 @@ import gymnasium
 import numpy as np
 
 from simcore.engine.metrics import TAU, job_metrics
-from simcore.engine.simulation import ORDERS, Simulation
+from simcore.engine.simulation import NAMED_ORDERS, Simulation, simulate
 from simcore.workloads.example import example_workload
 from simcore.workloads.sources import load_workload
 
@@ -69,15 +69,23 @@ class JobSelectionEnv(gymnasium.Env):
         sequence_length: int | None = 256,
         backfill: str = "easy",
         backfill_order: str | None = None,
+        window_order: str = "FCFS",
         reward: str = "bsld",
+        baselines: tuple = (),
         estimate: str = "request",
         filter_mode: str = "strict",
         pwa_mirror=None,
     ):
         if backfill not in BACKFILLS:
             raise ValueError(f"backfill {backfill!r}: choose one of {', '.join(BACKFILLS)}")
-        if backfill_order is not None and backfill_order not in ORDERS:
-            raise ValueError(f"backfill_order {backfill_order!r}: an order of {', '.join(ORDERS)}, or None")
+        for name, orders in (
+            ("backfill_order", [backfill_order]),
+            ("window_order", [window_order]),
+            ("baselines", baselines),
+        ):
+            unknown = [order for order in orders if order is not None and order not in NAMED_ORDERS]
+            if unknown:
+                raise ValueError(f"{name}: unknown orders {unknown}; choose among {', '.join(NAMED_ORDERS)}")
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
         if window < 1:
@@ -92,7 +100,9 @@ class JobSelectionEnv(gymnasium.Env):
         self.window = window
         self.sequence_length = sequence_length
         self.core_backfill = "none" if backfill == "none" else (backfill_order or "queue")
+        self.window_order = window_order
         self.reward_name = reward
+        self.baselines = tuple(baselines)
         self.estimate = estimate
         self.observation_space = gymnasium.spaces.Box(
             0.0, 1.0, (window * JOB_FEATURES + MACHINE_FEATURES,), dtype=np.float32
@@ -119,7 +129,7 @@ class JobSelectionEnv(gymnasium.Env):
         if not 0 <= start <= len(self.workload) - length:
             raise ValueError(f"start {start}: between 0 and {len(self.workload) - length}")
         self.episode = self.workload.take(np.arange(start, start + length))
-        self.sim = Simulation(self.episode, "FCFS", backfill=self.core_backfill, estimate=self.estimate)
+        self.sim = Simulation(self.episode, self.window_order, backfill=self.core_backfill, estimate=self.estimate)
         self.decisions = 0
         self._advance()
         return self._observation(), self._info()
@@ -141,6 +151,14 @@ class JobSelectionEnv(gymnasium.Env):
             reward = episode_reward(self.episode, result.start, self.reward_name)
             info["metrics"] = result.summary()
             info["start"] = result.start
+            info["baselines"] = {  # each order run by the core on the same sequence, the same reward
+                order: episode_reward(
+                    self.episode,
+                    simulate(self.episode, order, backfill=self.core_backfill, estimate=self.estimate).start,
+                    self.reward_name,
+                )
+                for order in self.baselines
+            }
         return self._observation(), reward, terminated, False, info
 
     def action_masks(self) -> np.ndarray:

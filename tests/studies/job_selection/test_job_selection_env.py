@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 import simcore
 import simcore.envs
+from simcore.engine.simulation import NAMED_ORDERS
 from simcore.studies.job_selection.env import JobSelectionEnv
 
 CORE_BACKFILL = {"easy": "queue", "none": "none"}
@@ -50,6 +51,32 @@ def test_first_slot_is_the_cores_fcfs_on_a_real_trace(backfill):
         expected = simcore.simulate(env.episode, "FCFS", backfill=CORE_BACKFILL[backfill])
         np.testing.assert_array_equal(info["start"], expected.start)
         assert reward == -expected.summary()["avg_bsld"]
+
+
+@pytest.mark.parametrize("backfill", ["easy", "none"])
+def test_baselines_are_the_cores_runs_and_the_window_follows_its_order(backfill):
+    """The end's baselines are the core's own runs of each order on the episode, with the env's
+    reward; with the window in SPF's order, its jobs' estimates never decrease. (A chosen head is a
+    commitment, so choosing the first slot in another order than FCFS is not EASY with that order:
+    EASY re-picks its head at each pass, and a job submitted later may overtake it.)"""
+    orders = list(NAMED_ORDERS)
+    env = JobSelectionEnv("SDSC-SP2", backfill=backfill, filter_mode="strict", pwa_mirror=PWA, baselines=orders)
+    for seed in range(3):
+        _, info = first_slot_episode(env, seed=seed)
+        for order in orders:
+            run = simcore.simulate(env.episode, order, backfill=CORE_BACKFILL[backfill])
+            assert info["baselines"][order] == -run.summary()["avg_bsld"], order
+        assert info["baselines"]["FCFS"] == -info["metrics"]["avg_bsld"]
+    ordered = JobSelectionEnv("SDSC-SP2", backfill=backfill, window_order="SPF", filter_mode="strict", pwa_mirror=PWA)
+    obs, info = ordered.reset(seed=0)
+    terminated, checked = False, 0
+    while not terminated:
+        jobs = info["jobs"][info["jobs"] >= 0]
+        estimates = ordered.sim._core.estimates[jobs]
+        assert (np.diff(estimates) >= 0).all()
+        checked += len(jobs) > 1
+        obs, _, terminated, _, info = ordered.step(0)
+    assert checked > 10
 
 
 def test_same_seed_same_episode_and_masked_random_choices():
