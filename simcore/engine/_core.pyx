@@ -581,6 +581,16 @@ cdef class Simulation:
         out[k + 1 + horizons.shape[0]] = (<double> self.n_done) / self.n if self.n else 1.0
         return filled
 
+    def advance_and_observe(self, float[::1] out, long long[::1] slots,
+                            const double[::1] horizons, double log_top):
+        """next_decision() then observe() in one call: the filled slots, or -1
+        when every job is done (then `out` is zeros and `slots` -1)."""
+        if not self.next_decision():
+            out[:] = 0.0
+            slots[:] = -1
+            return -1
+        return self.observe(out, slots, horizons, log_top)
+
     def running_jobs(self, long long[::1] out):
         """Fill `out` with the running jobs by estimated end (earliest first);
         return how many run in all."""

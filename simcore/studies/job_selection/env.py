@@ -172,12 +172,9 @@ class JobSelectionEnv(gymnasium.Env):
 
     def _advance(self) -> None:
         """Run the core to the next decision and fill the observation buffer there (one C call each)."""
-        self._pending = self.sim.next_decision()
-        if self._pending:
-            self._filled = self.sim._core.observe(self._buffer, self._slots, HORIZONS, LOG_TOP)
-        else:
-            self._filled = 0
-            self._buffer[:] = 0.0
+        filled = self.sim._core.advance_and_observe(self._buffer, self._slots, HORIZONS, LOG_TOP)
+        self._pending = filled >= 0
+        self._filled = max(filled, 0)
 
     def _observation(self) -> np.ndarray:
         return self._buffer.copy()
