@@ -15,7 +15,12 @@ ENVIRONMENTS = {
     "schedsweep/JobSelection-v0": "simcore.studies.job_selection.env:JobSelectionEnv",
 }
 
+# native vector envs: gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")
+VECTOR_ENVIRONMENTS = {
+    "schedsweep/JobSelection-v0": "simcore.studies.job_selection.vector:JobSelectionVectorEnv",
+}
+
 for env_id, entry_point in ENVIRONMENTS.items():
     # a second import (a reload, or a worker that imported it already) must not re-register
     if env_id not in gymnasium.registry:
-        gymnasium.register(id=env_id, entry_point=entry_point)
+        gymnasium.register(id=env_id, entry_point=entry_point, vector_entry_point=VECTOR_ENVIRONMENTS.get(env_id))

@@ -547,14 +547,22 @@ cdef class Simulation:
         pending decision, written into `out`: per slot (`slots.shape[0]` of them, filled with the
         first waiting jobs in queue order, -1 when empty) 6 numbers, then the machine's
         2 + len(horizons). Returns how many slots are filled."""
-        cdef WaitList* fcfs = &self.lists[self.queue_list]
-        cdef Py_ssize_t window = slots.shape[0], i = 0, j, k, filled = 0, h
-        cdef double m = <double> self.machine_size, scale = log1p(log_top / 60.0)
+        return self._observe(&out[0], &slots[0], slots.shape[0], &horizons[0], horizons.shape[0],
+                             log1p(log_top / 60.0))
+
+    cdef Py_ssize_t _observe(self, float* out, long long* slots, Py_ssize_t window,
+                             const double* horizons, Py_ssize_t n_horizons,
+                             double scale) noexcept nogil:
+        cdef WaitList* wl = &self.lists[self.queue_list]
+        cdef Py_ssize_t i = 0, j, k, filled = 0, h
+        cdef double m = <double> self.machine_size
         cdef double freed
-        self._prepare(fcfs, self.now)
-        out[:] = 0.0
-        while filled < window and i < fcfs.size:
-            j = fcfs.items[i].idx
+        self._prepare(wl, self.now)
+        for i in range(6 * window + 2 + n_horizons):
+            out[i] = 0.0
+        i = 0
+        while filled < window and i < wl.size:
+            j = wl.items[i].idx
             i += 1
             if self.state[j] != WAITING:
                 continue
@@ -571,14 +579,14 @@ cdef class Simulation:
             slots[i] = -1
         k = 6 * window
         out[k] = self.free_procs / m
-        for h in range(horizons.shape[0]):
+        for h in range(n_horizons):
             freed = 0.0
             for i in range(self.n_running):     # by estimated end: stop at the first beyond
                 if self.running[i].key - self.now > horizons[h]:
                     break
                 freed += self.jobs.procs[self.running[i].idx]
             out[k + 1 + h] = freed / m
-        out[k + 1 + horizons.shape[0]] = (<double> self.n_done) / self.n if self.n else 1.0
+        out[k + 1 + n_horizons] = (<double> self.n_done) / self.n if self.n else 1.0
         return filled
 
     def advance_and_observe(self, float[::1] out, long long[::1] slots,
@@ -682,3 +690,30 @@ cdef class Simulation:
             "initial_estimate": np.asarray(self.initial_estimate).copy(),
             "reservation": np.asarray(self.reservation).copy(),
         }
+
+
+def step_selection(list simulations, const long long[::1] heads, float[:, ::1] out,
+                   long long[:, ::1] slots, const double[::1] horizons, double log_top,
+                   long long[::1] filled):
+    """Job selection over several simulations in one call (the vector env): simulation i takes
+    waiting job heads[i] as its head (skipped when heads[i] < 0), runs to its next decision and
+    fills out[i] and slots[i] there; filled[i] = the filled slots, or -1 when it is done. The
+    caller checks that each head is a waiting job of a pending decision."""
+    cdef Py_ssize_t i, n = len(simulations)
+    cdef Simulation sim
+    cdef double scale = log1p(log_top / 60.0)
+    cdef Py_ssize_t window = slots.shape[1], k, width = out.shape[1]
+    for i in range(n):
+        sim = <Simulation> simulations[i]
+        if heads[i] >= 0:
+            sim.head = heads[i]
+            sim.head_passed = False
+        if sim._to_decision():
+            filled[i] = sim._observe(&out[i, 0], &slots[i, 0], window, &horizons[0],
+                                     horizons.shape[0], scale)
+        else:
+            filled[i] = -1
+            for k in range(width):
+                out[i, k] = 0.0
+            for k in range(window):
+                slots[i, k] = -1

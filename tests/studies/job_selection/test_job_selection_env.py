@@ -161,3 +161,44 @@ def test_the_cores_observation_equals_the_numpy_reference():
         while not terminated:
             np.testing.assert_allclose(obs, reference_observation(env), rtol=1e-6, atol=1e-7)
             obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+
+
+def test_the_native_vector_env_is_the_single_env_episode_for_episode():
+    vec = gymnasium.make_vec(
+        "schedsweep/JobSelection-v0",
+        num_envs=3,
+        vectorization_mode="vector_entry_point",
+        workload="SDSC-SP2",
+        filter_mode="strict",
+        pwa_mirror=PWA,
+    )
+    single = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=PWA)
+    obs, info = vec.reset(seed=10)
+    rewards, actions = [[] for _ in range(3)], [[] for _ in range(3)]  # per sub-env, per episode
+    current, resetting = [[] for _ in range(3)], np.zeros(3, dtype=bool)
+    policy = np.random.default_rng(0)
+    for _ in range(700):
+        chosen = np.array([policy.choice(np.flatnonzero(mask)) for mask in info["action_mask"]])
+        for i in range(3):
+            if not resetting[i]:  # next-step autoreset: the step after the end is ignored
+                current[i].append(int(chosen[i]))
+        obs, reward, terminated, truncated, info = vec.step(chosen)
+        for i in np.flatnonzero(terminated):
+            rewards[i].append(reward[i])
+            actions[i].append(current[i])
+            current[i] = []
+        resetting = terminated
+    length = single.sequence_length
+    for i in range(3):
+        draws = np.random.default_rng(10 + i)
+        assert len(rewards[i]) >= 2
+        for reward, chosen in zip(rewards[i], actions[i]):
+            start = int(draws.integers(0, len(single.workload) - length + 1))
+            single.reset(options={"start": start})
+            for k, action in enumerate(chosen):
+                _, single_reward, done, _, _ = single.step(action)
+                assert done == (k == len(chosen) - 1)
+            assert single_reward == reward
+    with pytest.raises(ValueError, match="environment 0: action 200 is not valid"):
+        vec.step(np.array([200, 0, 0]))
+    vec.close()
