@@ -40,20 +40,25 @@ BACKFILLS = ("easy", "none")
 LOG_TOP = 1e6  # seconds: ls(x) = min(1, ln(1 + x/60) / ln(1 + LOG_TOP/60)) reaches 1 at about 11.6 days
 
 
-def episode_reward(workload, start: np.ndarray, reward: str) -> float:
-    """Minus the mean of the metric over the episode's jobs, or the utilisation."""
+def job_values(workload, start: np.ndarray, reward: str) -> np.ndarray:
+    """The per-job metric of a job-level reward (known when the job starts)."""
     per_job = job_metrics(workload, start, TAU)
     run = np.minimum(workload.run, workload.requested)
-    if reward == "utilisation":
-        span = float(np.max(start + run) - np.min(workload.submit))
-        return float(np.sum(workload.procs * run) / (workload.machine_size * span)) if span > 0 else 0.0
-    values = {
+    return {
         "bsld": per_job["bsld"],
         "wait": per_job["wait"],
         "turnaround": per_job["flow"],
         "slowdown": per_job["flow"] / np.maximum(run, 1e-9),
     }[reward]
-    return -float(np.mean(values))
+
+
+def episode_reward(workload, start: np.ndarray, reward: str) -> float:
+    """Minus the mean of the metric over the episode's jobs, or the utilisation."""
+    if reward == "utilisation":
+        run = np.minimum(workload.run, workload.requested)
+        span = float(np.max(start + run) - np.min(workload.submit))
+        return float(np.sum(workload.procs * run) / (workload.machine_size * span)) if span > 0 else 0.0
+    return -float(np.mean(job_values(workload, start, reward)))
 
 
 class JobSelectionEnv(gymnasium.Env):
@@ -72,6 +77,7 @@ class JobSelectionEnv(gymnasium.Env):
         window_order: str = "FCFS",
         reward: str = "bsld",
         baselines: tuple = (),
+        dense: bool = False,
         estimate: str = "request",
         filter_mode: str = "strict",
         pwa_mirror=None,
@@ -88,6 +94,8 @@ class JobSelectionEnv(gymnasium.Env):
                 raise ValueError(f"{name}: unknown orders {unknown}; choose among {', '.join(NAMED_ORDERS)}")
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
+        if dense and reward == "utilisation":
+            raise ValueError("dense rewards are per job: not for the utilisation, known only at the end")
         if window < 1:
             raise ValueError(f"window {window}: at least one slot")
         self.workload = (
@@ -103,6 +111,7 @@ class JobSelectionEnv(gymnasium.Env):
         self.window_order = window_order
         self.reward_name = reward
         self.baselines = tuple(baselines)
+        self.dense = dense
         self.estimate = estimate
         self.observation_space = gymnasium.spaces.Box(
             0.0, 1.0, (window * JOB_FEATURES + MACHINE_FEATURES,), dtype=np.float32
@@ -131,6 +140,7 @@ class JobSelectionEnv(gymnasium.Env):
         self.episode = self.workload.take(np.arange(start, start + length))
         self.sim = Simulation(self.episode, self.window_order, backfill=self.core_backfill, estimate=self.estimate)
         self.decisions = 0
+        self._rewarded = np.zeros(length, dtype=bool)  # dense: the jobs whose share was given
         self._advance()
         return self._observation(), self._info()
 
@@ -145,10 +155,11 @@ class JobSelectionEnv(gymnasium.Env):
         self._advance()
         terminated = not self._pending
         info = self._info()
-        reward = 0.0
+        reward = self._dense_reward() if self.dense else 0.0
         if terminated:
             result = self.sim.finish()
-            reward = episode_reward(self.episode, result.start, self.reward_name)
+            if not self.dense:
+                reward = episode_reward(self.episode, result.start, self.reward_name)
             info["metrics"] = result.summary()
             info["start"] = result.start
             info["baselines"] = {  # each order run by the core on the same sequence, the same reward
@@ -175,6 +186,20 @@ class JobSelectionEnv(gymnasium.Env):
         filled = self.sim._core.advance_and_observe(self._buffer, self._slots, HORIZONS, LOG_TOP)
         self._pending = filled >= 0
         self._filled = max(filled, 0)
+
+    def _dense_reward(self) -> float:
+        """Minus the metric of the jobs started since the last step, over the episode's length: the
+        steps' rewards add up to the final reward's value (up to rounding)."""
+        start = self.sim._core.start_times
+        new = ~np.isnan(start) & ~self._rewarded
+        self._rewarded |= new
+        if self._pending and not new.any():
+            return 0.0
+        if not self._pending:  # the last jobs start after the last decision
+            start = self.sim.finish().start
+            new |= ~self._rewarded
+        jobs = np.flatnonzero(new)
+        return -float(np.sum(job_values(self.episode.take(jobs), start[jobs], self.reward_name))) / len(start)
 
     def _observation(self) -> np.ndarray:
         return self._buffer.copy()

@@ -202,3 +202,19 @@ def test_the_native_vector_env_is_the_single_env_episode_for_episode():
     with pytest.raises(ValueError, match="environment 0: action 200 is not valid"):
         vec.step(np.array([200, 0, 0]))
     vec.close()
+
+
+@pytest.mark.parametrize("reward", ["bsld", "wait", "turnaround", "slowdown"])
+def test_dense_rewards_add_up_to_the_final_one(reward):
+    final = JobSelectionEnv(burst_workload(), window=8, sequence_length=40, reward=reward)
+    dense = JobSelectionEnv(burst_workload(), window=8, sequence_length=40, reward=reward, dense=True)
+    expected, _ = first_slot_episode(final, seed=0)
+    obs, info = dense.reset(seed=0)
+    total, steps, terminated = 0.0, 0, False
+    while not terminated:
+        obs, step_reward, terminated, _, info = dense.step(0)
+        total += step_reward
+        steps += step_reward != 0
+    assert total == pytest.approx(expected, rel=1e-12) and steps > 1
+    with pytest.raises(ValueError, match="dense rewards are per job"):
+        JobSelectionEnv(burst_workload(), reward="utilisation", dense=True)
