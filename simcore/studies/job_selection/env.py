@@ -15,6 +15,23 @@ Observation (float32, every entry in [0, 1]); W = window slots, in submission or
 | 6 W + 1 ... 6 W + 5 | processors the running jobs free within 1 min, 10 min, 1 h, 10 h, 100 h | `/ m` |
 | 6 W + 6 | the episode's jobs completed | `/ sequence length` |
 
+`observation="rlscheduler"`: RLScheduler's layout (Zhang et al., SC20), 128 × 8 per slot, every value
+clipped to `1 − 1e-5`; an empty slot is `[0, 1, 1, 1, 1, 1, 1, 0]`:
+
+| # | feature | value |
+|---|---|---|
+| 0 | wait | `(t − r) / 43,200 s` |
+| 1 | requested time | `/` the workload's longest run time |
+| 2 | processors | `/ m` |
+| 3 | requested memory | `/` the workload's largest, 1 when unknown |
+| 4 | user | `/` the largest user number, 1 when unknown |
+| 5 | group | `/` the largest group number, 1 when unknown |
+| 6 | executable | 1 (the workload does not carry SWF field 14) |
+| 7 | fits now | `1 − 1e-5` if `q <= free` processors, else `1e-5` |
+
+Differences from RLScheduler's own: its "fits" counts whole nodes, and above 128 waiting jobs it
+fills the window with the shortest and the narrowest jobs instead of the first ones.
+
 `ls(x) = min(1, ln(1 + x/60) / ln(1 + 10^6/60))` puts durations from seconds to days on one scale; the
 core fills the observation in C (`Simulation.observe`).
 
@@ -37,6 +54,11 @@ HORIZONS = np.array([60.0, 600.0, 3600.0, 36000.0, 360000.0])
 MACHINE_FEATURES = 1 + len(HORIZONS) + 1
 REWARDS = ("bsld", "wait", "turnaround", "slowdown", "utilisation")
 BACKFILLS = ("easy", "none")
+OBSERVATIONS = ("default", "rlscheduler")
+RLS_FEATURES = 8
+RLS_MAX_WAIT = 43200.0
+RLS_TOP = 1 - 1e-5
+RLS_EMPTY = np.array([0, 1, 1, 1, 1, 1, 1, 0], dtype=np.float32)
 LOG_TOP = 1e6  # seconds: ls(x) = min(1, ln(1 + x/60) / ln(1 + LOG_TOP/60)) reaches 1 at about 11.6 days
 
 
@@ -78,6 +100,7 @@ class JobSelectionEnv(gymnasium.Env):
         reward: str = "bsld",
         baselines: tuple = (),
         dense: bool = False,
+        observation: str = "default",
         estimate: str = "request",
         filter_mode: str = "strict",
         pwa_mirror=None,
@@ -94,6 +117,8 @@ class JobSelectionEnv(gymnasium.Env):
                 raise ValueError(f"{name}: unknown orders {unknown}; choose among {', '.join(NAMED_ORDERS)}")
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
+        if observation not in OBSERVATIONS:
+            raise ValueError(f"observation {observation!r}: choose one of {', '.join(OBSERVATIONS)}")
         if dense and reward == "utilisation":
             raise ValueError("dense rewards are per job: not for the utilisation, known only at the end")
         if window < 1:
@@ -113,12 +138,15 @@ class JobSelectionEnv(gymnasium.Env):
         self.baselines = tuple(baselines)
         self.dense = dense
         self.estimate = estimate
+        self.layout = observation
+        size = window * (RLS_FEATURES if observation == "rlscheduler" else JOB_FEATURES)
         self.observation_space = gymnasium.spaces.Box(
-            0.0, 1.0, (window * JOB_FEATURES + MACHINE_FEATURES,), dtype=np.float32
+            0.0, 1.0, (size if observation == "rlscheduler" else size + MACHINE_FEATURES,), dtype=np.float32
         )
+        self._scales = self._rlscheduler_scales()
         self.action_space = gymnasium.spaces.Discrete(window)
         self._slots = np.zeros(window, dtype=np.int64)
-        self._buffer = np.zeros(self.observation_space.shape, dtype=np.float32)
+        self._buffer = np.zeros(window * JOB_FEATURES + MACHINE_FEATURES, dtype=np.float32)
         self._filled = 0
         self._pending = False
         self.episode = None
@@ -202,7 +230,34 @@ class JobSelectionEnv(gymnasium.Env):
         return -float(np.sum(job_values(self.episode.take(jobs), start[jobs], self.reward_name))) / len(start)
 
     def _observation(self) -> np.ndarray:
-        return self._buffer.copy()
+        if self.layout == "default":
+            return self._buffer.copy()
+        rows = np.tile(RLS_EMPTY, (self.window, 1))
+        jobs = self._slots[: self._filled]
+        w = self.episode
+        longest, memory, user, group = self._scales
+        rows[: self._filled, 0] = (self.sim._core.now - w.submit[jobs]) / RLS_MAX_WAIT
+        rows[: self._filled, 1] = w.requested[jobs] / longest
+        rows[: self._filled, 2] = w.procs[jobs] / w.machine_size
+        rows[: self._filled, 3] = np.where(np.isnan(w.memory[jobs]), 1.0, w.memory[jobs] / memory)
+        rows[: self._filled, 4] = np.where(w.user[jobs] < 0, 1.0, w.user[jobs] / user)
+        rows[: self._filled, 5] = np.where(w.group[jobs] < 0, 1.0, w.group[jobs] / group)
+        rows[: self._filled, 6] = 1.0
+        rows[: self._filled, 7] = np.where(w.procs[jobs] <= self.sim._core.free_procs, RLS_TOP, 1e-5)
+        rows[: self._filled] = np.minimum(rows[: self._filled], RLS_TOP)
+        return rows.ravel()
+
+    def _rlscheduler_scales(self) -> tuple:
+        """The workload's longest run time and largest memory, user and group (RLScheduler's
+        normalisations; 1 where nothing is known)."""
+        w = self.workload
+        memory = np.nanmax(w.memory) if np.isfinite(w.memory).any() else 1.0
+        return (
+            max(float(np.max(w.run)), 1.0),
+            max(float(memory), 1.0),
+            max(float(np.max(w.user)), 1.0),
+            max(float(np.max(w.group)), 1.0),
+        )
 
     def _info(self) -> dict:
         return {

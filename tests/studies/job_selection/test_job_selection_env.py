@@ -218,3 +218,27 @@ def test_dense_rewards_add_up_to_the_final_one(reward):
     assert total == pytest.approx(expected, rel=1e-12) and steps > 1
     with pytest.raises(ValueError, match="dense rewards are per job"):
         JobSelectionEnv(burst_workload(), reward="utilisation", dense=True)
+
+
+def test_the_rlscheduler_layout():
+    workload = burst_workload()
+    env = JobSelectionEnv(workload, window=8, sequence_length=40, observation="rlscheduler")
+    assert env.observation_space.shape == (8 * 8,)
+    env.action_space.seed(0)
+    check_env(env)
+    obs, info = env.reset(options={"start": 0})
+    obs, *_ = env.step(0)  # the first job starts; the next waiting ones fill the window
+    rows = obs.reshape(8, 8)
+    jobs = env._slots[: env._filled]
+    assert len(jobs) == 8  # 40 jobs at t = 0: the window is full
+    longest = workload.run.max()
+    np.testing.assert_allclose(rows[:, 1], np.minimum(workload.requested[jobs] / longest, 1 - 1e-5), rtol=1e-6)
+    np.testing.assert_allclose(rows[:, 2], np.minimum(workload.procs[jobs] / 8, 1 - 1e-5), rtol=1e-6)
+    assert (rows[:, 0] == 0).all() and (rows[:, 4] == 0).all()  # no wait at t = 0; every job user 0
+    assert (rows[:, [3, 5, 6]] == np.float32(1 - 1e-5)).all()  # memory, group, executable: unknown
+    free = env.sim._core.free_procs
+    np.testing.assert_array_equal(rows[:, 7], np.where(workload.procs[jobs] <= free, np.float32(1 - 1e-5), 1e-5))
+    env = JobSelectionEnv(workload, window=64, sequence_length=40, observation="rlscheduler")
+    obs, info = env.reset(options={"start": 0})
+    padding = obs.reshape(64, 8)[info["waiting"] :]
+    assert len(padding) and (padding == np.array([0, 1, 1, 1, 1, 1, 1, 0], dtype=np.float32)).all()
