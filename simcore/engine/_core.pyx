@@ -599,6 +599,20 @@ cdef class Simulation:
             return -1
         return self.observe(out, slots, horizons, log_top)
 
+    def first_by_order(self, int order, const long long[::1] jobs):
+        """The position in `jobs` (waiting jobs) of the one queue order `order`
+        puts first now (its key at this instant; ties: the earlier position)."""
+        cdef key_fn_t key_fn
+        cdef bint dynamic
+        cdef Py_ssize_t i, best = -1
+        cdef double key, best_key = INFINITY
+        order_entry(order, &key_fn, &dynamic)
+        for i in range(jobs.shape[0]):
+            key = self._key(key_fn, jobs[i], self.now)
+            if best < 0 or key < best_key:
+                best, best_key = i, key
+        return best
+
     def running_jobs(self, long long[::1] out):
         """Fill `out` with the running jobs by estimated end (earliest first);
         return how many run in all."""

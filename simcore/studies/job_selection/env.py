@@ -45,7 +45,7 @@ import gymnasium
 import numpy as np
 
 from simcore.engine.metrics import TAU, job_metrics
-from simcore.engine.simulation import NAMED_ORDERS, Simulation, simulate
+from simcore.engine.simulation import NAMED_ORDERS, Simulation, order_code, simulate
 from simcore.workloads.example import example_workload
 from simcore.workloads.sources import load_workload
 
@@ -81,6 +81,23 @@ def episode_reward(workload, start: np.ndarray, reward: str) -> float:
         span = float(np.max(start + run) - np.min(workload.submit))
         return float(np.sum(workload.procs * run) / (workload.machine_size * span)) if span > 0 else 0.0
     return -float(np.mean(job_values(workload, start, reward)))
+
+
+class OrderPolicy:
+    """A queue order of the registry as a policy: it picks, among the window's jobs, the one the
+    order puts first now (its key, as the core computes it; ties to the earlier slot). Through
+    the env a chosen head is a commitment, so this is the order's selection with commitment, not
+    EASY with that order (the env's `baselines` give that)."""
+
+    def __init__(self, order: str):
+        if order not in NAMED_ORDERS:
+            raise ValueError(f"order {order!r}: choose among {', '.join(NAMED_ORDERS)}")
+        self.order = order
+        self.code = order_code(order)
+
+    def __call__(self, env) -> int:
+        env = env.unwrapped
+        return int(env.sim._core.first_by_order(self.code, env._slots[: env._filled]))
 
 
 class JobSelectionEnv(gymnasium.Env):

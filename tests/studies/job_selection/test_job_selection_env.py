@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 import simcore
 import simcore.envs
 from simcore.engine.simulation import NAMED_ORDERS
-from simcore.studies.job_selection.env import JobSelectionEnv
+from simcore.studies.job_selection.env import JobSelectionEnv, OrderPolicy
 
 CORE_BACKFILL = {"easy": "queue", "none": "none"}
 
@@ -242,3 +242,25 @@ def test_the_rlscheduler_layout():
     obs, info = env.reset(options={"start": 0})
     padding = obs.reshape(64, 8)[info["waiting"] :]
     assert len(padding) and (padding == np.array([0, 1, 1, 1, 1, 1, 1, 0], dtype=np.float32)).all()
+
+
+@pytest.mark.parametrize("order, key", [("SPF", "estimate"), ("LQF", "procs"), ("FCFS", "position")])
+def test_order_policies_pick_the_orders_first_job_of_the_window(order, key):
+    env = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=PWA, window=32)
+    policy = OrderPolicy(order)
+    obs, info = env.reset(seed=1)
+    terminated, checked = False, 0
+    while not terminated:
+        jobs = info["jobs"][info["jobs"] >= 0]
+        values = {
+            "estimate": env.sim._core.estimates[jobs],
+            "procs": -env.episode.procs[jobs],
+            "position": np.arange(len(jobs)),
+        }[key]
+        action = policy(env)
+        assert action == int(np.argmin(values))  # the first of equal keys
+        checked += len(jobs) > 1
+        obs, _, terminated, _, info = env.step(action)
+    assert checked > 20
+    with pytest.raises(ValueError, match="order 'NOPE'"):
+        OrderPolicy("NOPE")
