@@ -187,6 +187,137 @@ EXPECTED = {
         ("Section 5.3", "ELA", "interactive wait >= 2 min %, at most"): 5.0,
         ("Section 5.3", "ELA-ORA-1 vs ELA-ORA-0.5", "mean delay ratio"): 2.5,
     },
+    # RLScheduler's README (FCFS, WFP3, UNICEF, SJF, F1, RL), written out by hand from it
+    "RLSCHEDULER_TABLES": {
+        ("README, bounded slowdown", "Lublin-1, without backfilling"): {
+            "FCFS": 7273.77,
+            "WFP3": 19753.53,
+            "UNICEF": 22274.74,
+            "SJF": 277.35,
+            "F1": 258.37,
+            "RL": 254.67,
+        },
+        ("README, bounded slowdown", "SDSC-SP2, without backfilling"): {
+            "FCFS": 1727.54,
+            "WFP3": 3000.88,
+            "UNICEF": 1848.45,
+            "SJF": 2680.55,
+            "F1": 1232.06,
+            "RL": 466.44,
+        },
+        ("README, bounded slowdown", "HPC2N, without backfilling"): {
+            "FCFS": 297.18,
+            "WFP3": 426.99,
+            "UNICEF": 609.77,
+            "SJF": 157.71,
+            "F1": 118.01,
+            "RL": 117.01,
+        },
+        ("README, bounded slowdown", "Lublin-2, without backfilling"): {
+            "FCFS": 7842.47,
+            "WFP3": 9523.18,
+            "UNICEF": 11265.31,
+            "SJF": 787.89,
+            "F1": 698.34,
+            "RL": 724.51,
+        },
+        ("README, bounded slowdown", "Lublin-1, with backfilling"): {
+            "FCFS": 235.82,
+            "WFP3": 133.87,
+            "UNICEF": 307.23,
+            "SJF": 73.31,
+            "F1": 75.07,
+            "RL": 58.64,
+        },
+        ("README, bounded slowdown", "SDSC-SP2, with backfilling"): {
+            "FCFS": 1595.12,
+            "WFP3": 1083.12,
+            "UNICEF": 548.01,
+            "SJF": 2167.84,
+            "F1": 1098.22,
+            "RL": 397.82,
+        },
+        ("README, bounded slowdown", "HPC2N, with backfilling"): {
+            "FCFS": 127.38,
+            "WFP3": 97.39,
+            "UNICEF": 175.12,
+            "SJF": 122.04,
+            "F1": 71.95,
+            "RL": 86.14,
+        },
+        ("README, bounded slowdown", "Lublin-2, with backfilling"): {
+            "FCFS": 247.61,
+            "WFP3": 318.35,
+            "UNICEF": 379.59,
+            "SJF": 91.99,
+            "F1": 148.25,
+            "RL": 118.79,
+        },
+        ("README, utilisation", "Lublin-1, without backfilling"): {
+            "FCFS": 0.657,
+            "WFP3": 0.747,
+            "UNICEF": 0.691,
+            "SJF": 0.762,
+            "F1": 0.816,
+            "RL": 0.714,
+        },
+        ("README, utilisation", "SDSC-SP2, without backfilling"): {
+            "FCFS": 0.67,
+            "WFP3": 0.658,
+            "UNICEF": 0.688,
+            "SJF": 0.645,
+            "F1": 0.674,
+            "RL": 0.671,
+        },
+        ("README, utilisation", "HPC2N, without backfilling"): {
+            "FCFS": 0.638,
+            "WFP3": 0.636,
+            "UNICEF": 0.636,
+            "SJF": 0.64,
+            "F1": 0.637,
+            "RL": 0.64,
+        },
+        ("README, utilisation", "Lublin-2, without backfilling"): {
+            "FCFS": 0.404,
+            "WFP3": 0.543,
+            "UNICEF": 0.51,
+            "SJF": 0.562,
+            "F1": 0.478,
+            "RL": 0.562,
+        },
+        ("README, utilisation", "Lublin-1, with backfilling"): {
+            "FCFS": 0.868,
+            "WFP3": 0.864,
+            "UNICEF": 0.883,
+            "SJF": 0.778,
+            "F1": 0.84,
+            "RL": 0.85,
+        },
+        ("README, utilisation", "SDSC-SP2, with backfilling"): {
+            "FCFS": 0.682,
+            "WFP3": 0.681,
+            "UNICEF": 0.706,
+            "SJF": 0.661,
+            "F1": 0.677,
+            "RL": 0.707,
+        },
+        ("README, utilisation", "HPC2N, with backfilling"): {
+            "FCFS": 0.639,
+            "WFP3": 0.637,
+            "UNICEF": 0.638,
+            "SJF": 0.641,
+            "F1": 0.638,
+            "RL": 0.642,
+        },
+        ("README, utilisation", "Lublin-2, with backfilling"): {
+            "FCFS": 0.587,
+            "WFP3": 0.583,
+            "UNICEF": 0.587,
+            "SJF": 0.593,
+            "F1": 0.552,
+            "RL": 0.593,
+        },
+    },
 }
 
 # The constants that come from the CSVs (the others are labels and orders, code).
@@ -210,6 +341,7 @@ FROM_DATA = (
     "ELASTIC_SPEEDUP",
     "ELASTIC_SHARES",
     "ELASTIC_TEXT",
+    "RLSCHEDULER_TABLES",
 )
 
 
@@ -267,8 +399,8 @@ def test_every_row_of_every_file_is_used_by_a_constant():
     numbers = sum(count_cells(EXPECTED[name]) for name in FROM_DATA)
     formulas = len(EXPECTED["THESIS_TABLE32"])  # Table 3.2's functions: text cells
     # 45: the ASA_X paper's Tables 3 and 2; 96: the elastic paper's Tables 1 to 5 (66), its shares (7)
-    # and the numbers of its text (23)
-    assert rows == numbers + formulas == 421 + 45 + 96
+    # and the numbers of its text (23); 96: RLScheduler's README, two metrics x 8 rows x 6 policies
+    assert rows == numbers + formulas == 421 + 45 + 96 + 96
 
 
 @pytest.fixture

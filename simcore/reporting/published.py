@@ -20,7 +20,7 @@ from pathlib import Path
 # The package is always used from a checkout: <repository>/simcore/reporting/published.py.
 PUBLISHED_DIR = Path(__file__).resolve().parents[2] / "resources" / "published"
 # <key>.csv, key = the rows' `paper`
-PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019", "asax-2024", "elastic-2009")
+PAPERS = ("bandit-2017", "prediction-sc15", "thesis-2019", "asax-2024", "elastic-2009", "rlscheduler-2020")
 CSV_COLUMNS = ("paper", "table", "row", "column", "value", "conditions")
 
 # Tables whose values are whole numbers (ints, as the papers print them); the
@@ -244,11 +244,15 @@ ELASTIC_TEXT_CELLS = (
 )
 
 
+RLSCHEDULER_METRICS = ("README, bounded slowdown", "README, utilisation")
+RLSCHEDULER_COLUMNS = ("FCFS", "WFP3", "UNICEF", "SJF", "F1", "RL")
+
+
 def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
     """The published constants, by name, from `directory`/<paper>.csv."""
     directory = Path(directory)
     cells = {paper: PublishedCells(directory / f"{paper}.csv", paper) for paper in PAPERS}
-    bandit, prediction, thesis, asax, elastic = (cells[paper] for paper in PAPERS)
+    bandit, prediction, thesis, asax, elastic, rlscheduler = (cells[paper] for paper in PAPERS)
 
     def asax_table(table: str, columns) -> dict:
         """{(our strategy, load): values per column} of one of the ASA_X paper's tables."""
@@ -336,6 +340,12 @@ def load_published(directory: Path | str = PUBLISHED_DIR) -> dict[str, object]:
         ),
         # The numbers of the text (Sections 4.2, 5.2, 5.3), by (section, row, column).
         "ELASTIC_TEXT": {cell: elastic.take(*cell) for cell in ELASTIC_TEXT_CELLS},
+        # RLScheduler's README: per (metric table, "trace, mode"), each policy's mean over its 10 sequences.
+        "RLSCHEDULER_TABLES": {
+            (table, row): {column: rlscheduler.take(table, row, column) for column in RLSCHEDULER_COLUMNS}
+            for table in RLSCHEDULER_METRICS
+            for row in rlscheduler.rows(table)
+        },
     }
     for paper_cells in cells.values():
         paper_cells.check_all_used()
@@ -362,3 +372,4 @@ ELASTIC_TABLES = _PUBLISHED["ELASTIC_TABLES"]
 ELASTIC_SPEEDUP = _PUBLISHED["ELASTIC_SPEEDUP"]
 ELASTIC_SHARES = _PUBLISHED["ELASTIC_SHARES"]
 ELASTIC_TEXT = _PUBLISHED["ELASTIC_TEXT"]
+RLSCHEDULER_TABLES = _PUBLISHED["RLSCHEDULER_TABLES"]
