@@ -17,6 +17,7 @@ from simcore.studies.coscheduling import commands as coscheduling_commands
 from simcore.studies.dynamic_scheduling import commands as dynamic_scheduling_commands
 from simcore.studies.elastic import commands as elastic_commands
 from simcore.studies.fixed_policy import commands as fixed_policy_commands
+from simcore.studies.job_selection import commands as job_selection_commands
 from simcore.studies.learned_policies import commands as learned_policies_commands
 from simcore.studies.prediction import commands as prediction_commands
 from simcore.studies.simple_policies import commands as simple_policies_commands
@@ -33,6 +34,7 @@ COMMAND_MODULES = (
     dynamic_scheduling_commands,
     coscheduling_commands,
     elastic_commands,
+    job_selection_commands,
     report_commands,
 )
 COMMANDS = {name: run for module in COMMAND_MODULES for name, run in module.COMMANDS.items()}

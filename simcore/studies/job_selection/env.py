@@ -45,6 +45,7 @@ import gymnasium
 import numpy as np
 
 from simcore.engine.metrics import TAU, job_metrics
+from simcore.engine.priority import THESIS_FUNCTIONS
 from simcore.engine.simulation import NAMED_ORDERS, Simulation, order_code, simulate
 from simcore.workloads.example import example_workload
 from simcore.workloads.sources import load_workload
@@ -55,6 +56,7 @@ MACHINE_FEATURES = 1 + len(HORIZONS) + 1
 REWARDS = ("bsld", "wait", "turnaround", "slowdown", "utilisation")
 BACKFILLS = ("easy", "none")
 OBSERVATIONS = ("default", "rlscheduler")
+BASELINES = NAMED_ORDERS + tuple(THESIS_FUNCTIONS)  # the thesis's functions F1-F4 run as the order FUNCTION
 RLS_FEATURES = 8
 RLS_MAX_WAIT = 43200.0
 RLS_TOP = 1 - 1e-5
@@ -124,14 +126,14 @@ class JobSelectionEnv(gymnasium.Env):
     ):
         if backfill not in BACKFILLS:
             raise ValueError(f"backfill {backfill!r}: choose one of {', '.join(BACKFILLS)}")
-        for name, orders in (
-            ("backfill_order", [backfill_order]),
-            ("window_order", [window_order]),
-            ("baselines", baselines),
+        for name, orders, known in (
+            ("backfill_order", [backfill_order], NAMED_ORDERS),
+            ("window_order", [window_order], NAMED_ORDERS),
+            ("baselines", baselines, BASELINES),
         ):
-            unknown = [order for order in orders if order is not None and order not in NAMED_ORDERS]
+            unknown = [order for order in orders if order is not None and order not in known]
             if unknown:
-                raise ValueError(f"{name}: unknown orders {unknown}; choose among {', '.join(NAMED_ORDERS)}")
+                raise ValueError(f"{name}: unknown orders {unknown}; choose among {', '.join(known)}")
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
         if observation not in OBSERVATIONS:
@@ -208,11 +210,7 @@ class JobSelectionEnv(gymnasium.Env):
             info["metrics"] = result.summary()
             info["start"] = result.start
             info["baselines"] = {  # each order run by the core on the same sequence, the same reward
-                order: episode_reward(
-                    self.episode,
-                    simulate(self.episode, order, backfill=self.core_backfill, estimate=self.estimate).start,
-                    self.reward_name,
-                )
+                order: episode_reward(self.episode, self.baseline_run(order).start, self.reward_name)
                 for order in self.baselines
             }
         return self._observation(), reward, terminated, False, info
@@ -231,6 +229,17 @@ class JobSelectionEnv(gymnasium.Env):
         filled = self.sim._core.advance_and_observe(self._buffer, self._slots, HORIZONS, LOG_TOP)
         self._pending = filled >= 0
         self._filled = max(filled, 0)
+
+    def baseline_run(self, order: str):
+        """EASY with `order` (a named order, or a thesis function F1-F4) on this episode, by the core."""
+        function = THESIS_FUNCTIONS.get(order)
+        return simulate(
+            self.episode,
+            "FUNCTION" if function else order,
+            backfill=self.core_backfill,
+            estimate=self.estimate,
+            function=function,
+        )
 
     def _dense_reward(self) -> float:
         """Minus the metric of the jobs started since the last step, over the episode's length: the

@@ -1,0 +1,68 @@
+"""`simcore` subcommands of the job-selection baselines (simcore.studies.job_selection.study)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from simcore.studies.job_selection.env import BASELINES
+from simcore.studies.job_selection.report import baselines_markdown, reproduction_rows
+from simcore.studies.job_selection.study import (
+    DEFAULT_ORDERS,
+    SEED,
+    SEQUENCE_JOBS,
+    SEQUENCES,
+    evaluate_orders,
+    summary_table,
+)
+from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
+
+
+def add_commands(commands) -> None:
+    run = commands.add_parser("rl-baselines", help="the orders on RLScheduler-style episodes of one trace")
+    run.add_argument("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)")
+    run.add_argument("--trace", required=True, help="trace name written into the rows")
+    run.add_argument("--orders", nargs="+", choices=BASELINES, default=list(DEFAULT_ORDERS))
+    run.add_argument("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})")
+    run.add_argument("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})")
+    run.add_argument("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})")
+    run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+
+    tables = commands.add_parser("rl-baselines-tables", help="the baselines' summary and report section")
+    tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
+    tables.add_argument("--outdir", required=True)
+    tables.add_argument("--markdown", required=True, metavar="REPORT.md")
+    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="reproduction rows (rlscheduler-2020)")
+
+
+def run_baselines(args) -> int:
+    if args.sequences < 1 or args.length < 1:
+        raise ValueError(f"--sequences and --length must be >= 1, got {args.sequences} and {args.length}")
+    workload = read_workload(args.workload)
+    try:
+        runs = evaluate_orders(workload, args.trace, tuple(args.orders), args.sequences, args.length, args.seed)
+    except ValueError as error:
+        raise ValueError(f"{args.workload}: {error}") from None
+    provenance = {
+        "command": "rl-baselines",
+        "workload_file": args.workload,
+        "orders": args.orders,
+        "sequences": args.sequences,
+        "length": args.length,
+        "seed": args.seed,
+    }
+    write_parquet(runs, args.output, provenance)
+    print(f"{args.output}: {args.trace}, {args.sequences} sequences of {args.length} jobs, {len(args.orders)} orders")
+    return 0
+
+
+def run_tables(args) -> int:
+    summary = summary_table(read_all(args.runs))
+    outdir = Path(args.outdir)
+    write_csv(summary, outdir / "summary.csv")
+    write_csv(reproduction_rows(summary), args.rows)
+    write_text(args.markdown, baselines_markdown(summary))
+    print(f"{outdir}: {summary['trace'].nunique()} traces")
+    return 0
+
+
+COMMANDS = {"rl-baselines": run_baselines, "rl-baselines-tables": run_tables}
