@@ -1,7 +1,7 @@
 # schedsweep: the campaign workflow. `snakemake --cores N` runs the full
 # campaign of config/config.yaml; `snakemake --cores N demo` the offline demo;
 # `snakemake --cores N prediction` (or `simple_policies`, `learned_policies`,
-# `dynamic_scheduling`, `coscheduling`, `elastic`) one study alone; `--config only='[KTH-SP2]'` restricts
+# `dynamic_scheduling`, `coscheduling`, `elastic`, `rl_baselines`) one study alone; `--config only='[KTH-SP2]'` restricts
 # every study to the traces named (config/README.md).
 from snakemake.utils import min_version, validate
 
@@ -24,6 +24,7 @@ include: "workflow/rules/learned_policies.smk"
 include: "workflow/rules/dynamic_scheduling.smk"
 include: "workflow/rules/coscheduling.smk"
 include: "workflow/rules/elastic.smk"
+include: "workflow/rules/job_selection.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -68,3 +69,8 @@ rule coscheduling:
 rule elastic:
     input:
         lambda wildcards: elastic_outputs("campaign"),
+
+
+rule rl_baselines:
+    input:
+        lambda wildcards: job_selection_outputs("campaign"),

@@ -35,6 +35,7 @@ TRACE_STUDIES = (
     "dynamic_scheduling",
     "coscheduling",
     "elastic",
+    "job_selection",
 )
 # Every study, in the campaign's order (also the order of the reproduction report's
 # sections). Each uses the traces study_traces() names: the fixed-policy and bandit
@@ -49,6 +50,7 @@ STUDIES = (
     "dynamic_scheduling",
     "coscheduling",
     "elastic",
+    "job_selection",
 )
 
 # Categories of the HTML report (`snakemake --report`), one per study; figures of one
@@ -62,6 +64,7 @@ REPORT_CATEGORIES = {
     "dynamic_scheduling": "Dynamic scheduling (thesis, section 3.3)",
     "coscheduling": "Co-scheduling (ASA_X)",
     "elastic": "Elastic provisioning (SARSA + ESN)",
+    "job_selection": "Job selection (RLScheduler's baselines)",
     "reproduction": "Reproduction report",
 }
 ALL_TRACES = "All traces"
@@ -322,6 +325,7 @@ def study_outputs(study):
         + dynamic_scheduling_outputs(study)
         + coscheduling_outputs(study)
         + elastic_outputs(study)
+        + job_selection_outputs(study)
         + fixed_policy
         + reproduction
     )
@@ -598,3 +602,27 @@ def elastic_outputs(study):
             ext=["png", "pdf"],
         ),
     ]
+
+
+# -- the job-selection baselines (rules/job_selection.smk) ---------------------
+
+
+def job_selection(root):
+    return settings(root)["job_selection"]
+
+
+def job_selection_options(root):
+    """`simcore rl-baselines` options."""
+    chosen = job_selection(root)
+    return (
+        f"--orders {' '.join(chosen['orders'])} --sequences {chosen['sequences']} "
+        f"--length {chosen['length']} --seed {chosen['seed']}"
+    )
+
+
+def job_selection_outputs(study):
+    root = STUDY_ROOTS[study]
+    announce(root)
+    if not runs(root, "job_selection"):
+        return []
+    return [f"{root}/job_selection/report.md"]

@@ -1,0 +1,52 @@
+# Job selection (docs/job_selection.md): the field's baselines, each order run by the core on
+# RLScheduler-style episodes of each trace, then the table beside RLScheduler's published one.
+
+
+rule rl_baselines_run:
+    input:
+        lambda wildcards: study_workload("job_selection", wildcards.trace),
+    output:
+        "{root}/job_selection/runs/{trace}.parquet",
+    log:
+        "{root}/logs/job_selection/{trace}.log",
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        options=lambda wildcards: job_selection_options(wildcards.root),
+    shell:
+        "simcore rl-baselines {input} --trace {wildcards.trace} {params.options} "
+        "--output {output} > {log} 2>&1"
+
+
+rule rl_baselines_tables:
+    input:
+        lambda wildcards: expand(
+            "{root}/job_selection/runs/{trace}.parquet",
+            root=wildcards.root,
+            trace=job_selection(wildcards.root)["traces"],
+        ),
+    output:
+        summary="{root}/job_selection/tables/summary.csv",
+        markdown=report(
+            "{root}/job_selection/report.md",
+            caption="../report/job_selection_section.rst",
+            category=REPORT_CATEGORIES["job_selection"],
+            labels={
+                "result": "report section: job-selection baselines (RLScheduler's table)"
+            },
+        ),
+        rows="{root}/job_selection/reproduction.csv",
+    log:
+        "{root}/logs/rl_baselines_tables.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        outdir=lambda wildcards: f"{wildcards.root}/job_selection/tables",
+    shell:
+        "simcore rl-baselines-tables {input} --outdir {params.outdir} "
+        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
