@@ -40,6 +40,7 @@ STUDIES = (
     "dynamic_scheduling",
     "coscheduling",
     "elastic",
+    "job_selection",
 )
 # the rule whose jobs show that a study runs
 STUDY_RULES = {
@@ -51,6 +52,7 @@ STUDY_RULES = {
     "dynamic_scheduling": "dynamic_sweep",
     "coscheduling": "coscheduling_flush",
     "elastic": "elastic_run",
+    "job_selection": "rl_baselines_run",
 }
 
 
@@ -65,6 +67,7 @@ def study_traces(config: dict) -> dict:
         "dynamic_scheduling": config["dynamic_scheduling"]["traces"],
         "coscheduling": config["coscheduling"]["traces"],
         "elastic": config["elastic"]["traces"],
+        "job_selection": config["job_selection"]["traces"],
     }
 
 
@@ -80,7 +83,7 @@ def jobs_for(total: int, per_job: int) -> int:
 def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     """Jobs per rule of the campaign restricted to `name` alone, from the configuration."""
     studies = users(name, config)
-    fixed, prediction, simple, learned, dynamic, sharing, elastic = (
+    fixed, prediction, simple, learned, dynamic, sharing, elastic, selection = (
         int(study in studies)
         for study in (
             "fixed_policy",
@@ -90,16 +93,17 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
             "dynamic_scheduling",
             "coscheduling",
             "elastic",
+            "job_selection",
         )
     )
     job_sets = config["elastic"]["job_sets"].get(name, 1)
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
-    section = prediction or simple or learned or dynamic or sharing or elastic
+    section = prediction or simple or learned or dynamic or sharing or elastic or selection
     jobs = {
         "fetch_trace": logged * bool(studies),
         "filter_trace": logged * fixed,
         "model_trace": (1 - logged) * bool(studies),
-        "study_trace": logged * (prediction + simple + dynamic + sharing + elastic),
+        "study_trace": logged * (prediction + simple + dynamic + sharing + elastic + selection),
         "resample": fixed,
         "sweep_fixed_policies": fixed * jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]),
         "aggregate_fixed_policies": fixed,
@@ -135,6 +139,8 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "elastic_run": elastic * (1 if job_sets == "all" else job_sets),
         "elastic_tables": elastic,
         "plot_elastic": elastic,
+        "rl_baselines_run": selection,
+        "rl_baselines_tables": selection,
         "fixed_policy_tables": fixed,
         "bandit_tables": fixed,
         "report": int(bool(fixed or section)),  # the sections of the studies that run
@@ -315,6 +321,7 @@ def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
         "coscheduling",
         "dynamic_scheduling",
         "elastic",
+        "job_selection",
         "logs",
         "reproduction.csv",
         "reproduction.md",

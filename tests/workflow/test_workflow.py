@@ -295,6 +295,16 @@ def test_elastic_outputs(tiny_run):
     assert "SARSA + ESN" in report and "submissions compressed 5 times" in report
 
 
+def test_rl_baselines_outputs(tiny_run):
+    results = tiny_run / "results" / "job_selection"
+    runs = pd.read_parquet(results / "runs" / "KTH-SP2.parquet")
+    assert len(runs) == 2 * 3 * 3  # both backfill modes x 3 sequences x 3 orders
+    assert read_provenance(results / "runs" / "KTH-SP2.parquet")["seed"] == 1
+    summary = pd.read_csv(results / "tables" / "summary.csv")
+    assert set(summary["trace"]) == {"lublin-256", "KTH-SP2"} and (summary["sequences"] == 3).all()
+    assert "## Job selection" in (tiny_run / "results" / "reproduction.md").read_text()
+
+
 def test_elastic_runs_for_one_trace(tiny_run, tmp_path):
     run_snakemake(tmp_path, {}, "elastic", "--config", "only=[KTH-SP2]")
     for name in ("runs/KTH-SP2/1.parquet", "series/KTH-SP2/2.parquet", "pools/KTH-SP2/1.parquet"):
@@ -506,6 +516,7 @@ def test_malformed_trace_fails_with_a_clear_message(tmp_path):
             "dynamic_scheduling": {"traces": ["lublin-128"]},
             "coscheduling": {"traces": ["lublin-128"], "profiles": {"lublin-128": "gaia"}},
             "elastic": {"traces": ["lublin-128"], "profiles": {"lublin-128": "lpc-egee"}},
+            "job_selection": {"traces": ["lublin-128"]},
         },
         check=False,
     )
