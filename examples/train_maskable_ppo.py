@@ -7,9 +7,11 @@ Training and evaluation use one Lublin–Feitelson model (256 processors, 20,000
 training episodes are 256-job sequences from its first 15,000 jobs, evaluation the 20 sequences of
 its last 5,000 that `default_rng(1)` draws, never seen in training. The agent picks the head among
 the 128 first waiting jobs (EASY backfilling around it); the reward is minus the episode's average
-bounded slowdown. Every `--eval-every` steps the policy (deterministic) is scored on the held-out
-sequences; FCFS and SJF (SPF: shortest requested time first, EASY) are the core's own runs of the
-same sequences. Writes `learning_curve.csv` and `learning_curve.png` in `--output`.
+bounded slowdown, by default dense (each job's share at the step after it starts; `--final-reward`:
+at the end only), normalised by its running scale. Every `--eval-every` steps the policy
+(deterministic) is scored on the held-out sequences; FCFS and SJF (SPF: shortest requested time
+first, EASY) are the core's own runs of the same sequences. Writes `learning_curve.csv` and
+`learning_curve.png` in `--output`.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def evaluate(model, env: JobSelectionEnv, starts) -> dict:
         while not terminated:
             action, _ = model.predict(obs, deterministic=True, action_masks=env.action_masks())
             obs, reward, terminated, _, info = env.step(int(action))
-        scores["PPO"].append(-reward)
+        scores["PPO"].append(info["metrics"]["avg_bsld"])
         scores["FCFS"].append(-info["baselines"]["FCFS"])
         scores["SJF"].append(-info["baselines"]["SPF"])
     return {name: float(np.mean(values)) for name, values in scores.items()}
@@ -49,7 +51,7 @@ def evaluate(model, env: JobSelectionEnv, starts) -> dict:
 def main() -> None:
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.wrappers import ActionMasker
-    from stable_baselines3.common.vec_env import DummyVecEnv
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200_000)
@@ -57,6 +59,7 @@ def main() -> None:
     parser.add_argument("--eval-every", type=int, default=20_000)
     parser.add_argument("--sequences", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--final-reward", action="store_true", help="the episode's reward at its end only")
     parser.add_argument("--output", type=Path, default=Path("results/rl_example"))
     args = parser.parse_args()
 
@@ -65,10 +68,11 @@ def main() -> None:
     options = {"sequence_length": 256, "window": 128}
 
     def make_training_env():
-        env = JobSelectionEnv(training, **options)
+        env = JobSelectionEnv(training, dense=not args.final_reward, **options)
         return ActionMasker(env, lambda env: env.unwrapped.action_masks())
 
-    vector = DummyVecEnv([make_training_env for _ in range(args.envs)])
+    # rewards are bounded slowdowns (tens to thousands): normalised by their running scale
+    vector = VecNormalize(DummyVecEnv([make_training_env for _ in range(args.envs)]), norm_obs=False)
     vector.seed(args.seed)
     model = MaskablePPO("MlpPolicy", vector, seed=args.seed, n_steps=256, batch_size=256, verbose=0)
     evaluation = JobSelectionEnv(workload, baselines=("FCFS", "SPF"), **options)
