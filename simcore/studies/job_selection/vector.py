@@ -60,14 +60,15 @@ class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
         return masks
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}")
+        seeds = None
         if seed is not None:
             seeds = [seed + i for i in range(self.num_envs)] if isinstance(seed, int) else list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
             self._rngs = [np.random.default_rng(s) for s in seeds]
+        super().reset(seed=None if seeds is None else int(seeds[0]))
         for i in range(self.num_envs):
             self._start_episode(i)
         self._needs_reset[:] = False

@@ -110,12 +110,14 @@ def test_invalid_actions_and_the_end():
     assert reward < 0 and info["metrics"]["jobs"] == 40
 
 
-def test_registered_and_vectorised():
-    envs = gymnasium.make_vec("schedsweep/JobSelection-v0", num_envs=2, vectorization_mode="sync")
+@pytest.mark.parametrize("mode", ["sync", "async", "vector_entry_point"])
+def test_registered_and_vectorised(mode):
+    envs = gymnasium.make_vec("schedsweep/JobSelection-v0", num_envs=2, vectorization_mode=mode)
     try:
         obs, info = envs.reset(seed=[1, 2])
         assert obs.shape == (2, *envs.single_observation_space.shape)
         for _ in range(10):
+            assert info["action_mask"].shape == (2, 128) and info["action_mask"][:, 0].all()
             obs, rewards, terminated, truncated, info = envs.step([0, 0])
     finally:
         envs.close()
