@@ -18,12 +18,16 @@ MODULES = (
     "simcore.studies.coscheduling._sharing",  # co-scheduling event loop, ASAX learner
 )
 
+# the job selection vector env steps its simulations on several threads (prange)
+OPENMP = {"simcore.engine._core"}
+
 extensions = [
     Extension(
         name,
         [name.replace(".", "/") + ".pyx"],
         include_dirs=[numpy.get_include()],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3"] + (["-fopenmp"] if name in OPENMP else []),
+        extra_link_args=["-fopenmp"] if name in OPENMP else [],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for name in MODULES

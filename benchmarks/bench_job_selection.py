@@ -7,8 +7,10 @@ RLScheduler's own environment (DIR-LAB/deep-batch-scheduler, SC20) measured in t
 Each row runs episodes back to back for `--seconds` wall seconds, resets included, and counts the
 decisions (steps) and the finished episodes. Episodes are 256 jobs from a start drawn by the env
 (RLScheduler's own draw for its rows), EASY backfilling, window 128, final bounded-slowdown reward.
+A last table replays each whole trace as one episode with the first slot (FCFS).
 Policies: **first** (slot 0 / the first valid row: no policy cost) and **masked random** (uniform
-over the valid actions, numpy; for the vector env one draw for all the sub-envs).
+over the valid actions, numpy; for the vector env one draw for all the sub-envs). The vector env
+runs on one thread and on two (`threads=2`: two idle cores needed, or it is much slower).
 
 The peer: RLScheduler's `HPCSimPickJobs.HPCEnv` from a checkout of its repository, run by
 `--rlscheduler-python` (a Python with gym 0.17.x, numpy and scipy: its code needs the old gym API
@@ -38,6 +40,7 @@ from simcore.studies.job_selection.env import JobSelectionEnv
 
 REPO = Path(__file__).resolve().parent.parent
 FILES = {"SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz", "HPC2N": "HPC2N-2002-2.2-cln.swf.gz"}
+VECTOR_RUNS = ((1, 1), (16, 1), (64, 1), (64, 2), (256, 1), (256, 2))  # (sub-envs, OpenMP threads)
 
 PEER_DRIVER = r"""
 import json, sys, time, types
@@ -84,7 +87,19 @@ def single_env(trace: str, policy: str, seconds: float, mirror: Path) -> tuple[i
     return steps, episodes, time.perf_counter() - began
 
 
-def vector_env(trace: str, policy: str, seconds: float, mirror: Path, n: int) -> tuple[int, int, float]:
+def replay(trace: str, mirror: Path) -> tuple[int, int, float]:
+    """The whole trace as one episode, the first slot at every decision (FCFS), EASY."""
+    env = JobSelectionEnv(trace, sequence_length=None, filter_mode="strict", pwa_mirror=mirror)
+    began = time.perf_counter()
+    env.reset(seed=0)
+    steps, terminated = 0, False
+    while not terminated:
+        _, _, terminated, _, info = env.step(0)
+        steps += 1
+    return len(env.workload), steps, time.perf_counter() - began
+
+
+def vector_env(trace: str, policy: str, seconds: float, mirror: Path, n: int, threads: int) -> tuple[int, int, float]:
     envs = gymnasium.make_vec(
         "schedsweep/JobSelection-v0",
         num_envs=n,
@@ -92,6 +107,7 @@ def vector_env(trace: str, policy: str, seconds: float, mirror: Path, n: int) ->
         workload=trace,
         filter_mode="strict",
         pwa_mirror=mirror,
+        threads=threads,
     )
     rng = np.random.default_rng(0)
     observation, info = envs.reset(seed=0)
@@ -136,8 +152,8 @@ def main() -> None:
     parser.add_argument("--rlscheduler", type=Path, help="a checkout of DIR-LAB/deep-batch-scheduler")
     parser.add_argument("--rlscheduler-python", default="python3", help="a Python with gym 0.17.x")
     args = parser.parse_args()
-    print("| trace | env | N | policy | steps/s | episodes/s | steps / RLScheduler's |")
-    print("|---|---|--:|---|--:|--:|--:|")
+    print("| trace | env | N | threads | policy | steps/s | episodes/s | steps / RLScheduler's |")
+    print("|---|---|--:|--:|---|--:|--:|--:|")
     with tempfile.TemporaryDirectory() as scratch:
         for trace in args.traces:
             for policy in ("first", "masked random"):
@@ -152,18 +168,22 @@ def main() -> None:
                         args.rlscheduler_python,
                         Path(scratch),
                     )
-                    rows.append(("RLScheduler (gym 0.17)", 1, measured))
-                rows.append(("JobSelection-v0", 1, single_env(trace, policy, args.seconds, args.pwa_mirror)))
-                for n in (1, 16, 64):
-                    measured = vector_env(trace, policy, args.seconds, args.pwa_mirror, n)
-                    rows.append(("JobSelection-v0, native vector", n, measured))
-                peer_rate = rows[0][2][0] / rows[0][2][2] if args.rlscheduler else None
-                for name, n, (steps, episodes, seconds) in rows:
+                    rows.append(("RLScheduler (gym 0.17)", 1, 1, measured))
+                rows.append(("JobSelection-v0", 1, 1, single_env(trace, policy, args.seconds, args.pwa_mirror)))
+                for n, threads in VECTOR_RUNS:
+                    measured = vector_env(trace, policy, args.seconds, args.pwa_mirror, n, threads)
+                    rows.append(("JobSelection-v0, native vector", n, threads, measured))
+                peer_rate = rows[0][3][0] / rows[0][3][2] if args.rlscheduler else None
+                for name, n, threads, (steps, episodes, seconds) in rows:
                     ratio = f"{steps / seconds / peer_rate:.1f}" if peer_rate else "-"
                     print(
-                        f"| {trace} | {name} | {n} | {policy} | {steps / seconds:,.0f} | "
+                        f"| {trace} | {name} | {n} | {threads} | {policy} | {steps / seconds:,.0f} | "
                         f"{episodes / seconds:,.1f} | {ratio} |"
                     )
+        print("\n| trace | jobs | decisions | whole-trace replay, s |\n|---|--:|--:|--:|")
+        for trace in args.traces:
+            jobs, steps, seconds = replay(trace, args.pwa_mirror)
+            print(f"| {trace} | {jobs:,} | {steps:,} | {seconds:.2f} |")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ import numpy as np
 from libc.math cimport INFINITY, NAN, isnan, log1p
 from libc.stdlib cimport free, malloc, qsort
 
+from cython.parallel cimport prange
+
 from simcore.engine._jobs cimport JobArrays
 from simcore.engine._orders cimport FUNCTION_PARAMS, key_fn_t, order_entry
 from simcore.engine._sorted cimport (
@@ -37,6 +39,14 @@ cdef enum:
     BACKFILL_QUEUE_CODE = -1
 BACKFILL_NONE = BACKFILL_NONE_CODE
 BACKFILL_QUEUE = BACKFILL_QUEUE_CODE
+
+# job selection's episode rewards (simcore/studies/job_selection/env.py REWARDS)
+cdef enum Score:
+    SCORE_BSLD = 0
+    SCORE_WAIT = 1
+    SCORE_TURNAROUND = 2
+    SCORE_SLOWDOWN = 3
+    SCORE_UTILISATION = 4
 
 cdef enum JobState:
     FUTURE = 0
@@ -90,6 +100,9 @@ cdef class Simulation:
     """
 
     cdef JobArrays jobs
+    # the arrays given to __init__: jobs is all of them, or the episode
+    # [first, first + n) of them that _restart points it to (job selection)
+    cdef JobArrays given
     cdef object _keep_alive
     cdef readonly long long machine_size, free_procs
     cdef Py_ssize_t n, next_submission, n_done
@@ -140,18 +153,26 @@ cdef class Simulation:
                  const double[::1] requested, const long long[::1] procs,
                  const int[::1] user, int n_users, long long machine_size,
                  int order, threshold, int backfill, Predictor predictor,
-                 int correction, function=None):
+                 int correction, function=None, Py_ssize_t episode_jobs=-1):
+        """episode_jobs >= 0: simulate episodes of that many consecutive jobs
+        of the arrays, the first one from position 0 (see _restart)."""
         cdef Py_ssize_t n = submit.shape[0]
+        if episode_jobs > n:
+            raise ValueError(f"episodes of {episode_jobs} jobs in a workload of {n}")
         self._keep_alive = (submit, run, requested, procs, user)
-        self.n = n
-        self.jobs.n = n
-        self.jobs.n_users = n_users
+        self.given.n = n
+        self.given.n_users = n_users
         if n > 0:
-            self.jobs.submit = &submit[0]
-            self.jobs.run = &run[0]
-            self.jobs.requested = &requested[0]
-            self.jobs.procs = &procs[0]
-            self.jobs.user = &user[0]
+            self.given.submit = &submit[0]
+            self.given.run = &run[0]
+            self.given.requested = &requested[0]
+            self.given.procs = &procs[0]
+            self.given.user = &user[0]
+        if episode_jobs >= 0:
+            n = episode_jobs
+        self.n = n
+        self.jobs = self.given
+        self.jobs.n = n
         self.machine_size = machine_size
         self.free_procs = machine_size
         self.order = order
@@ -232,6 +253,48 @@ cdef class Simulation:
         self.queue_list = self._list_for(self.order)
         self.backfill_list = (self._list_for(self.backfill) if self.backfill >= 0
                               else -1)
+        return 0
+
+    cdef int _restart(self, Py_ssize_t first) except -1:
+        """Start over, with nothing submitted, on the episode of jobs
+        [first, first + n) of the given arrays: the state a new Simulation of
+        that slice has, without allocating one (the job selection vector env
+        resets its episodes this way)."""
+        cdef Py_ssize_t j
+        cdef int k
+        if not 0 <= first <= self.given.n - self.n:
+            raise ValueError(f"an episode of {self.n} jobs cannot start at "
+                             f"position {first} of {self.given.n}")
+        self.jobs.submit = self.given.submit + first
+        self.jobs.run = self.given.run + first
+        self.jobs.requested = self.given.requested + first
+        self.jobs.procs = self.given.procs + first
+        self.jobs.user = self.given.user + first
+        self.predictor.bind(self.jobs)
+        self.predictor.owner = <size_t> <void*> self
+        self.free_procs = self.machine_size
+        self.n_done = 0
+        self.next_submission = 0
+        self.now = -INFINITY
+        self.head = -1
+        self.pass_open = self.head_passed = False
+        self.n_waiting = 0
+        self.passes = 0
+        self.n_running = 0
+        self.completions.size = 0
+        self.expiries.size = 0
+        for j in range(self.n):
+            self.estimate[j] = self.initial_estimate[j] = self.estimated_end[j] = 0.0
+            self.start[j] = self.end[j] = self.reservation[j] = NAN
+            self.state[j] = FUTURE
+            self.order_at_start[j] = -1
+            self.backfilled[j] = 0
+            self.corrections[j] = 0
+        for k in range(self.n_lists):
+            self.lists[k].size = 0
+            self.lists[k].dead = 0
+            self.lists[k].sorted_at = NAN
+        self._configure_lists()
         return 0
 
     cdef inline double _key(self, key_fn_t key_fn, Py_ssize_t j,
@@ -589,6 +652,57 @@ cdef class Simulation:
         out[k + 1 + n_horizons] = (<double> self.n_done) / self.n if self.n else 1.0
         return filled
 
+    cdef Py_ssize_t _select_and_observe(self, long long head, float* out, long long* slots,
+                                        unsigned char* mask, Py_ssize_t window,
+                                        const double* horizons, Py_ssize_t n_horizons,
+                                        double scale) noexcept nogil:
+        """step_selection's work for one simulation: head (unless < 0), then
+        the next decision's observation and mask; -1 when every job is done."""
+        cdef Py_ssize_t k, filled = -1
+        if head >= 0:
+            self.head = head
+            self.head_passed = False
+        if self._to_decision():
+            filled = self._observe(out, slots, window, horizons, n_horizons, scale)
+        else:
+            for k in range(6 * window + 2 + n_horizons):
+                out[k] = 0.0
+            for k in range(window):
+                slots[k] = -1
+        for k in range(window):
+            mask[k] = k < filled
+        mask[0] = mask[0] or filled < 0   # a finished simulation: a placeholder action
+        return filled
+
+    cdef double _score(self, int kind, double tau) noexcept nogil:
+        """A finished episode's reward (env.episode_reward, there in numpy):
+        minus the mean over its jobs of the bounded slowdown (tau), wait,
+        turnaround or slowdown, or the utilisation; summed in job order, so
+        it may differ from numpy's pairwise sum in the last bits."""
+        cdef Py_ssize_t j
+        cdef double total = 0.0, wait, flow, run, first = INFINITY, last = -INFINITY
+        if self.n == 0:
+            return 0.0
+        for j in range(self.n):
+            run = self.jobs.run[j]
+            wait = self.start[j] - self.jobs.submit[j]
+            flow = wait + run
+            if kind == SCORE_BSLD:
+                total += max(flow / max(run, tau), 1.0)
+            elif kind == SCORE_WAIT:
+                total += wait
+            elif kind == SCORE_TURNAROUND:
+                total += flow
+            elif kind == SCORE_SLOWDOWN:
+                total += flow / max(run, 1e-9)
+            else:
+                total += self.jobs.procs[j] * run
+                first = min(first, self.jobs.submit[j])
+                last = max(last, self.start[j] + run)
+        if kind != SCORE_UTILISATION:
+            return -total / self.n
+        return total / (self.machine_size * (last - first)) if last > first else 0.0
+
     def advance_and_observe(self, float[::1] out, long long[::1] slots,
                             const double[::1] horizons, double log_top):
         """next_decision() then observe() in one call: the filled slots, or -1
@@ -706,28 +820,58 @@ cdef class Simulation:
         }
 
 
-def step_selection(list simulations, const long long[::1] heads, float[:, ::1] out,
-                   long long[:, ::1] slots, const double[::1] horizons, double log_top,
-                   long long[::1] filled):
-    """Job selection over several simulations in one call (the vector env): simulation i takes
-    waiting job heads[i] as its head (skipped when heads[i] < 0), runs to its next decision and
-    fills out[i] and slots[i] there; filled[i] = the filled slots, or -1 when it is done. The
-    caller checks that each head is a waiting job of a pending decision."""
+def step_selection(list simulations, const long long[::1] actions,
+                   const long long[::1] restarts, float[:, ::1] out,
+                   long long[:, ::1] slots, unsigned char[:, ::1] masks,
+                   const double[::1] horizons, double log_top, long long[::1] filled,
+                   double[::1] rewards, int reward, double tau, int threads=1):
+    """Job selection over several simulations in one call (the vector env).
+    Simulation i restarts on the episode at position restarts[i] when that is
+    >= 0 (Simulation._restart), or else takes the job in slot actions[i] of
+    its last observation as its head; then it runs to its next decision and
+    fills out[i], slots[i] and masks[i] (the filled slots) there; filled[i] =
+    the filled slots, or -1 when it is done (out[i] zeros, slots[i] -1,
+    masks[i] slot 0 only; rewards[i] its episode's reward, Simulation._score
+    of kind `reward`, else 0). Returns -1, or the first simulation whose action is
+    not a filled slot (nothing has changed then). threads > 1 steps the
+    simulations on that many OpenMP threads (they are independent: the same
+    results)."""
     cdef Py_ssize_t i, n = len(simulations)
-    cdef Simulation sim
     cdef double scale = log1p(log_top / 60.0)
-    cdef Py_ssize_t window = slots.shape[1], k, width = out.shape[1]
+    cdef Py_ssize_t window = slots.shape[1]
+    cdef long long* heads
+    cdef void** cores
     for i in range(n):
-        sim = <Simulation> simulations[i]
-        if heads[i] >= 0:
-            sim.head = heads[i]
-            sim.head_passed = False
-        if sim._to_decision():
-            filled[i] = sim._observe(&out[i, 0], &slots[i, 0], window, &horizons[0],
-                                     horizons.shape[0], scale)
-        else:
-            filled[i] = -1
-            for k in range(width):
-                out[i, k] = 0.0
-            for k in range(window):
-                slots[i, k] = -1
+        if restarts[i] < 0 and filled[i] >= 0 and not 0 <= actions[i] < filled[i]:
+            return i
+    heads = <long long*> malloc(n * sizeof(long long))
+    cores = <void**> malloc(n * sizeof(void*))
+    if heads == NULL or cores == NULL:
+        free(heads)
+        free(cores)
+        raise MemoryError()
+    try:
+        for i in range(n):
+            cores[i] = <void*> simulations[i]
+            heads[i] = -1
+            if restarts[i] >= 0:
+                (<Simulation> simulations[i])._restart(restarts[i])
+            elif filled[i] >= 0:
+                heads[i] = slots[i, actions[i]]
+        with nogil:
+            if threads > 1:
+                for i in prange(n, num_threads=threads, schedule="dynamic"):
+                    filled[i] = (<Simulation> cores[i])._select_and_observe(
+                        heads[i], &out[i, 0], &slots[i, 0], &masks[i, 0], window,
+                        &horizons[0], horizons.shape[0], scale)
+                    rewards[i] = (<Simulation> cores[i])._score(reward, tau) if filled[i] < 0 else 0.0
+            else:
+                for i in range(n):
+                    filled[i] = (<Simulation> cores[i])._select_and_observe(
+                        heads[i], &out[i, 0], &slots[i, 0], &masks[i, 0], window,
+                        &horizons[0], horizons.shape[0], scale)
+                    rewards[i] = (<Simulation> cores[i])._score(reward, tau) if filled[i] < 0 else 0.0
+    finally:
+        free(heads)
+        free(cores)
+    return -1

@@ -97,14 +97,7 @@ class Simulation:
         }
         if function is not None:
             self.options["function"] = str(function)
-        users, n_users = workload.dense_users()
-        self._arrays = (
-            np.ascontiguousarray(workload.submit, dtype=np.float64),
-            np.ascontiguousarray(np.minimum(workload.run, workload.requested), dtype=np.float64),
-            np.ascontiguousarray(workload.requested, dtype=np.float64),
-            np.ascontiguousarray(workload.procs, dtype=np.int64),
-            np.ascontiguousarray(users, dtype=np.intc),
-        )
+        self._arrays, n_users = core_arrays(workload)
         self._core = _core.Simulation(
             *self._arrays,
             n_users,
@@ -169,6 +162,43 @@ class Simulation:
         return SimulationResult(
             self.workload, dict(self.options), self._core.results(), self.kernel_seconds, int(self._core.passes)
         )
+
+
+def core_arrays(workload: Workload) -> tuple[tuple, int]:
+    """The core's job arrays (submit, time used, request, processors, dense user) and the user count."""
+    users, n_users = workload.dense_users()
+    arrays = (
+        np.ascontiguousarray(workload.submit, dtype=np.float64),
+        np.ascontiguousarray(np.minimum(workload.run, workload.requested), dtype=np.float64),
+        np.ascontiguousarray(workload.requested, dtype=np.float64),
+        np.ascontiguousarray(workload.procs, dtype=np.int64),
+        np.ascontiguousarray(users, dtype=np.intc),
+    )
+    return arrays, n_users
+
+
+def episode_cores(workload: Workload, count: int, episode_jobs: int, order: str, backfill: str, estimate: str) -> list:
+    """`count` core simulations that run episodes of `episode_jobs` consecutive jobs of
+    `workload` (job selection's vector env; `_core.step_selection` restarts them on an episode),
+    sharing one copy of its arrays. `estimate` is a predictor's name: each core gets its own."""
+    if not isinstance(estimate, str):
+        raise ValueError(f"estimate {estimate!r}: episodes take a predictor's name")
+    arrays, n_users = core_arrays(workload)
+    return [
+        _core.Simulation(
+            *arrays,
+            n_users,
+            int(workload.machine_size),
+            order_code(order),
+            None,
+            backfill_code(backfill),
+            make_predictor(estimate, len(workload)),
+            CORRECTIONS.index("request"),
+            None,
+            episode_jobs,
+        )
+        for _ in range(count)
+    ]
 
 
 def simulate(

@@ -1,42 +1,9 @@
-"""`schedsweep/JobSelection-v0` (docs/job_selection.md, draft): at each decision the agent picks the
-head among a window of waiting jobs; the core runs EASY (or no backfilling) to the next decision.
-
-Observation (float32, every entry in [0, 1]); W = window slots, in submission order:
-
-| index | meaning | normalisation |
-|---|---|---|
-| 6 s | slot s holds a waiting job | 0 or 1 |
-| 6 s + 1 | its wait `t - r` | `ls` |
-| 6 s + 2 | its requested time | `ls` |
-| 6 s + 3 | its processors | `/ m` |
-| 6 s + 4 | it fits now (`q <= free`) | 0 or 1 |
-| 6 s + 5 | its estimated run time (the estimate source's) | `ls` |
-| 6 W | free processors | `/ m` |
-| 6 W + 1 ... 6 W + 5 | processors the running jobs free within 1 min, 10 min, 1 h, 10 h, 100 h | `/ m` |
-| 6 W + 6 | the episode's jobs completed | `/ sequence length` |
-
-`observation="rlscheduler"`: RLScheduler's layout (Zhang et al., SC20), 128 × 8 per slot, every value
-clipped to `1 − 1e-5`; an empty slot is `[0, 1, 1, 1, 1, 1, 1, 0]`:
-
-| # | feature | value |
-|---|---|---|
-| 0 | wait | `(t − r) / 43,200 s` |
-| 1 | requested time | `/` the workload's longest run time |
-| 2 | processors | `/ m` |
-| 3 | requested memory | `/` the workload's largest, 1 when unknown |
-| 4 | user | `/` the largest user number, 1 when unknown |
-| 5 | group | `/` the largest group number, 1 when unknown |
-| 6 | executable | 1 (the workload does not carry SWF field 14) |
-| 7 | fits now | `1 − 1e-5` if `q <= free` processors, else `1e-5` |
-
-Differences from RLScheduler's own: its "fits" counts whole nodes, and above 128 waiting jobs it
-fills the window with the shortest and the narrowest jobs instead of the first ones.
-
-`ls(x) = min(1, ln(1 + x/60) / ln(1 + 10^6/60))` puts durations from seconds to days on one scale; the
-core fills the observation in C (`Simulation.observe`).
-
-Reward: 0 at every step but the last, which gives minus the mean of the metric over the episode's
-jobs (bounded slowdown with τ = 10 s, wait, turnaround, slowdown), or the utilisation.
+"""`schedsweep/JobSelection-v0`: at each decision the agent picks the head among a window of waiting
+jobs; the core runs EASY (or no backfilling) to the next decision and fills the observation in C
+(`Simulation.observe`). The options, the episode, both observation layouts (`default` and RLScheduler's
+`rlscheduler`) as tables, the rewards (final, or dense: the jobs' metrics as their waits grow) and the
+info are in docs/environments.md, section JobSelection-v0; the core's selection mode in
+docs/job_selection.md.
 """
 
 from __future__ import annotations
@@ -76,13 +43,15 @@ def job_values(workload, start: np.ndarray, reward: str) -> np.ndarray:
     }[reward]
 
 
-def episode_reward(workload, start: np.ndarray, reward: str) -> float:
-    """Minus the mean of the metric over the episode's jobs, or the utilisation."""
+def episode_reward(workload, start: np.ndarray, reward: str):
+    """Minus the mean of the metric over the episode's jobs, or the utilisation; with 2-D job
+    arrays and starts (one episode per row, the vector env), one value per row."""
     if reward == "utilisation":
         run = np.minimum(workload.run, workload.requested)
-        span = float(np.max(start + run) - np.min(workload.submit))
-        return float(np.sum(workload.procs * run) / (workload.machine_size * span)) if span > 0 else 0.0
-    return -float(np.mean(job_values(workload, start, reward)))
+        span = np.max(start + run, axis=-1) - np.min(workload.submit, axis=-1)
+        work = np.sum(workload.procs * run, axis=-1)
+        return np.where(span > 0, work / (workload.machine_size * np.where(span > 0, span, 1.0)), 0.0)[()]
+    return -np.mean(job_values(workload, start, reward), axis=-1)
 
 
 class OrderPolicy:
@@ -187,7 +156,7 @@ class JobSelectionEnv(gymnasium.Env):
         self.episode = self.workload.take(np.arange(start, start + length))
         self.sim = Simulation(self.episode, self.window_order, backfill=self.core_backfill, estimate=self.estimate)
         self.decisions = 0
-        self._rewarded = np.zeros(length, dtype=bool)  # dense: the jobs whose share was given
+        self._accrued_before = 0.0  # dense: the jobs' metric reached at the last step
         self._advance()
         return self._observation(), self._info()
 
@@ -206,11 +175,11 @@ class JobSelectionEnv(gymnasium.Env):
         if terminated:
             result = self.sim.finish()
             if not self.dense:
-                reward = episode_reward(self.episode, result.start, self.reward_name)
+                reward = float(episode_reward(self.episode, result.start, self.reward_name))
             info["metrics"] = result.summary()
             info["start"] = result.start
             info["baselines"] = {  # each order run by the core on the same sequence, the same reward
-                order: episode_reward(self.episode, self.baseline_run(order).start, self.reward_name)
+                order: float(episode_reward(self.episode, self.baseline_run(order).start, self.reward_name))
                 for order in self.baselines
             }
         return self._observation(), reward, terminated, False, info
@@ -242,18 +211,22 @@ class JobSelectionEnv(gymnasium.Env):
         )
 
     def _dense_reward(self) -> float:
-        """Minus the metric of the jobs started since the last step, over the episode's length: the
-        steps' rewards add up to the final reward's value (up to rounding)."""
-        start = self.sim._core.start_times
-        new = ~np.isnan(start) & ~self._rewarded
-        self._rewarded |= new
-        if self._pending and not new.any():
-            return 0.0
-        if not self._pending:  # the last jobs start after the last decision
-            start = self.sim.finish().start
-            new |= ~self._rewarded
-        jobs = np.flatnonzero(new)
-        return -float(np.sum(job_values(self.episode.take(jobs), start[jobs], self.reward_name))) / len(start)
+        """Minus the growth, since the last step, of the episode's jobs' metric so far over the
+        episode's length: a submitted job's metric is counted with the wait it has reached (its
+        wait so far while it waits), so the reward follows the waiting as it happens, and the
+        steps add up to the final reward's value (up to rounding)."""
+        now = self.sim._core.now if self._pending else np.inf
+        accrued = self._accrued(now)
+        reward = -(accrued - self._accrued_before) / len(self.episode)
+        self._accrued_before = accrued
+        return reward
+
+    def _accrued(self, now: float) -> float:
+        """The sum over the jobs submitted by `now` of their metric with the wait reached by `now`."""
+        start = self.sim._core.start_times if np.isfinite(now) else self.sim.finish().start
+        submitted = self.episode.submit <= now
+        reached = np.fmin(start, now)[submitted]
+        return float(np.sum(job_values(self.episode.take(np.flatnonzero(submitted)), reached, self.reward_name)))
 
     def _observation(self) -> np.ndarray:
         if self.layout == "default":

@@ -165,7 +165,20 @@ def test_the_cores_observation_equals_the_numpy_reference():
             obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
 
 
-def test_the_native_vector_env_is_the_single_env_episode_for_episode():
+@pytest.mark.parametrize(
+    "threads, options",
+    [
+        (1, {}),
+        (2, {"estimate": "ave2", "reward": "turnaround"}),
+        (2, {"backfill": "none", "reward": "wait", "window": 16}),
+        (1, {"reward": "slowdown", "backfill_order": "SPF"}),
+        (2, {"reward": "utilisation", "window_order": "SAF"}),
+    ],
+)
+def test_the_native_vector_env_is_the_single_env_episode_for_episode(threads, options):
+    """Every observation and mask of the vector env's episodes (restarted in place by the core,
+    stepped on `threads` threads) equals the single env's on the same episodes, and so does the
+    final reward (the core's sum in job order against numpy's pairwise one: to 1e-12)."""
     vec = gymnasium.make_vec(
         "schedsweep/JobSelection-v0",
         num_envs=3,
@@ -173,34 +186,40 @@ def test_the_native_vector_env_is_the_single_env_episode_for_episode():
         workload="SDSC-SP2",
         filter_mode="strict",
         pwa_mirror=PWA,
+        threads=threads,
+        **options,
     )
-    single = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=PWA)
+    single = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=PWA, **options)
     obs, info = vec.reset(seed=10)
-    rewards, actions = [[] for _ in range(3)], [[] for _ in range(3)]  # per sub-env, per episode
-    current, resetting = [[] for _ in range(3)], np.zeros(3, dtype=bool)
+    episodes = [[] for _ in range(3)]  # per sub-env: (actions, observations, reward) per episode
+    current = [([], [obs[i]]) for i in range(3)]
+    resetting = np.zeros(3, dtype=bool)
     policy = np.random.default_rng(0)
     for _ in range(700):
         chosen = np.array([policy.choice(np.flatnonzero(mask)) for mask in info["action_mask"]])
-        for i in range(3):
-            if not resetting[i]:  # next-step autoreset: the step after the end is ignored
-                current[i].append(int(chosen[i]))
         obs, reward, terminated, truncated, info = vec.step(chosen)
-        for i in np.flatnonzero(terminated):
-            rewards[i].append(reward[i])
-            actions[i].append(current[i])
-            current[i] = []
+        for i in range(3):
+            if resetting[i]:  # next-step autoreset: this step started a new episode
+                current[i] = ([], [obs[i]])
+                continue
+            current[i][0].append(int(chosen[i]))
+            if terminated[i]:
+                episodes[i].append((*current[i], reward[i]))
+            else:
+                current[i][1].append(obs[i])
         resetting = terminated
     length = single.sequence_length
     for i in range(3):
         draws = np.random.default_rng(10 + i)
-        assert len(rewards[i]) >= 2
-        for reward, chosen in zip(rewards[i], actions[i]):
+        assert len(episodes[i]) >= 2
+        for chosen, observations, reward in episodes[i]:
             start = int(draws.integers(0, len(single.workload) - length + 1))
-            single.reset(options={"start": start})
+            single_obs, single_info = single.reset(options={"start": start})
             for k, action in enumerate(chosen):
-                _, single_reward, done, _, _ = single.step(action)
+                np.testing.assert_array_equal(single_obs, observations[k])
+                single_obs, single_reward, done, _, single_info = single.step(action)
                 assert done == (k == len(chosen) - 1)
-            assert single_reward == reward
+            assert single_reward == pytest.approx(reward, rel=1e-12)
     with pytest.raises(ValueError, match="environment 0: action 200 is not valid"):
         vec.step(np.array([200, 0, 0]))
     vec.close()
