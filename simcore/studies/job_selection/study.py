@@ -9,7 +9,7 @@ import pandas as pd
 
 from simcore.studies.job_selection.env import JobSelectionEnv
 
-SEQUENCES = 10  # RLScheduler's evaluation: 10 sequences of 1,024 jobs, starts drawn with seed 1
+SEQUENCES = 10  # as RLScheduler's evaluation: 10 sequences of 1,024 jobs (its starts: docs/job_selection.md §4)
 SEQUENCE_JOBS = 1024
 SEED = 1
 MODES = {"none": "without backfilling", "easy": "with backfilling"}
@@ -17,7 +17,8 @@ DEFAULT_ORDERS = ("FCFS", "WFP3", "UNICEF", "SPF", "F1", "SQF", "SAF")
 
 
 def sequence_starts(jobs: int, sequences: int = SEQUENCES, length: int = SEQUENCE_JOBS, seed: int = SEED):
-    """The episodes' first positions: uniform draws from `default_rng(seed)`."""
+    """The episodes' first positions: uniform draws from `default_rng(seed)` over the whole trace
+    (not RLScheduler's draws, which lie in the trace's first 10,000 jobs)."""
     if jobs < length:
         raise ValueError(f"{jobs} jobs, fewer than one sequence of {length}")
     return np.random.default_rng(seed).integers(0, jobs - length + 1, sequences)

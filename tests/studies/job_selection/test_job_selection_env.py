@@ -26,7 +26,17 @@ def burst_workload():
     return simcore.Workload.from_arrays(np.zeros(40), run, run * 2, rng.integers(1, 9, 40), 8)
 
 
-@pytest.mark.parametrize("options", [{}, {"backfill": "none"}, {"backfill_order": "SPF", "reward": "wait"}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"backfill": "none"},
+        {"backfill_order": "SPF", "reward": "wait"},
+        {"dense": True, "reward": "slowdown"},
+        {"reward": "utilisation", "window_order": "SAF"},
+        {"dense": True, "reward": "turnaround", "estimate": "ave2"},
+    ],
+)
 def test_gymnasium_checker(options):
     env = JobSelectionEnv(burst_workload(), window=8, sequence_length=40, **options)
     env.action_space.seed(0)
