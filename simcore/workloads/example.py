@@ -5,6 +5,10 @@ Deterministic: the same arguments give the same SWF text, byte for byte.
 
 from __future__ import annotations
 
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
 import numpy as np
 
 from simcore.workloads.files import atomic_write
@@ -48,3 +52,15 @@ def example_swf(jobs: int = 2000, machine_size: int = 64, seed: int = 2024) -> s
 def write_example(path, **kwargs) -> None:
     with atomic_write(path) as tmp:
         tmp.write_text(example_swf(**kwargs))
+
+
+@lru_cache(maxsize=4)
+def example_workload(filter_mode: str = "truncate", **kwargs):
+    """The example as a Workload (read through the SWF reader, `filter_mode` filter); cached, so
+    treat it as read-only."""
+    from simcore.engine.swf import read_swf
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "example.swf"
+        write_example(path, **kwargs)
+        return read_swf(path, filter=filter_mode)
