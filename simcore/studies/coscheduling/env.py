@@ -9,15 +9,12 @@ agent picks the guest's quota level. Registered as ``schedsweep/CoScheduling-v0`
 from __future__ import annotations
 
 import operator
-import tempfile
 from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 
 import gymnasium
 import numpy as np
 
-from simcore.engine.swf import read_swf
 from simcore.engine.workload import Workload
 from simcore.studies.coscheduling.sharing import (
     SharingResult,
@@ -26,7 +23,7 @@ from simcore.studies.coscheduling.sharing import (
     default_memory_capacity,
 )
 from simcore.studies.coscheduling.study import run_metrics
-from simcore.workloads.example import write_example
+from simcore.workloads.example import example_workload as generic_example_workload
 from simcore.workloads.sources import load_workload
 
 REWARDS = ("loss", "utilisation")
@@ -42,10 +39,7 @@ def example_workload() -> Workload:
     """The package's generated example workload (truncate filter) with Gaia-like efficiency and memory."""
     from simcore.workloads.sharing_profiles import apply_profile  # needs scipy, only for the example
 
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "example.swf"
-        write_example(path)
-        generated = read_swf(path, filter="truncate")
+    generated = generic_example_workload("truncate")
     return apply_profile(replace(generated, source="simcore example workload"), "gaia", seed=0)
 
 

@@ -54,15 +54,12 @@ set and long enough, with ``mean_pool`` and ``utilisation``) and ``self.result``
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import replace
 from functools import lru_cache
-from pathlib import Path
 
 import gymnasium
 import numpy as np
 
-from simcore.engine.swf import read_swf
 from simcore.studies.elastic.jobsets import VOS, JobSet, consecutive_sets, job_set, serial_jobs, whole_set
 from simcore.studies.elastic.metrics import EXCLUDED, run_metrics, time_average_pool
 from simcore.studies.elastic.site import (
@@ -75,7 +72,7 @@ from simcore.studies.elastic.site import (
     pool_levels,
     site_decisions,
 )
-from simcore.workloads.example import write_example
+from simcore.workloads.example import example_workload
 from simcore.workloads.sources import load_workload
 
 EXAMPLE_JOBS = 6000  # about 2,200 serial jobs: enough online jobs for the metrics' exclusions
@@ -94,10 +91,7 @@ def example_job_set() -> JobSet:
     The example records one group for every job; its user numbers stand for the groups, so that
     its serial jobs have the study's seven VOs. 500 pre-training jobs instead of 2,000 (a small set).
     """
-    with tempfile.TemporaryDirectory() as directory:
-        path = Path(directory) / "example.swf"
-        write_example(path, jobs=EXAMPLE_JOBS)
-        generated = read_swf(path, filter="truncate")
+    generated = example_workload("truncate", jobs=EXAMPLE_JOBS)
     grouped = replace(generated, group=generated.user.copy(), source="simcore example workload")
     serial = serial_jobs(grouped)
     return job_set(serial, np.arange(len(serial)), "simcore example", pre_training=EXAMPLE_PRE_TRAINING)
