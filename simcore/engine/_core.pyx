@@ -92,6 +92,13 @@ cdef inline float _log_scale(double seconds, double scale) noexcept nogil:
     return <float> (value if value < 1.0 else 1.0)
 
 
+cdef object _read_only(double[::1] values):
+    """A read-only NumPy view of a simulation's per-job array."""
+    view = np.asarray(values)
+    view.flags.writeable = False
+    return view
+
+
 cdef class Simulation:
     """One EASY-family simulation over a workload, run in segments.
 
@@ -470,7 +477,7 @@ cdef class Simulation:
                     break
                 self._try_backfill(j, t, shadow, &extra)
         else:
-            self._backfill_by_order(h, t, shadow, &extra)
+            self._backfill_list(&self.lists[self.backfill_list], h, t, shadow, &extra)
 
     cdef double _reserve(self, Py_ssize_t h, long long* extra) noexcept nogil:
         """The blocked head h's shadow time (returned, and kept as its first
@@ -491,14 +498,13 @@ cdef class Simulation:
             self.reservation[h] = shadow
         return shadow
 
-    cdef void _backfill_by_order(self, Py_ssize_t h, double t, double shadow,
-                                 long long* extra) noexcept nogil:
-        """Backfill the waiting jobs but h in the backfill order's list."""
-        cdef WaitList* bf = &self.lists[self.backfill_list]
+    cdef void _backfill_list(self, WaitList* wl, Py_ssize_t h, double t, double shadow,
+                             long long* extra) noexcept nogil:
+        """Backfill the waiting jobs but h in the order of list wl."""
         cdef Py_ssize_t i = 0, j
-        self._prepare(bf, t)
-        while self.free_procs > 0 and i < bf.size:
-            j = bf.items[i].idx
+        self._prepare(wl, t)
+        while self.free_procs > 0 and i < wl.size:
+            j = wl.items[i].idx
             i += 1
             if j != h and self.state[j] == WAITING:
                 self._try_backfill(j, t, shadow, extra)
@@ -568,10 +574,10 @@ cdef class Simulation:
                 if self.pass_open and not self.head_passed and self.backfill != BACKFILL_NONE_CODE:
                     self.head_passed = True
                     shadow = self._reserve(self.head, &extra)
-                    if self.backfill == BACKFILL_QUEUE_CODE:
-                        self._backfill_by_queue(self.head, self.now, shadow, &extra)
-                    else:
-                        self._backfill_by_order(self.head, self.now, shadow, &extra)
+                    self._backfill_list(
+                        &self.lists[self.queue_list if self.backfill == BACKFILL_QUEUE_CODE
+                                    else self.backfill_list],
+                        self.head, self.now, shadow, &extra)
             elif self.n_waiting > 0:
                 return True
             if self._next_instant(INFINITY) == INFINITY:
@@ -579,18 +585,6 @@ cdef class Simulation:
             self.pass_open = self.free_procs > 0
             self.passes += self.pass_open
             self.head_passed = False
-
-    cdef void _backfill_by_queue(self, Py_ssize_t h, double t, double shadow,
-                                 long long* extra) noexcept nogil:
-        """Backfill the waiting jobs but h in the queue order's list."""
-        cdef WaitList* wl = &self.lists[self.queue_list]
-        cdef Py_ssize_t i = 0, j
-        self._prepare(wl, t)
-        while self.free_procs > 0 and i < wl.size:
-            j = wl.items[i].idx
-            i += 1
-            if j != h and self.state[j] == WAITING:
-                self._try_backfill(j, t, shadow, extra)
 
     # -- Python interface ----------------------------------------------------
 
@@ -738,16 +732,12 @@ cdef class Simulation:
     @property
     def estimates(self):
         """Current estimate of every submitted job, a read-only view."""
-        view = np.asarray(self.estimate)
-        view.flags.writeable = False
-        return view
+        return _read_only(self.estimate)
 
     @property
     def estimated_ends(self):
         """Estimated end of every started job (start + its current estimate), a read-only view."""
-        view = np.asarray(self.estimated_end)
-        view.flags.writeable = False
-        return view
+        return _read_only(self.estimated_end)
 
     def choose_head(self, Py_ssize_t j):
         """Job selection: waiting job j is the head, at the pending decision."""
@@ -796,16 +786,12 @@ cdef class Simulation:
     @property
     def start_times(self):
         """Start of every job so far (NaN: not started), a read-only view."""
-        view = np.asarray(self.start)
-        view.flags.writeable = False
-        return view
+        return _read_only(self.start)
 
     @property
     def end_times(self):
         """End of every started job (NaN: not started), a read-only view."""
-        view = np.asarray(self.end)
-        view.flags.writeable = False
-        return view
+        return _read_only(self.end)
 
     def results(self):
         """Per-job arrays (copies)."""
