@@ -162,13 +162,14 @@ def main() -> None:
     args.output.mkdir(parents=True, exist_ok=True)
     frame.to_csv(args.output / "learning_curve.csv", index=False)
     figure, axis = plt.subplots(figsize=(5.5, 3.4))
-    axis.plot(frame["steps"], frame["PPO"], marker="o", label="MaskablePPO (deterministic)")
+    axis.plot(frame["steps"] / 1000, frame["PPO"], marker="o", label="MaskablePPO (deterministic)")
+    labels = {"FCFS": "FCFS (through the env)", "SJF": "SJF (through the env)"}
     for (name, value), style in zip(reference.items(), ("--", ":", "-.")):
-        axis.axhline(value, color="black", linestyle=style, label=name)
-    axis.set_xlabel("training steps (decisions)")
+        axis.axhline(value, color="black", linestyle=style, label=labels.get(name, name))
+    axis.set_xlabel("training steps (thousands of decisions)")
     axis.set_ylabel("mean AVEbsld, held-out sequences")
-    axis.set_yscale("log")
-    axis.legend()
+    axis.set_ylim(bottom=0)
+    axis.legend(loc="lower left")
     axis.set_title(f"JobSelection-v0 (backfill {args.backfill}), Lublin model, {args.sequences} held-out sequences")
     save(figure, [args.output / "learning_curve.png"])
 
