@@ -31,6 +31,17 @@ class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
         if threads < 1:
             raise ValueError(f"threads {threads}: at least 1")
         self.single = env = JobSelectionEnv(**options)  # the options, the workload and the spaces
+        unsupported = {
+            "observation": env.layout != "default",
+            "dense": env.dense,
+            "baselines": bool(env.baselines),
+        }
+        if any(unsupported.values()):
+            names = ", ".join(name for name, given in unsupported.items() if given)
+            raise ValueError(
+                f"the native vector env has the default observation, final rewards and no baselines "
+                f"(given: {names}); use vectorization_mode='sync' or 'async' for these options"
+            )
         self.num_envs = num_envs
         self.threads = threads
         self.single_observation_space = env.observation_space

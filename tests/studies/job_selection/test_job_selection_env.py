@@ -230,6 +230,10 @@ def test_the_native_vector_env_is_the_single_env_episode_for_episode(threads, op
                 single_obs, single_reward, done, _, single_info = single.step(action)
                 assert done == (k == len(chosen) - 1)
             assert single_reward == pytest.approx(reward, rel=1e-12)
+    with pytest.raises(ValueError, match="the native vector env has the default observation"):
+        gymnasium.make_vec(
+            "schedsweep/JobSelection-v0", num_envs=2, vectorization_mode="vector_entry_point", dense=True
+        )
     with pytest.raises(ValueError, match="environment 0: action 200 is not valid"):
         vec.step(np.array([200, 0, 0]))
     vec.close()
