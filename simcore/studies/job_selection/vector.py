@@ -17,8 +17,8 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from simcore.engine import _core
-from simcore.engine.simulation import episode_cores
 from simcore.engine.metrics import TAU
+from simcore.engine.simulation import episode_cores
 from simcore.studies.job_selection.env import HORIZONS, LOG_TOP, REWARDS, JobSelectionEnv
 
 
