@@ -446,6 +446,28 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     assert done.returncode != 0 and "unknown traces ['NOPE-2000']" in done.stdout + done.stderr
     done = rejected(tmp_path, {"dynamic_scheduling": {"policies": ["FCFS", "F9"]}})
     assert done.returncode != 0 and "F9" in done.stdout + done.stderr
+    # the Table 2 comparison needs a setting the sweep runs, or it would vanish from the report
+    done = rejected(tmp_path, {"reproduction": {"threshold": 7200}})
+    assert done.returncode != 0
+    assert "reproduction.threshold is 7200, which fixed_policy.thresholds [None, 144000] does not run" in (
+        done.stdout + done.stderr
+    )
+    done = rejected(tmp_path, {"reproduction": {"backfill": "SPF"}})
+    assert done.returncode != 0 and "reproduction.backfill is 'SPF'" in done.stdout + done.stderr
+
+
+def test_nested_command_line_overrides_are_typed(tmp_path):
+    done = run_snakemake(
+        tmp_path,
+        {},
+        "--dry-run",
+        "--config",
+        "learned_policies={tuples: 20}",
+        "reproduction={threshold: null}",
+        base=CAMPAIGN,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 # ---- fetch -----------------------------------------------------------------

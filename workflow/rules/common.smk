@@ -152,7 +152,21 @@ def _declared_settings(root):
         raise ValueError(
             f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}"
         )
+    _check_reproduction(chosen["fixed_policy"], root)
     return chosen
+
+
+def _check_reproduction(fixed_policy, root):
+    """The setting compared with the bandit paper's Table 2 must be one the sweep runs,
+    or the table would be missing from the report."""
+    where = "demo.fixed_policy" if study_of(root) == "demo" else "fixed_policy"
+    for key, runs_of in (("threshold", "thresholds"), ("backfill", "backfills")):
+        wanted = config["reproduction"][key]
+        if wanted not in fixed_policy[runs_of]:
+            raise ValueError(
+                f"config: reproduction.{key} is {wanted!r}, which {where}.{runs_of} "
+                f"{fixed_policy[runs_of]} does not run; add it there or choose one of them"
+            )
 
 
 def _restricted(chosen):
