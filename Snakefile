@@ -39,12 +39,12 @@ include: "workflow/rules/report.smk"
 # once, for the study root asked for (announce in common.smk).
 rule all:
     input:
-        lambda wildcards: study_outputs("campaign"),
+        lambda wildcards: study_outputs("campaign") + cost_outputs("campaign"),
 
 
 rule demo:
     input:
-        lambda wildcards: study_outputs("demo"),
+        lambda wildcards: study_outputs("demo") + cost_outputs("demo"),
 
 
 rule prediction:

@@ -382,6 +382,17 @@ def test_workloads_table_counts_filtered_jobs(tiny_run):
     assert workloads.at["KTH-SP2", "run_over_request"] == 475 and workloads.at["KTH-SP2", "job_lines"] == 28476
 
 
+def test_cost_table_counts_every_job_of_the_run(tiny_run):
+    results = tiny_run / "results"
+    benchmarks = sorted((results / "benchmarks").rglob("*.tsv"))
+    cost = pd.read_csv(results / "cost.csv")
+    assert cost["jobs"].sum() == len(benchmarks) > 0
+    studies = {"traces", "fixed_policy", "bandit", "prediction", "simple_policies", "learned_policies"}
+    assert studies | {"dynamic_scheduling", "coscheduling", "elastic", "job_selection", "report"} == set(cost["study"])
+    assert (cost["wall_s"] > 0).any() and set(TINY["traces"]) <= set(cost["trace"])
+    assert "On 56 cores with perfect packing" in (results / "cost.md").read_text()
+
+
 def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
     done = run_snakemake(tiny_run, TINY)
     assert "Nothing to be done" in done.stdout + done.stderr

@@ -66,6 +66,7 @@ REPORT_CATEGORIES = {
     "elastic": "Elastic provisioning (SARSA + ESN)",
     "job_selection": "Job selection (RLScheduler's baselines)",
     "reproduction": "Reproduction report",
+    "cost": "What the run cost",
 }
 ALL_TRACES = "All traces"
 
@@ -342,6 +343,19 @@ def study_outputs(study):
         + job_selection_outputs(study)
         + fixed_policy
         + reproduction
+    )
+
+
+def cost_outputs(study):
+    """The cost table of the campaign (or the demo), when any study runs."""
+    root = STUDY_ROOTS[study]
+    return [f"{root}/cost.csv", f"{root}/cost.md"] if report_sections(root) else []
+
+
+def root_traces(root):
+    """Every trace or model a study of the root uses."""
+    return sorted(
+        {trace for traces in settings(root)["studies"].values() for trace in traces}
     )
 
 

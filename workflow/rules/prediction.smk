@@ -12,6 +12,8 @@ rule predict_grid:
         predictions="{root}/prediction/grid/{trace}/{chunk}.predictions.parquet",
     log:
         "{root}/logs/predict_grid/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/predict_grid/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -49,6 +51,8 @@ rule select_triples:
         selection="{root}/prediction/selection.csv",
     log:
         "{root}/logs/select_triples.log",
+    benchmark:
+        "{root}/benchmarks/prediction/select_triples.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -68,6 +72,8 @@ rule predict_variants:
         "{root}/prediction/variant_runs/{trace}/{chunk}.parquet",
     log:
         "{root}/logs/predict_variants/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/predict_variants/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -110,6 +116,8 @@ rule prediction_tables:
         rows="{root}/prediction/reproduction.csv",
     log:
         "{root}/logs/prediction_tables.log",
+    benchmark:
+        "{root}/benchmarks/prediction/prediction_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -151,6 +159,8 @@ rule plot_predictions:
         ],
     log:
         "{root}/logs/plot_predictions/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/plot_predictions/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -174,6 +184,8 @@ rule plot_correlations:
         "{root}/prediction/plots/correlations.pdf",
     log:
         "{root}/logs/plot_correlations.log",
+    benchmark:
+        "{root}/benchmarks/prediction/plot_correlations.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
