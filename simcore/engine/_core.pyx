@@ -383,16 +383,20 @@ cdef class Simulation:
                               else -1)
         return 0
 
-    cdef int _restart(self, Py_ssize_t first) except -1:
-        """Start over, with nothing submitted, on the episode of jobs
-        [first, first + n) of the given arrays: the state a new Simulation of
-        that slice has, without allocating one (the job selection vector env
-        resets its episodes this way)."""
-        cdef Py_ssize_t j
-        cdef int k
+    cdef int _check_restart(self, Py_ssize_t first) except -1:
         if not 0 <= first <= self.given.n - self.n:
             raise ValueError(f"an episode of {self.n} jobs cannot start at "
                              f"position {first} of {self.given.n}")
+        return 0
+
+    cdef int _restart(self, Py_ssize_t first) except -1:
+        """Start over, with nothing submitted, on the episode of jobs
+        [first, first + n) of the given arrays (first checked by
+        _check_restart): the state a new Simulation of that slice has, without
+        allocating one (the job selection vector env resets its episodes this
+        way)."""
+        cdef Py_ssize_t j
+        cdef int k
         self.jobs.submit = self.given.submit + first
         self.jobs.run = self.given.run + first
         self.jobs.requested = self.given.requested + first
@@ -1010,7 +1014,9 @@ def step_selection(list simulations, const long long[::1] actions,
         if restarts[i] < 0 and filled[i] >= 0 and not 0 <= actions[i] < filled[i]:
             return i
     for i in range(n):
-        if restarts[i] < 0 and filled[i] >= 0:
+        if restarts[i] >= 0:
+            (<Simulation> simulations[i])._check_restart(restarts[i])
+        elif filled[i] >= 0:
             (<Simulation> simulations[i])._check_head(slots[i, actions[i]])
     heads = <long long*> malloc(n * sizeof(long long))
     cores = <void**> malloc(n * sizeof(void*))
