@@ -120,7 +120,7 @@ class Workload:
         """Raise WorkloadError naming the first job that breaks a rule (O(n))."""
         m = self.machine_size
         if not (isinstance(m, (int, np.integer)) and m > 0):
-            raise WorkloadError(f"{self.source}: machine size must be positive, a whole number of processors; got {m!r}")
+            raise WorkloadError(f"{self.source}: machine size must be positive, a whole number of processors: {m!r}")
         n = len(self.submit)
         for name in PER_JOB_FIELDS:
             shape = np.shape(getattr(self, name))

@@ -2,6 +2,7 @@
 with dataclasses.replace) and out-of-range codes are clear errors, the core's job arrays are its own
 copies, and no malformed input crashes the interpreter (a fuzz test in a subprocess)."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -15,8 +16,6 @@ import simcore
 from simcore.engine import _core
 from simcore.engine.predictors import make_predictor
 from simcore.engine.simulation import core_jobs
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def workload(n=40, seed=0):
@@ -34,7 +33,9 @@ def workload(n=40, seed=0):
 
 def core(jobs=None, order=0, threshold=None, backfill=_core.BACKFILL_QUEUE, correction=0, function=None, **options):
     jobs = core_jobs(workload()) if jobs is None else jobs
-    return _core.Simulation(jobs, order, threshold, backfill, make_predictor("request", len(jobs)), correction, function, **options)
+    return _core.Simulation(
+        jobs, order, threshold, backfill, make_predictor("request", len(jobs)), correction, function, **options
+    )
 
 
 def starts(simulation):
@@ -282,14 +283,17 @@ FUZZ = textwrap.dedent(
     """
 )
 
+# the subprocess imports the simcore under test, whichever checkout that is
+ENV = {**os.environ, "PYTHONPATH": str(Path(simcore.__file__).resolve().parents[1])}
+
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
-def test_malformed_workloads_never_crash_the_interpreter(seed):
+def test_malformed_workloads_never_crash_the_interpreter(seed, tmp_path):
     """Random malformed workloads through the Python API, in a subprocess: a crash or a
     hang there is a failure here, and only clean Python errors may come out."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", FUZZ, str(seed)], capture_output=True, text=True, timeout=120, cwd=REPO
+            [sys.executable, "-c", FUZZ, str(seed)], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=ENV
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"seed {seed}: the fuzz run hung (an event loop that never ends)")

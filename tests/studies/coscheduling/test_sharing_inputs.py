@@ -2,6 +2,7 @@
 are clear errors, its job arrays are its own copies, and no malformed input crashes the interpreter
 (a fuzz test in a subprocess)."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -11,11 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import simcore
 from simcore.engine.workload import Workload, WorkloadError
-from simcore.studies.coscheduling._sharing import MAX_LEVELS, SharingSimulation
-from simcore.studies.coscheduling.sharing import SharingInputError, SharingRun, SharingSettings, simulate_sharing
+from simcore.studies.coscheduling.sharing import (
+    MAX_LEVELS,
+    SharingInputError,
+    SharingRun,
+    SharingSettings,
+    SharingSimulation,
+    simulate_sharing,
+)
 
-REPO = Path(__file__).resolve().parents[3]
 SETTINGS = SharingSettings(strategy="ASAX", memory=False, efficiency="assume-cpu-bound")
 
 
@@ -172,14 +179,17 @@ FUZZ = textwrap.dedent(
     """
 )
 
+# the subprocess imports the simcore under test, whichever checkout that is
+ENV = {**os.environ, "PYTHONPATH": str(Path(simcore.__file__).resolve().parents[1])}
+
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_malformed_workloads_never_crash_the_interpreter(seed):
+def test_malformed_workloads_never_crash_the_interpreter(seed, tmp_path):
     """Random malformed workloads through simulate_sharing, in a subprocess: a crash or a hang there
     is a failure here, and only clean Python errors may come out."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", FUZZ, str(seed)], capture_output=True, text=True, timeout=120, cwd=REPO
+            [sys.executable, "-c", FUZZ, str(seed)], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=ENV
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"seed {seed}: the fuzz run hung (an event loop that never ends)")
