@@ -55,11 +55,11 @@ MACHINE_SIZES = {"CEA-Curie": (80640, 93312)}  # the paper's, the header's
 EASY_PLUS_PLUS = {"backfill": "SPF", "estimate": "ave2", "correction": "incremental"}
 
 
-def ave2_predictions(workload, end, history="finished", rounding=None, shift=0.0, one_known="request"):
-    """AVE2 at each submission, offline, from the completion instants `end`.
+def ave2_predictions(workload, start, end, history="finished", rounding=None, shift=0.0, one_known="request"):
+    """AVE2 at each submission, offline, from a schedule's `start` and `end`.
 
-    history: "finished" (the user's jobs with end <= submit, in (end,
-    position) order: the engine's completions-before-submissions rule) or
+    history: "finished" (the user's jobs ended by the submission, in the
+    engine's order of completions: docs/semantics.md, "Instants") or
     "submitted" (the user's previously submitted jobs). rounding: None or
     "floor" (pyss). shift: seconds added to every mean. one_known:
     "request" or "run" (the one known run time) when a single job is known.
@@ -68,12 +68,19 @@ def ave2_predictions(workload, end, history="finished", rounding=None, shift=0.0
     run = np.minimum(workload.run, workload.requested).astype(np.float64)
     known = {}  # user -> run times known so far, oldest first
     if history == "finished":
-        completions = np.lexsort((np.arange(n), end))
+        # completions at t in job order, those of jobs started at t after them
+        completions = np.lexsort((np.arange(n), start == end, end))
     predictions = np.empty(n)
     done = 0
+
+    def known_at(finished, t):
+        """A job ending at t is known at t unless it also started at t (a
+        zero-length job started by the pass at t completes after it)."""
+        return end[finished] < t or (end[finished] == t and start[finished] < t)
+
     for j in range(n):
         if history == "finished":
-            while done < n and end[completions[done]] <= workload.submit[j]:
+            while done < n and known_at(completions[done], workload.submit[j]):
                 finished = completions[done]
                 known.setdefault(workload.user[finished], []).append(run[finished])
                 done += 1
@@ -98,11 +105,10 @@ def measure(name, machine_size):
     path = PWA / TRACE_FILES[name]
     workload = simcore.read_swf(path, machine_size=machine_size, filter="truncate")
     ours = simcore.simulate(workload, **EASY_PLUS_PLUS)
-    end = ours.jobs["end"]
     sjbf_incremental = {"backfill": "SPF", "correction": "incremental"}
 
     def offline(**ave2_options):
-        return avebsld(workload, estimate=ave2_predictions(workload, end, **ave2_options), **sjbf_incremental)
+        return avebsld(workload, estimate=ave2_predictions(workload, ours.jobs["start"], ours.jobs["end"], **ave2_options), **sjbf_incremental)
 
     row = {
         "EASY": avebsld(workload),
