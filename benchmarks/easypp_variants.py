@@ -108,7 +108,11 @@ def measure(name, machine_size):
     sjbf_incremental = {"backfill": "SPF", "correction": "incremental"}
 
     def offline(**ave2_options):
-        return avebsld(workload, estimate=ave2_predictions(workload, ours.jobs["start"], ours.jobs["end"], **ave2_options), **sjbf_incremental)
+        return avebsld(
+            workload,
+            estimate=ave2_predictions(workload, ours.jobs["start"], ours.jobs["end"], **ave2_options),
+            **sjbf_incremental,
+        )
 
     row = {
         "EASY": avebsld(workload),
