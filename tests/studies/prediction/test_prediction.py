@@ -4,8 +4,8 @@ simulations of triples, leave-one-trace-out selection, tables and report rows.""
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
 from conftest import HEADER, job_line
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_sim import reference_simulate
 from simcore.engine._regression import RegressionPredictor, losses
