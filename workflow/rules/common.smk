@@ -396,6 +396,15 @@ def prediction_variant_runs(root):
     ]
 
 
+def prediction_header_size_runs(root):
+    """The study's traces also run at their header's machine size (prediction.header_size)."""
+    return [
+        f"{root}/prediction/header_size/{trace}.parquet"
+        for trace in prediction(root)["traces"]
+        if trace in prediction(root)["header_size"]
+    ]
+
+
 def prediction_outputs(study):
     root = STUDY_ROOTS[study]
     announce(root)

@@ -39,6 +39,26 @@ rule predict_grid:
         "--runs {output.runs} --predictions {output.predictions} > {log} 2>&1"
 
 
+rule predict_header_size:
+    input:
+        "resources/traces/{trace}.swf.gz",
+    output:
+        "{root}/prediction/header_size/{trace}.parquet",
+    log:
+        "{root}/logs/predict_header_size/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/predict_header_size/{trace}.tsv"
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=3000,
+    params:
+        filter=lambda wildcards: prediction(wildcards.root)["filter"],
+    shell:
+        "simcore predict-header-size {input} --trace {wildcards.trace} --filter {params.filter} "
+        "--runs {output} > {log} 2>&1"
+
+
 rule select_triples:
     input:
         lambda wildcards: [
@@ -96,6 +116,7 @@ rule prediction_tables:
         grid="{root}/prediction/grid.parquet",
         selection="{root}/prediction/selection.csv",
         variant_runs=lambda wildcards: prediction_variant_runs(wildcards.root),
+        header_size_runs=lambda wildcards: prediction_header_size_runs(wildcards.root),
     output:
         tables=multiext(
             "{root}/prediction/tables/",
@@ -126,7 +147,8 @@ rule prediction_tables:
         outdir=lambda wildcards: f"{wildcards.root}/prediction/tables",
     shell:
         "simcore predict-tables --grid {input.grid} --selection {input.selection} "
-        "--variant-runs {input.variant_runs} --outdir {params.outdir} "
+        "--variant-runs {input.variant_runs} --header-size-runs {input.header_size_runs} "
+        "--outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
 
 
