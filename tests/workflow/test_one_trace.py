@@ -336,7 +336,10 @@ def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
     run(alone, TINY, "--config", "only=[lublin-256]")
     results = alone / "results"
     assert sorted(path.name for path in results.iterdir()) == [
+        "benchmarks",
         "coscheduling",
+        "cost.csv",
+        "cost.md",
         "dynamic_scheduling",
         "elastic",
         "job_selection",
@@ -345,7 +348,7 @@ def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
         "reproduction.md",
         "tables",
         "traces",
-    ]  # traces: the model; tables: the workloads table, empty (no fixed-policy trace)
+    ]  # traces: the model; tables: the workloads table, empty (no fixed-policy trace); cost: timings
     assert not (alone / "resources").exists()  # nothing fetched
     medians = pd.read_csv(results / "dynamic_scheduling" / "tables" / "medians.csv")
     assert medians["trace"].unique().tolist() == ["lublin-256"]
