@@ -19,7 +19,8 @@ from cython.parallel cimport prange
 from simcore.engine._jobs cimport JobArrays
 from simcore.engine._orders cimport FUNCTION_PARAMS, key_fn_t, order_entry
 from simcore.engine._sorted cimport (
-    Entry, Heap, compare_entries, heap_pop, heap_push, sorted_insert, sorted_remove,
+    Entry, Heap, compare_entries, entry_less, heap_pop, heap_push, sorted_insert,
+    sorted_remove,
 )
 from simcore.engine._predictor cimport Predictor
 
@@ -57,9 +58,10 @@ cdef enum JobState:
 
 # Waiting jobs sorted by (key of `order`, position). Started jobs stay in the
 # array ("dead") until the next compaction, so starting a job is O(1).
-# A dynamic order's keys are recomputed and re-sorted before each use. The
-# order's key function is looked up once, when the list is configured, and
-# called through `key` from then on.
+# A dynamic order's keys are recomputed and re-sorted before each use, from
+# the order of its previous use (resort_nearly_sorted). The order's key
+# function is looked up once, when the list is configured, and called through
+# `key` from then on.
 cdef struct WaitList:
     Entry* items
     Py_ssize_t size
@@ -68,6 +70,35 @@ cdef struct WaitList:
     key_fn_t key
     bint dynamic
     double sorted_at
+
+
+# Moves an insertion sort may spend per entry before resort_nearly_sorted
+# gives up on it for qsort: between two passes most waiting jobs keep their
+# place or move a few places, while a burst of submissions (appended at the
+# end, each moving across the queue) is cheaper to sort from scratch.
+cdef enum:
+    INSERTION_MOVES_PER_ENTRY = 8
+
+
+cdef inline void resort_nearly_sorted(Entry* items, Py_ssize_t size) noexcept nogil:
+    """Sort items by (key, position), the order qsort with compare_entries
+    gives (a total order: positions are distinct), in O(size + moves) when
+    they are nearly sorted already."""
+    cdef Py_ssize_t i, place, moves = 0
+    cdef Py_ssize_t budget = INSERTION_MOVES_PER_ENTRY * size
+    cdef Entry item
+    for i in range(1, size):
+        item = items[i]
+        place = i
+        while place > 0 and entry_less(item.key, item.idx,
+                                       items[place - 1].key, items[place - 1].idx):
+            items[place] = items[place - 1]
+            place -= 1
+        items[place] = item
+        moves += i - place
+        if moves > budget:
+            qsort(items, size, sizeof(Entry), compare_entries)
+            return
 
 
 # Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
@@ -328,7 +359,7 @@ cdef class Simulation:
             self._compact(wl)
             for i in range(wl.size):
                 wl.items[i].key = self._key(wl.key, wl.items[i].idx, t)
-            qsort(wl.items, wl.size, sizeof(Entry), compare_entries)
+            resort_nearly_sorted(wl.items, wl.size)
             wl.sorted_at = t
         elif 2 * wl.dead > wl.size:
             self._compact(wl)
