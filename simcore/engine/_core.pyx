@@ -59,7 +59,7 @@ cdef enum JobState:
 # Waiting jobs sorted by (key of `order`, position). Started jobs stay in the
 # array ("dead") until the next compaction, so starting a job is O(1).
 # A dynamic order's keys are recomputed and re-sorted before each use, from
-# the order of its previous use (resort_nearly_sorted). The order's key
+# the order of its previous use (Simulation._resort). The order's key
 # function is looked up once, when the list is configured, and called through
 # `key` from then on.
 cdef struct WaitList:
@@ -72,33 +72,13 @@ cdef struct WaitList:
     double sorted_at
 
 
-# Moves an insertion sort may spend per entry before resort_nearly_sorted
-# gives up on it for qsort: between two passes most waiting jobs keep their
-# place or move a few places, while a burst of submissions (appended at the
-# end, each moving across the queue) is cheaper to sort from scratch.
+# Moves the insertion sort of a dynamic order's list (Simulation._resort)
+# may spend per entry before it gives up for qsort: between two passes most
+# waiting jobs keep their place or move a few places, while a burst of
+# submissions (appended at the end, each moving across the queue) or a long
+# time without a pass reorders it at random, which qsort sorts faster.
 cdef enum:
     INSERTION_MOVES_PER_ENTRY = 8
-
-
-cdef inline void resort_nearly_sorted(Entry* items, Py_ssize_t size) noexcept nogil:
-    """Sort items by (key, position), the order qsort with compare_entries
-    gives (a total order: positions are distinct), in O(size + moves) when
-    they are nearly sorted already."""
-    cdef Py_ssize_t i, place, moves = 0
-    cdef Py_ssize_t budget = INSERTION_MOVES_PER_ENTRY * size
-    cdef Entry item
-    for i in range(1, size):
-        item = items[i]
-        place = i
-        while place > 0 and entry_less(item.key, item.idx,
-                                       items[place - 1].key, items[place - 1].idx):
-            items[place] = items[place - 1]
-            place -= 1
-        items[place] = item
-        moves += i - place
-        if moves > budget:
-            qsort(items, size, sizeof(Entry), compare_entries)
-            return
 
 
 # Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
@@ -352,17 +332,46 @@ cdef class Simulation:
 
     cdef void _prepare(self, WaitList* wl, double t) noexcept nogil:
         """Make a list ready to walk at instant t."""
-        cdef Py_ssize_t i
         if wl.dynamic:
             if wl.sorted_at == t:
                 return      # already sorted for this instant; dead entries are skipped
-            self._compact(wl)
-            for i in range(wl.size):
-                wl.items[i].key = self._key(wl.key, wl.items[i].idx, t)
-            resort_nearly_sorted(wl.items, wl.size)
+            self._resort(wl, t)
             wl.sorted_at = t
         elif 2 * wl.dead > wl.size:
             self._compact(wl)
+
+    cdef void _resort(self, WaitList* wl, double t) noexcept nogil:
+        """Sort a dynamic order's list by (key at t, position), the order
+        qsort with compare_entries gives (a total order: positions are
+        distinct), dropping its started jobs. One sweep computes each waiting
+        job's key and inserts it into the sorted prefix before it: O(size)
+        when the list is still nearly in its previous order."""
+        cdef Entry* items = wl.items
+        cdef Py_ssize_t i, j, place, kept = 0, moves = 0
+        cdef Py_ssize_t budget = INSERTION_MOVES_PER_ENTRY * wl.size
+        cdef bint inserting = True
+        cdef double key
+        for i in range(wl.size):
+            j = items[i].idx
+            if self.state[j] != WAITING:
+                continue
+            key = self._key(wl.key, j, t)
+            place = kept
+            if inserting:
+                # items[kept..i] are read already: shifting into them is safe
+                while place > 0 and entry_less(key, j, items[place - 1].key,
+                                               items[place - 1].idx):
+                    items[place] = items[place - 1]
+                    place -= 1
+                moves += kept - place
+                inserting = moves <= budget
+            items[place].key = key
+            items[place].idx = j
+            kept += 1
+        wl.size = kept
+        wl.dead = 0
+        if not inserting:
+            qsort(items, kept, sizeof(Entry), compare_entries)
 
     cdef void _enqueue(self, Py_ssize_t j, double t) noexcept nogil:
         cdef int k
