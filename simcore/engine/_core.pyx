@@ -21,7 +21,8 @@ from cython.parallel cimport prange
 from simcore.engine._jobs cimport JobArrays
 from simcore.engine._orders cimport FUNCTION_PARAMS, key_fn_t, order_entry
 from simcore.engine._sorted cimport (
-    Entry, Heap, compare_entries, heap_pop, heap_push, sorted_insert, sorted_remove,
+    Entry, Heap, compare_entries, entry_less, heap_pop, heap_push, sorted_insert,
+    sorted_remove,
 )
 from simcore.engine._predictor cimport Predictor
 
@@ -59,9 +60,10 @@ cdef enum JobState:
 
 # Waiting jobs sorted by (key of `order`, position). Started jobs stay in the
 # array ("dead") until the next compaction, so starting a job is O(1).
-# A dynamic order's keys are recomputed and re-sorted before each use. The
-# order's key function is looked up once, when the list is configured, and
-# called through `key` from then on.
+# A dynamic order's keys are recomputed and re-sorted before each use, from
+# the order of its previous use (Simulation._resort). The order's key
+# function is looked up once, when the list is configured, and called through
+# `key` from then on.
 cdef struct WaitList:
     Entry* items
     Py_ssize_t size
@@ -70,6 +72,15 @@ cdef struct WaitList:
     key_fn_t key
     bint dynamic
     double sorted_at
+
+
+# Moves the insertion sort of a dynamic order's list (Simulation._resort)
+# may spend per entry before it gives up for qsort: between two passes most
+# waiting jobs keep their place or move a few places, while a burst of
+# submissions (appended at the end, each moving across the queue) or a long
+# time without a pass reorders it at random, which qsort sorts faster.
+cdef enum:
+    INSERTION_MOVES_PER_ENTRY = 8
 
 
 # Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
@@ -446,17 +457,46 @@ cdef class Simulation:
 
     cdef void _prepare(self, WaitList* wl, double t) noexcept nogil:
         """Make a list ready to walk at instant t."""
-        cdef Py_ssize_t i
         if wl.dynamic:
             if wl.sorted_at == t:
                 return      # already sorted for this instant; dead entries are skipped
-            self._compact(wl)
-            for i in range(wl.size):
-                wl.items[i].key = self._key(wl.key, wl.items[i].idx, t)
-            qsort(wl.items, wl.size, sizeof(Entry), compare_entries)
+            self._resort(wl, t)
             wl.sorted_at = t
         elif 2 * wl.dead > wl.size:
             self._compact(wl)
+
+    cdef void _resort(self, WaitList* wl, double t) noexcept nogil:
+        """Sort a dynamic order's list by (key at t, position), the order
+        qsort with compare_entries gives (a total order: positions are
+        distinct), dropping its started jobs. One sweep computes each waiting
+        job's key and inserts it into the sorted prefix before it: O(size)
+        when the list is still nearly in its previous order."""
+        cdef Entry* items = wl.items
+        cdef Py_ssize_t i, j, place, kept = 0, moves = 0
+        cdef Py_ssize_t budget = INSERTION_MOVES_PER_ENTRY * wl.size
+        cdef bint inserting = True
+        cdef double key
+        for i in range(wl.size):
+            j = items[i].idx
+            if self.state[j] != WAITING:
+                continue
+            key = self._key(wl.key, j, t)
+            place = kept
+            if inserting:
+                # items[kept..i] are read already: shifting into them is safe
+                while place > 0 and entry_less(key, j, items[place - 1].key,
+                                               items[place - 1].idx):
+                    items[place] = items[place - 1]
+                    place -= 1
+                moves += kept - place
+                inserting = moves <= budget
+            items[place].key = key
+            items[place].idx = j
+            kept += 1
+        wl.size = kept
+        wl.dead = 0
+        if not inserting:
+            qsort(items, kept, sizeof(Entry), compare_entries)
 
     cdef void _enqueue(self, Py_ssize_t j, double t) noexcept nogil:
         cdef int k
