@@ -11,6 +11,10 @@ class WorkloadError(ValueError):
     """Inconsistent job arrays; the message names the field and the job."""
 
 
+class EmptyWorkloadError(WorkloadError):
+    """A workload without a job (every job filtered out, an empty file or selection); names the source."""
+
+
 @dataclass(frozen=True, eq=False)
 class Workload:
     """Jobs sorted by (submit, job_id); position i is the tie-breaker.
