@@ -17,7 +17,15 @@ from simcore.studies.dynamic_scheduling.study import (
     run_sequences,
 )
 from simcore.workloads.commands import positive_float
-from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.files import (
+    read_all,
+    read_parquet,
+    read_provenance,
+    read_workload,
+    write_csv,
+    write_parquet,
+    write_text,
+)
 
 
 def _part(text: str) -> tuple[int, int]:
@@ -135,7 +143,7 @@ def run_plot(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.dynamic_scheduling.figures import dynamic_boxplot_figure
 
-    runs, outdir = pd.read_parquet(args.runs), Path(args.outdir)
+    runs, outdir = read_parquet(args.runs), Path(args.outdir)
     for setting in SETTINGS:
         part = runs[runs["setting"] == setting]
         if len(part):
