@@ -25,6 +25,8 @@ TRACE_FILES = {
 }
 # The trace of the mirror whose jobs all lack a requested time: every filter empties it.
 NO_REQUESTED_TIMES = "NASA-iPSC"
+# The mirror's trace files that keep jobs after filtering: all but NO_REQUESTED_TIMES.
+SIMULABLE_MIRROR = sorted(path.name for path in PWA.glob("*.swf.gz") if path.name != TRACE_FILES[NO_REQUESTED_TIMES])
 
 
 @pytest.fixture(scope="session")
