@@ -99,18 +99,17 @@ SWF_COMMANDS = {"simulate", "info", "filter"}
 VARIANTS_COMMANDS = {"sweep", "learn", "predict-variants", "simple-sweep"}
 
 # The commands that must give rows on one job and on jobs all submitted at one instant; the others
-# need more than the input holds (a window, a sequence, a job set) and say so.
+# need more than the input holds (a week between the first and last, a window, a sequence, a job set)
+# and say so.
 MUST_RUN = {
     "simulate",
     "info",
     "filter",
-    "resample",
     "sweep",
     "learn",
     "predict-grid",
     "predict-variants",
     "simple-sweep",
-    "rl-baselines",
 }
 
 
