@@ -5,6 +5,7 @@ clear line (exit 2, no traceback, no output file); MUST_RUN says which must succ
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import HEADER, job_line
 
@@ -139,6 +140,8 @@ def test_edge_input_gives_rows_or_one_clear_line(command, edge, tmp_path, capsys
     err = capsys.readouterr().err
     if code == 0:
         assert edge != "no job", f"{command} accepted a workload without a job"
+        written = [pd.read_parquet(path) for path in out.glob("*.parquet")]
+        assert all(len(frame) for frame in written), f"{command} exited 0 with an empty table"
         return
     assert code == 2
     assert err.count("\n") == 1 and err.startswith(f"simcore {command}: error: "), err

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from simcore.engine.workload import EmptyWorkloadError
 from simcore.studies.coscheduling.report import (
     LOAD_LABELS,
     coscheduling_markdown,
@@ -104,6 +105,8 @@ def run_experiment(args) -> int:
             f"{args.workload}: filtered with {workload.filter_mode!r}; the co-scheduling model runs each job's work "
             "min(p, p~) from the truncate filter (docs/coscheduling.md §1)"
         )
+    if args.experiment == "E1" and len(workload) < args.window:
+        raise EmptyWorkloadError(f"{args.workload}: {len(workload)} jobs, fewer than one E1 window of {args.window}")
     source = "the trace (SWF fields 6, 7 and 10)"
     if args.profile:
         workload = apply_profile(workload, args.profile, args.profile_seed)

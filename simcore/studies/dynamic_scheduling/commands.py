@@ -7,8 +7,10 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.engine.priority import THESIS_FUNCTIONS
+from simcore.engine.workload import EmptyWorkloadError
 from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
 from simcore.studies.dynamic_scheduling.study import (
+    DAY,
     SETTINGS,
     best_ratios,
     learned_functions,
@@ -84,6 +86,11 @@ def run_sweep(args) -> int:
     learned = learned_functions(pd.read_csv(args.functions), args.learned) if args.learned else {}
     named = policies([*args.policies, *learned], learned)
     workload = read_workload(args.workload)
+    span_days = (workload.submit[-1] - workload.submit[0]) / DAY
+    if span_days < args.days:
+        raise EmptyWorkloadError(
+            f"{args.workload}: its submissions span {span_days:.2f} days, shorter than one sequence of {args.days:g}"
+        )
     model = read_provenance(args.workload).get("model") is not None
     runs = run_sequences(workload, named, args.settings, args.days, args.max_sequences, part, parts)
     # models are compared with the thesis's model rows by machine size
