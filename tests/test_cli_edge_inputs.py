@@ -147,3 +147,15 @@ def test_edge_input_gives_rows_or_one_clear_line(command, edge, tmp_path, capsys
     assert err.count("\n") == 1 and err.startswith(f"simcore {command}: error: "), err
     assert not out.exists() or not any(out.iterdir()), "an output was left behind"
     assert edge == "no job" or command not in MUST_RUN, err
+
+
+def test_variants_not_in_the_file_are_named(tmp_path, capsys):
+    variants = tmp_path / "variants.parquet"
+    write_variants({0: edge_workload("one job")}, variants, {"machine_size": MACHINE, "weeks": 1})
+    out = tmp_path / "out"
+    arguments = [*COMMANDS["sweep"](tmp_path, out), "--select", "0:3"]  # the last --select is the one read
+    code = main(["sweep", str(variants), *map(str, arguments)])
+    assert code == 2 and not out.exists()
+    assert capsys.readouterr().err == (
+        f"simcore sweep: error: {variants}: no job of variants 1..2 in the file (variants with jobs: 0)\n"
+    )
