@@ -3,7 +3,11 @@
 # `snakemake --cores N prediction` (or `simple_policies`, `learned_policies`,
 # `dynamic_scheduling`, `coscheduling`, `elastic`, `rl_baselines`) one study alone; `--config only='[KTH-SP2]'` restricts
 # every study to the traces named (config/README.md).
+from pathlib import Path
+
 from snakemake.utils import min_version, validate
+
+from simcore.config import type_overrides
 
 min_version("8.0")
 
@@ -11,6 +15,9 @@ min_version("8.0")
 configfile: "config/config.yaml"
 
 
+# nested --config values arrive as strings ('learned_policies={tuples: 20}'): read them
+# as the schema wants before validating
+type_overrides(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
@@ -32,12 +39,12 @@ include: "workflow/rules/report.smk"
 # once, for the study root asked for (announce in common.smk).
 rule all:
     input:
-        lambda wildcards: study_outputs("campaign"),
+        lambda wildcards: study_outputs("campaign") + cost_outputs("campaign"),
 
 
 rule demo:
     input:
-        lambda wildcards: study_outputs("demo"),
+        lambda wildcards: study_outputs("demo") + cost_outputs("demo"),
 
 
 rule prediction:

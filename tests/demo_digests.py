@@ -5,8 +5,9 @@ outputs pin the behaviour of every study end to end. What legitimately varies
 between two runs of the same configuration is left out of the digest: the
 code version in the Parquet provenance (it names the git commit), pandas'
 own metadata (its version) and the creation date of a PDF. Logs are not
-outputs and are not digested. Figures are digested as files, so a new
-matplotlib release that draws differently needs a new pin.
+outputs and are not digested, nor are the timings (benchmarks/, cost.csv,
+cost.md). Figures are digested as files, so a new matplotlib release that
+draws differently needs a new pin.
 
     python tests/demo_digests.py --check results/demo     # after `snakemake --cores 2 demo`
     python tests/demo_digests.py --write results/demo     # pin an intended change (say why)
@@ -48,11 +49,22 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# Timings: what each job cost (benchmarks/) and their sums (cost.csv, cost.md).
+TIMINGS = ("cost.csv", "cost.md")
+
+
 def digests(root: Path) -> dict[str, str]:
+    def digested(relative: Path) -> bool:
+        return (
+            not {"logs", "benchmarks"} & set(relative.parts)
+            and relative.suffix != ".log"
+            and str(relative) not in TIMINGS
+        )
+
     return {
         str(path.relative_to(root)): file_digest(path)
         for path in sorted(root.rglob("*"))
-        if path.is_file() and "logs" not in path.relative_to(root).parts and path.suffix != ".log"
+        if path.is_file() and digested(path.relative_to(root))
     }
 
 

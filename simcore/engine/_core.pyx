@@ -11,7 +11,9 @@ modules, called through function pointers and the Predictor vtable.
 
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, isnan, log1p
+from simcore.engine._orders import ORDER_NAMES
+
+from libc.math cimport INFINITY, NAN, isfinite, isnan, log1p
 from libc.stdlib cimport free, malloc, qsort
 
 from cython.parallel cimport prange
@@ -99,24 +101,148 @@ cdef object _read_only(double[::1] values):
     return view
 
 
+cdef class Jobs:
+    """A workload's job arrays as the event loop reads them: validated once
+    here, in O(n), and copied into memory this object owns, so that the hot
+    loop can trust every value (no bounds checks) and the caller cannot change
+    them under a running simulation. Simulations share one Jobs (job
+    selection's episodes), each keeping it alive.
+
+    run is the time a job actually runs, min(p_j, p~_j); user a dense index in
+    [0, n_users). Raises ValueError naming the array and the position.
+    """
+
+    cdef JobArrays arrays
+    cdef readonly long long machine_size
+
+    def __cinit__(self, const double[::1] submit, const double[::1] run,
+                  const double[::1] requested, const long long[::1] procs,
+                  const int[::1] user, int n_users, long long machine_size):
+        cdef Py_ssize_t n = submit.shape[0], j
+        for name, values in (("run", run), ("requested", requested),
+                             ("procs", procs), ("user", user)):
+            if values.shape[0] != n:
+                raise ValueError(f"'{name}' has {values.shape[0]} jobs, 'submit' has {n}")
+        if machine_size < 1:
+            raise ValueError(f"machine size must be >= 1, got {machine_size}")
+        if n_users < 1:
+            raise ValueError(f"n_users must be >= 1, got {n_users}")
+        for j in range(n):
+            if not isfinite(submit[j]):
+                raise ValueError(f"job {j}: submit time {submit[j]} is not finite")
+            if j > 0 and submit[j] < submit[j - 1]:
+                raise ValueError(f"job {j}: submit time {submit[j]} is before the previous "
+                                 f"job's {submit[j - 1]}; jobs must be sorted by submit time")
+            if not (isfinite(run[j]) and run[j] >= 0.0):
+                raise ValueError(f"job {j}: run time {run[j]} must be finite and >= 0")
+            # an estimate is at most the request: a run beyond it would be
+            # corrected at the same instant forever
+            if not (isfinite(requested[j]) and requested[j] >= run[j]):
+                raise ValueError(f"job {j}: requested time {requested[j]} must be finite "
+                                 f"and >= its run time {run[j]}")
+            if not 1 <= procs[j] <= machine_size:
+                raise ValueError(f"job {j}: processor request {procs[j]} must be in "
+                                 f"[1, {machine_size}] (the machine size)")
+            if not 0 <= user[j] < n_users:
+                raise ValueError(f"job {j}: user index {user[j]} must be in [0, {n_users})")
+        self.machine_size = machine_size
+        self.arrays.n = n
+        self.arrays.n_users = n_users
+        cdef size_t count = n if n > 0 else 1
+        self.arrays.submit = _copy_doubles(submit, count)
+        self.arrays.run = _copy_doubles(run, count)
+        self.arrays.requested = _copy_doubles(requested, count)
+        cdef long long* own_procs = <long long*> malloc(count * sizeof(long long))
+        cdef int* own_user = <int*> malloc(count * sizeof(int))
+        self.arrays.procs = own_procs
+        self.arrays.user = own_user
+        if own_procs == NULL or own_user == NULL:
+            raise MemoryError()
+        for j in range(n):
+            own_procs[j] = procs[j]
+            own_user[j] = user[j]
+
+    def __dealloc__(self):
+        free(<void*> self.arrays.submit)
+        free(<void*> self.arrays.run)
+        free(<void*> self.arrays.requested)
+        free(<void*> self.arrays.procs)
+        free(<void*> self.arrays.user)
+
+    def __len__(self):
+        return self.arrays.n
+
+
+cdef const double* _copy_doubles(const double[::1] values, size_t count) except NULL:
+    cdef double* copy = <double*> malloc(count * sizeof(double))
+    cdef Py_ssize_t j
+    if copy == NULL:
+        raise MemoryError()
+    for j in range(values.shape[0]):
+        copy[j] = values[j]
+    return copy
+
+
+cdef int _check_order(int code, str what) except -1:
+    if not 0 <= code < len(ORDER_NAMES):
+        raise ValueError(f"{what} code {code} is not a queue order: "
+                         f"allowed are 0 to {len(ORDER_NAMES) - 1} ({', '.join(ORDER_NAMES)})")
+    return 0
+
+
+cdef int _check_function(list params, int order, int backfill) except -1:
+    """A FUNCTION order needs the priority function's FUNCTION_PARAMS numbers:
+    φ codes in [0, 3], op codes in [0, 2] (simcore/engine/_orders.pyx), θ finite."""
+    if params is None:
+        if ORDER_NAMES.index("FUNCTION") in (order, backfill):
+            raise ValueError("the order FUNCTION needs a priority function's parameters")
+        return 0
+    if len(params) != FUNCTION_PARAMS:
+        raise ValueError(f"a priority function has {FUNCTION_PARAMS} "
+                         f"parameters, got {len(params)}")
+    for k, top in enumerate((3, 3, 3, 2, 2)):
+        if params[k] not in range(top + 1):
+            raise ValueError(f"priority function parameter {k} is {params[k]}, "
+                             f"a code in 0 to {top}")
+    for k in range(5, FUNCTION_PARAMS):
+        if not isfinite(params[k]):
+            raise ValueError(f"priority function coefficient {k - 4} is {params[k]}, "
+                             "not a finite number")
+    return 0
+
+
+cdef int _check_observation(Py_ssize_t size, Py_ssize_t window,
+                            Py_ssize_t n_horizons) except -1:
+    """An observation buffer of `size` floats holds `window` slots of 6 and
+    the machine's 2 + n_horizons."""
+    if window < 1 or n_horizons < 1:
+        raise ValueError(f"an observation needs at least one slot and one horizon, "
+                         f"got {window} slots and {n_horizons} horizons")
+    if size != 6 * window + 2 + n_horizons:
+        raise ValueError(f"an observation of {window} slots and {n_horizons} horizons has "
+                         f"{6 * window + 2 + n_horizons} values, the buffer {size}")
+    return 0
+
+
 cdef class Simulation:
     """One EASY-family simulation over a workload, run in segments.
 
-    Use simcore.engine.simulation.Simulation (which validates inputs) rather than
-    this class directly.
+    Use simcore.engine.simulation.Simulation (which validates the workload
+    with a friendlier message) rather than this class directly. Every
+    argument is checked here too, and all memory is allocated here, once.
     """
 
     cdef JobArrays jobs
-    # the arrays given to __init__: jobs is all of them, or the episode
+    # the arrays of `owner`: jobs is all of them, or the episode
     # [first, first + n) of them that _restart points it to (job selection)
     cdef JobArrays given
-    cdef object _keep_alive
+    cdef Jobs owner
     cdef readonly long long machine_size, free_procs
     cdef Py_ssize_t n, next_submission, n_done
     cdef readonly int order
     cdef int backfill, correction
     cdef double function[FUNCTION_PARAMS]     # the FUNCTION order's parameters
-    cdef bint has_threshold
+    cdef bint has_function, has_threshold
     cdef double threshold
     cdef readonly double now
     cdef Predictor predictor
@@ -140,66 +266,50 @@ cdef class Simulation:
     cdef readonly Py_ssize_t head
     cdef bint pass_open, head_passed
     cdef Py_ssize_t n_waiting
+    cdef bint in_step       # marked while step_selection checks its list
 
-    def __cinit__(self):
-        self.running = NULL
-        self.completions.items = NULL
-        self.expiries.items = NULL
-        for k in range(3):
-            self.lists[k].items = NULL
-
-    def __dealloc__(self):
-        self._release_predictor()
-        free(self.running)
-        free(self.completions.items)
-        free(self.expiries.items)
-        for k in range(3):
-            free(self.lists[k].items)
-
-    def __init__(self, const double[::1] submit, const double[::1] run,
-                 const double[::1] requested, const long long[::1] procs,
-                 const int[::1] user, int n_users, long long machine_size,
-                 int order, threshold, int backfill, Predictor predictor,
-                 int correction, function=None, Py_ssize_t episode_jobs=-1):
+    def __cinit__(self, Jobs jobs not None, int order, threshold, int backfill,
+                  Predictor predictor not None, int correction, function=None,
+                  Py_ssize_t episode_jobs=-1):
         """episode_jobs >= 0: simulate episodes of that many consecutive jobs
         of the arrays, the first one from position 0 (see _restart)."""
-        cdef Py_ssize_t n = submit.shape[0]
-        if episode_jobs > n:
-            raise ValueError(f"episodes of {episode_jobs} jobs in a workload of {n}")
-        self._keep_alive = (submit, run, requested, procs, user)
-        self.given.n = n
-        self.given.n_users = n_users
-        if n > 0:
-            self.given.submit = &submit[0]
-            self.given.run = &run[0]
-            self.given.requested = &requested[0]
-            self.given.procs = &procs[0]
-            self.given.user = &user[0]
+        cdef Py_ssize_t n = jobs.arrays.n
+        if not -1 <= episode_jobs <= n:
+            raise ValueError(f"episodes of {episode_jobs} jobs in a workload of {n}: "
+                             f"allowed are 0 to {n}, or -1 for the whole workload")
+        _check_order(order, "queue order")
+        if backfill != BACKFILL_NONE_CODE and backfill != BACKFILL_QUEUE_CODE:
+            _check_order(backfill, f"backfill (or {BACKFILL_NONE_CODE}: none, "
+                                   f"{BACKFILL_QUEUE_CODE}: queue order)")
+        if not 0 <= correction < len(CORRECTION_NAMES):
+            raise ValueError(f"correction code {correction} is not in 0 to "
+                             f"{len(CORRECTION_NAMES) - 1} ({', '.join(CORRECTION_NAMES)})")
+        if threshold is not None and not (isfinite(threshold) and threshold >= 0.0):
+            raise ValueError(f"threshold must be None or a finite number >= 0, got {threshold}")
+        params = None if function is None else [float(x) for x in function]
+        _check_function(params, order, backfill)
+        if predictor.owner != 0:
+            raise ValueError(
+                f"{predictor!r} is driving another simulation that has not finished; "
+                "give each simulation run at the same time its own predictor instance")
+        self.owner = jobs
+        self.given = jobs.arrays
         if episode_jobs >= 0:
             n = episode_jobs
         self.n = n
         self.jobs = self.given
         self.jobs.n = n
-        self.machine_size = machine_size
-        self.free_procs = machine_size
+        self.machine_size = jobs.machine_size
+        self.free_procs = jobs.machine_size
         self.order = order
         self.backfill = backfill
         self.correction = correction
-        if function is not None:
-            if len(function) != FUNCTION_PARAMS:
-                raise ValueError(f"a priority function has {FUNCTION_PARAMS} "
-                                 f"parameters, got {len(function)}")
+        self.has_function = params is not None
+        if params is not None:
             for k in range(FUNCTION_PARAMS):
-                self.function[k] = function[k]
+                self.function[k] = params[k]
         self.has_threshold = threshold is not None
         self.threshold = threshold if threshold is not None else INFINITY
-        if predictor.owner != 0:
-            raise ValueError(
-                f"{predictor!r} is driving another simulation that has not finished; "
-                "give each simulation run at the same time its own predictor instance")
-        predictor.bind(self.jobs)
-        self.predictor = predictor
-        predictor.owner = <size_t> <void*> self
         self.now = -INFINITY
         self.head = -1
         self.estimate = np.zeros(n)
@@ -223,9 +333,20 @@ cdef class Simulation:
         if (self.running == NULL or self.completions.items == NULL
                 or self.expiries.items == NULL):
             raise MemoryError()
+        predictor.bind(self.jobs)
+        self.predictor = predictor
+        predictor.owner = <size_t> <void*> self
         self.lists[0].order = 0
         order_entry(0, &self.lists[0].key, &self.lists[0].dynamic)    # FCFS
         self._configure_lists()
+
+    def __dealloc__(self):
+        self._release_predictor()
+        free(self.running)
+        free(self.completions.items)
+        free(self.expiries.items)
+        for k in range(3):
+            free(self.lists[k].items)
 
     # -- waiting lists -------------------------------------------------------
 
@@ -262,16 +383,20 @@ cdef class Simulation:
                               else -1)
         return 0
 
-    cdef int _restart(self, Py_ssize_t first) except -1:
-        """Start over, with nothing submitted, on the episode of jobs
-        [first, first + n) of the given arrays: the state a new Simulation of
-        that slice has, without allocating one (the job selection vector env
-        resets its episodes this way)."""
-        cdef Py_ssize_t j
-        cdef int k
+    cdef int _check_restart(self, Py_ssize_t first) except -1:
         if not 0 <= first <= self.given.n - self.n:
             raise ValueError(f"an episode of {self.n} jobs cannot start at "
                              f"position {first} of {self.given.n}")
+        return 0
+
+    cdef int _restart(self, Py_ssize_t first) except -1:
+        """Start over, with nothing submitted, on the episode of jobs
+        [first, first + n) of the given arrays (first checked by
+        _check_restart): the state a new Simulation of that slice has, without
+        allocating one (the job selection vector env resets its episodes this
+        way)."""
+        cdef Py_ssize_t j
+        cdef int k
         self.jobs.submit = self.given.submit + first
         self.jobs.run = self.given.run + first
         self.jobs.requested = self.given.requested + first
@@ -604,6 +729,7 @@ cdef class Simulation:
         pending decision, written into `out`: per slot (`slots.shape[0]` of them, filled with the
         first waiting jobs in queue order, -1 when empty) 6 numbers, then the machine's
         2 + len(horizons). Returns how many slots are filled."""
+        _check_observation(out.shape[0], slots.shape[0], horizons.shape[0])
         return self._observe(&out[0], &slots[0], slots.shape[0], &horizons[0], horizons.shape[0],
                              log1p(log_top / 60.0))
 
@@ -714,6 +840,10 @@ cdef class Simulation:
         cdef bint dynamic
         cdef Py_ssize_t i, best = -1
         cdef double key, best_key = INFINITY
+        _check_order(order, "queue order")
+        for i in range(jobs.shape[0]):
+            if not 0 <= jobs[i] < self.n or self.state[jobs[i]] != WAITING:
+                raise ValueError(f"job {jobs[i]} is not waiting at t = {self.now}")
         order_entry(order, &key_fn, &dynamic)
         for i in range(jobs.shape[0]):
             key = self._key(key_fn, jobs[i], self.now)
@@ -739,12 +869,17 @@ cdef class Simulation:
         """Estimated end of every started job (start + its current estimate), a read-only view."""
         return _read_only(self.estimated_end)
 
-    def choose_head(self, Py_ssize_t j):
-        """Job selection: waiting job j is the head, at the pending decision."""
+    cdef int _check_head(self, Py_ssize_t j) except -1:
+        """j may be chosen as the head: a decision is pending and j waits."""
         if self.head >= 0 or self.n_waiting == 0:
             raise RuntimeError("no decision is pending: call next_decision() first")
         if not 0 <= j < self.n or self.state[j] != WAITING:
             raise ValueError(f"job {j} is not waiting at t = {self.now}")
+        return 0
+
+    def choose_head(self, Py_ssize_t j):
+        """Job selection: waiting job j is the head, at the pending decision."""
+        self._check_head(j)
         self.head = j
         self.head_passed = False
 
@@ -776,6 +911,10 @@ cdef class Simulation:
 
     def set_order(self, int order):
         """Queue order for every pass from now on (a period switch)."""
+        _check_order(order, "queue order")
+        if order == ORDER_NAMES.index("FUNCTION") and not self.has_function:
+            raise ValueError("the order FUNCTION needs a priority function's parameters, "
+                             "given when the simulation is made")
         self.order = order
         self._configure_lists()
 
@@ -806,6 +945,48 @@ cdef class Simulation:
         }
 
 
+cdef int _check_selection_buffers(list simulations, const long long[::1] actions,
+                                  const long long[::1] restarts, float[:, ::1] out,
+                                  long long[:, ::1] slots, unsigned char[:, ::1] masks,
+                                  const double[::1] horizons, long long[::1] filled,
+                                  double[::1] rewards, int reward, int threads) except -1:
+    """step_selection's arguments: distinct Simulations (two threads must not
+    step one), one row per simulation in every buffer, an observation's width,
+    filled counts within the window, a known reward and a thread count."""
+    cdef Py_ssize_t i, n = len(simulations), window = slots.shape[1]
+    cdef Simulation simulation
+    cdef bint repeated = False
+    for i in range(n):
+        if not isinstance(simulations[i], Simulation):
+            raise TypeError(f"step_selection steps Simulations, got {simulations[i]!r}")
+    for i in range(n):      # mark each; a marked one is there twice
+        simulation = simulations[i]
+        repeated = repeated or simulation.in_step
+        simulation.in_step = True
+    for i in range(n):
+        (<Simulation> simulations[i]).in_step = False
+    if repeated:
+        raise ValueError("step_selection got one Simulation twice")
+    for name, rows in (("actions", actions.shape[0]), ("restarts", restarts.shape[0]),
+                       ("out", out.shape[0]), ("slots", slots.shape[0]),
+                       ("masks", masks.shape[0]), ("filled", filled.shape[0]),
+                       ("rewards", rewards.shape[0])):
+        if rows != n:
+            raise ValueError(f"'{name}' has {rows} rows for {n} simulations")
+    if masks.shape[1] != window:
+        raise ValueError(f"'masks' has {masks.shape[1]} columns, 'slots' {window}")
+    _check_observation(out.shape[1], window, horizons.shape[0])
+    for i in range(n):
+        if filled[i] > window:
+            raise ValueError(f"'filled' says {filled[i]} slots of simulation {i} are filled "
+                             f"in a window of {window}")
+    if not SCORE_BSLD <= reward <= SCORE_UTILISATION:
+        raise ValueError(f"reward code {reward} is not in {SCORE_BSLD} to {SCORE_UTILISATION}")
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    return 0
+
+
 def step_selection(list simulations, const long long[::1] actions,
                    const long long[::1] restarts, float[:, ::1] out,
                    long long[:, ::1] slots, unsigned char[:, ::1] masks,
@@ -827,9 +1008,16 @@ def step_selection(list simulations, const long long[::1] actions,
     cdef Py_ssize_t window = slots.shape[1]
     cdef long long* heads
     cdef void** cores
+    _check_selection_buffers(simulations, actions, restarts, out, slots, masks, horizons,
+                             filled, rewards, reward, threads)
     for i in range(n):
         if restarts[i] < 0 and filled[i] >= 0 and not 0 <= actions[i] < filled[i]:
             return i
+    for i in range(n):
+        if restarts[i] >= 0:
+            (<Simulation> simulations[i])._check_restart(restarts[i])
+        elif filled[i] >= 0:
+            (<Simulation> simulations[i])._check_head(slots[i, actions[i]])
     heads = <long long*> malloc(n * sizeof(long long))
     cores = <void**> malloc(n * sizeof(void*))
     if heads == NULL or cores == NULL:

@@ -39,10 +39,12 @@ cdef class ClairvoyantPredictor(Predictor):
 
 
 cdef class ArrayPredictor(Predictor):
-    """A caller-supplied prediction per job (clipped by the core)."""
+    """A caller-supplied prediction per job (clipped by the core; NaN reads as
+    the request). The values are copied: changing the caller's array later
+    does not change a simulation's estimates."""
 
     def __init__(self, values):
-        self.values = np.ascontiguousarray(values, dtype=np.float64)
+        self.values = np.array(values, dtype=np.float64, order="C")
 
     cdef int bind(self, JobArrays jobs) except -1:
         if self.values.shape[0] != jobs.n:

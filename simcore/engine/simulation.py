@@ -11,7 +11,7 @@ from simcore.engine import _core, _orders, _predictor
 from simcore.engine.metrics import job_metrics, summarize
 from simcore.engine.predictors import make_predictor
 from simcore.engine.priority import PriorityFunction
-from simcore.engine.workload import Workload
+from simcore.engine.workload import Workload, WorkloadError
 
 ORDERS = tuple(_orders.ORDER_NAMES)
 BANDIT_ORDERS = ORDERS[: _orders.BANDIT_ORDER_COUNT]  # the bandit paper's 12, its learners' candidates
@@ -97,11 +97,8 @@ class Simulation:
         }
         if function is not None:
             self.options["function"] = str(function)
-        self._arrays, n_users = core_arrays(workload)
         self._core = _core.Simulation(
-            *self._arrays,
-            n_users,
-            int(workload.machine_size),
+            core_jobs(workload),
             order_code(order),
             self.options["threshold"],
             backfill_code(backfill),
@@ -164,31 +161,35 @@ class Simulation:
         )
 
 
-def core_arrays(workload: Workload) -> tuple[tuple, int]:
-    """The core's job arrays (submit, time used, request, processors, dense user) and the user count."""
+def core_jobs(workload: Workload) -> _core.Jobs:
+    """The core's copy of the workload's jobs (submit, time used, request, processors, dense user),
+    validated: a WorkloadError names the job that breaks a rule, whichever check finds it."""
+    workload.validate()
     users, n_users = workload.dense_users()
-    arrays = (
-        np.ascontiguousarray(workload.submit, dtype=np.float64),
-        np.ascontiguousarray(np.minimum(workload.run, workload.requested), dtype=np.float64),
-        np.ascontiguousarray(workload.requested, dtype=np.float64),
-        np.ascontiguousarray(workload.procs, dtype=np.int64),
-        np.ascontiguousarray(users, dtype=np.intc),
-    )
-    return arrays, n_users
+    try:
+        return _core.Jobs(
+            np.ascontiguousarray(workload.submit, dtype=np.float64),
+            np.ascontiguousarray(np.minimum(workload.run, workload.requested), dtype=np.float64),
+            np.ascontiguousarray(workload.requested, dtype=np.float64),
+            np.ascontiguousarray(workload.procs, dtype=np.int64),
+            np.ascontiguousarray(users, dtype=np.intc),
+            n_users,
+            int(workload.machine_size),
+        )
+    except ValueError as error:
+        raise WorkloadError(f"{workload.source}: {error}") from None
 
 
 def episode_cores(workload: Workload, count: int, episode_jobs: int, order: str, backfill: str, estimate: str) -> list:
     """`count` core simulations that run episodes of `episode_jobs` consecutive jobs of
     `workload` (job selection's vector env; `_core.step_selection` restarts them on an episode),
-    sharing one copy of its arrays. `estimate` is a predictor's name: each core gets its own."""
+    sharing one copy of its jobs. `estimate` is a predictor's name: each core gets its own."""
     if not isinstance(estimate, str):
         raise ValueError(f"estimate {estimate!r}: episodes take a predictor's name")
-    arrays, n_users = core_arrays(workload)
+    jobs = core_jobs(workload)
     return [
         _core.Simulation(
-            *arrays,
-            n_users,
-            int(workload.machine_size),
+            jobs,
             order_code(order),
             None,
             backfill_code(backfill),

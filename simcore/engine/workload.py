@@ -15,6 +15,21 @@ class EmptyWorkloadError(WorkloadError):
     """A workload without a job (every job filtered out, an empty file or selection); names the source."""
 
 
+# the arrays with one value per job, in workload order
+PER_JOB_FIELDS = (
+    "job_id",
+    "submit",
+    "run",
+    "requested",
+    "procs",
+    "user",
+    "efficiency",
+    "memory",
+    "group",
+    "recorded_wait",
+)
+
+
 @dataclass(frozen=True, eq=False)
 class Workload:
     """Jobs sorted by (submit, job_id); position i is the tie-breaker.
@@ -106,10 +121,15 @@ class Workload:
         return workload
 
     def validate(self) -> None:
-        """Raise WorkloadError naming the first job that breaks a rule."""
+        """Raise WorkloadError naming the first job that breaks a rule (O(n))."""
         m = self.machine_size
-        if m <= 0:
-            raise WorkloadError(f"{self.source}: machine size must be positive, got {m}")
+        if not (isinstance(m, (int, np.integer)) and m > 0):
+            raise WorkloadError(f"{self.source}: machine size must be positive, a whole number of processors: {m!r}")
+        n = len(self.submit)
+        for name in PER_JOB_FIELDS:
+            shape = np.shape(getattr(self, name))
+            if shape != (n,):
+                raise WorkloadError(f"{self.source}: '{name}' has shape {shape}, expected ({n},) as 'submit'")
         checks = (
             (~np.isfinite(self.submit), "submit time is not finite"),
             (~(self.run >= 0) | ~np.isfinite(self.run), "run time must be finite and >= 0"),
@@ -128,25 +148,18 @@ class Workload:
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
                 raise WorkloadError(f"{self.source}: job {self.job_id[i]}: {message}")
-        if len(self) > 1 and np.any(np.diff(self.submit) < 0):
-            raise WorkloadError(f"{self.source}: jobs are not sorted by submit time")
+        behind = np.flatnonzero(np.diff(self.submit) < 0)
+        if len(behind):
+            i = int(behind[0]) + 1
+            raise WorkloadError(
+                f"{self.source}: job {self.job_id[i]}: submitted at {self.submit[i]}, before the job "
+                f"before it ({self.submit[i - 1]}); jobs must be sorted by submit time"
+            )
 
     def take(self, indices) -> Workload:
         """The jobs at `indices` (in workload order), e.g. one period's jobs."""
         indices = np.sort(np.asarray(indices, dtype=np.int64))
-        return replace(
-            self,
-            job_id=self.job_id[indices],
-            submit=self.submit[indices],
-            run=self.run[indices],
-            requested=self.requested[indices],
-            procs=self.procs[indices],
-            user=self.user[indices],
-            efficiency=self.efficiency[indices],
-            memory=self.memory[indices],
-            group=self.group[indices],
-            recorded_wait=self.recorded_wait[indices],
-        )
+        return replace(self, **{name: getattr(self, name)[indices] for name in PER_JOB_FIELDS})
 
     def dense_users(self) -> tuple[np.ndarray, int]:
         """User numbers mapped to 0..U-1 (for per-user predictor state)."""

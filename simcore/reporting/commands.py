@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from simcore.reporting.cost import cost_markdown, cost_table, read_benchmarks
 from simcore.reporting.reproduction import assemble
 from simcore.reporting.workloads import workloads_markdown, workloads_table
 from simcore.workloads.files import read_provenance, write_csv, write_text
@@ -36,6 +37,17 @@ def add_commands(commands) -> None:
     report.add_argument("--reproduction-csv", required=True)
     report.add_argument("--reproduction-md", required=True)
 
+    cost = commands.add_parser("cost", help="CPU and wall time per study and trace, from the benchmark files")
+    cost.add_argument("--benchmarks", required=True, metavar="DIR", help="a study root's benchmarks/")
+    cost.add_argument(
+        "--trace-preparation",
+        metavar="DIR",
+        help="the campaign's benchmarks/, whose trace preparation (traces/) counts for --traces only",
+    )
+    cost.add_argument("--traces", nargs="*", default=[], help="the traces the root uses")
+    cost.add_argument("--csv", required=True)
+    cost.add_argument("--md", required=True)
+
 
 def run_report(args) -> int:
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
@@ -50,4 +62,17 @@ def run_report(args) -> int:
     return 0
 
 
-COMMANDS = {"report": run_report}
+def run_cost(args) -> int:
+    jobs = read_benchmarks(args.benchmarks, args.traces)
+    if args.trace_preparation:
+        shared = read_benchmarks(args.trace_preparation, args.traces)
+        shared = shared[(shared["study"] == "traces") & shared["trace"].isin(args.traces)]
+        jobs = pd.concat([shared, jobs], ignore_index=True)
+    table = cost_table(jobs)
+    write_csv(table, args.csv)
+    write_text(args.md, cost_markdown(table))
+    print(f"{args.md}: {len(jobs)} jobs, {jobs['wall_s'].sum() / 3600:.2f} h of job wall time")
+    return 0
+
+
+COMMANDS = {"report": run_report, "cost": run_cost}

@@ -32,6 +32,22 @@ CONFIGURATIONS = (
     {"estimate": "clairvoyant", "backfill": "SPF"},
 )
 
+# EASY++ (AVE2, incremental correction, EASY-SJBF): pinned to OUR values, not the
+# published ones (KTH 63.5, CTC 85.8, SDSC-SP2 79.4, SDSC-BLUE 21.0: off by +8 %, -29 %,
+# +6 %, -1 %). No single candidate cause (AVE2 details, corrections, filter, the paper's
+# simulator's rounding) closes the gaps on every trace, and the metric moves by up to
+# 4 points when every AVE2 mean moves by 1 s: docs/prediction_easypp.md gives each cause's
+# measured AVEbsld (benchmarks/easypp_variants.py). Measured 2026-11-23.
+OURS_EASY_PLUS_PLUS = {"KTH-SP2": 68.539, "CTC-SP2": 61.125, "SDSC-SP2": 84.500, "SDSC-BLUE": 20.838}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(OURS_EASY_PLUS_PLUS))
+def test_easy_plus_plus_is_pinned_to_ours(pwa_trace, name):
+    workload = simcore.read_swf(pwa_trace(name), filter="truncate")
+    ours = simcore.simulate(workload, backfill="SPF", estimate="ave2", correction="incremental")
+    assert ours.summary()["avg_bsld"] == pytest.approx(OURS_EASY_PLUS_PLUS[name], rel=0.001)
+
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PUBLISHED))

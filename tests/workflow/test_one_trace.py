@@ -113,6 +113,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "plot_learners": fixed,
         "resample_study_trace": prediction + simple,
         "predict_grid": prediction * config["prediction"]["grid_jobs_per_trace"],
+        "predict_header_size": prediction * int(name in config["prediction"].get("header_size", [])),
         "select_triples": prediction,
         "predict_variants": prediction
         * jobs_for(config["prediction"]["variants"], config["prediction"]["variants_per_job"]),
@@ -144,6 +145,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "fixed_policy_tables": fixed,
         "bandit_tables": fixed,
         "report": int(bool(fixed or section)),  # the sections of the studies that run
+        "cost": int(bool(fixed or section)),  # the CPU cost table, when any study runs
         "all": 1,
     }
     return {rule: count for rule, count in jobs.items() if count}
@@ -228,6 +230,22 @@ def test_only_one_trace_plans_its_studies_alone(trace, tmp_path):
     assert announced(output, "skipped") == set(STUDIES) - users(trace)
     if not users(trace):
         assert "nothing to do: no study uses these traces" in output
+
+
+def test_curie_is_also_run_at_its_header_size_and_the_demo_is_not(tmp_path):
+    """prediction.header_size: CEA-Curie's Table 6 baselines also at the header's 93,312
+    processors (no --machine-size), fed to the report beside the study's 80,640; the
+    demo's models are not listed, so it plans no such job."""
+    jobs = planned_jobs(dry_run(tmp_path, "--config", "only=[CEA-Curie]"))
+    header = [job for job in jobs if job["rule"] == "predict_header_size"]
+    assert [job["wildcards"]["trace"] for job in header] == ["CEA-Curie"]
+    assert "--machine-size" not in header[0]["shell"] and "--filter truncate" in header[0]["shell"]
+    (tables,) = [job for job in jobs if job["rule"] == "prediction_tables"]
+    assert "--header-size-runs results/prediction/header_size/CEA-Curie.parquet" in tables["shell"]
+    demo = planned_jobs(dry_run(tmp_path, "demo"))
+    assert not [job for job in demo if job["rule"] == "predict_header_size"]
+    (demo_tables,) = [job for job in demo if job["rule"] == "prediction_tables"]
+    assert re.search(r"--header-size-runs +--outdir", demo_tables["shell"])  # none
 
 
 def test_only_takes_a_single_name(tmp_path):

@@ -3,22 +3,57 @@
 Each script installs Debian's Slurm, brings a cluster up on this host, runs a
 small campaign through workflow/profiles/slurm and stops everything again.
 They need root and apt-get, so they are deselected by default (`-m "not
-slurm"` in pyproject.toml); CI runs them with `pytest -m slurm`.
+slurm"` in pyproject.toml); CI runs them with `pytest -m slurm` and
+REQUIRE_SLURM=1, which turns a script that could not run Slurm into a failure.
 """
 
+import os
 import subprocess
 
 import pytest
 from conftest import REPO
 
-pytestmark = [pytest.mark.slurm, pytest.mark.workflow]
+SKIPPED = "SLURM TEST SKIPPED"
 
 
+def verdict(returncode: int, output: str, required: bool) -> tuple[str, str]:
+    """What a Slurm script's run means: ("pass" | "skip" | "fail", why)."""
+    if returncode != 0:
+        return "fail", output[-5000:]
+    if SKIPPED in output:
+        reason = output[output.index(SKIPPED) :].splitlines()[0]
+        return ("fail", f"REQUIRE_SLURM=1 but {reason}") if required else ("skip", reason)
+    return "pass", ""
+
+
+@pytest.mark.slurm
+@pytest.mark.workflow
 @pytest.mark.parametrize("script", ["slurm-smoke", "slurm-failure"])
 def test_slurm_script(script):
     done = subprocess.run(["bash", str(REPO / ".ci" / script)], capture_output=True, text=True, timeout=1800)
     output = done.stdout + done.stderr
     print(output[-20000:])
-    if done.returncode == 0 and "SLURM TEST SKIPPED" in output:
-        pytest.skip(output[output.index("SLURM TEST SKIPPED") :].splitlines()[0])
-    assert done.returncode == 0, output[-5000:]
+    outcome, why = verdict(done.returncode, output, os.environ.get("REQUIRE_SLURM") == "1")
+    if outcome == "skip":
+        pytest.skip(why)
+    assert outcome == "pass", why
+
+
+SKIP_OUTPUT = f"installing...\n{SKIPPED} -- cluster execution was NOT tested: not root\nmore\n"
+
+
+@pytest.mark.parametrize(
+    ("returncode", "output", "required", "expected"),
+    [
+        (0, "all good\n", True, "pass"),
+        (0, "all good\n", False, "pass"),
+        (0, SKIP_OUTPUT, False, "skip"),
+        (0, SKIP_OUTPUT, True, "fail"),
+        (1, "sbatch: error\n", False, "fail"),
+    ],
+)
+def test_a_skipped_slurm_run_fails_when_slurm_is_required(returncode, output, required, expected):
+    outcome, why = verdict(returncode, output, required)
+    assert outcome == expected
+    if SKIPPED in output and outcome != "pass":
+        assert why.endswith(f"{SKIPPED} -- cluster execution was NOT tested: not root")

@@ -382,6 +382,17 @@ def test_workloads_table_counts_filtered_jobs(tiny_run):
     assert workloads.at["KTH-SP2", "run_over_request"] == 475 and workloads.at["KTH-SP2", "job_lines"] == 28476
 
 
+def test_cost_table_counts_every_job_of_the_run(tiny_run):
+    results = tiny_run / "results"
+    benchmarks = sorted((results / "benchmarks").rglob("*.tsv"))
+    cost = pd.read_csv(results / "cost.csv")
+    assert cost["jobs"].sum() == len(benchmarks) > 0
+    studies = {"traces", "fixed_policy", "bandit", "prediction", "simple_policies", "learned_policies"}
+    assert studies | {"dynamic_scheduling", "coscheduling", "elastic", "job_selection", "report"} == set(cost["study"])
+    assert (cost["wall_s"] > 0).any() and set(TINY["traces"]) <= set(cost["trace"])
+    assert "On 56 cores with perfect packing" in (results / "cost.md").read_text()
+
+
 def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
     done = run_snakemake(tiny_run, TINY)
     assert "Nothing to be done" in done.stdout + done.stderr
@@ -446,6 +457,28 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     assert done.returncode != 0 and "unknown traces ['NOPE-2000']" in done.stdout + done.stderr
     done = rejected(tmp_path, {"dynamic_scheduling": {"policies": ["FCFS", "F9"]}})
     assert done.returncode != 0 and "F9" in done.stdout + done.stderr
+    # the Table 2 comparison needs a setting the sweep runs, or it would vanish from the report
+    done = rejected(tmp_path, {"reproduction": {"threshold": 7200}})
+    assert done.returncode != 0
+    assert "reproduction.threshold is 7200, which fixed_policy.thresholds [None, 144000] does not run" in (
+        done.stdout + done.stderr
+    )
+    done = rejected(tmp_path, {"reproduction": {"backfill": "SPF"}})
+    assert done.returncode != 0 and "reproduction.backfill is 'SPF'" in done.stdout + done.stderr
+
+
+def test_nested_command_line_overrides_are_typed(tmp_path):
+    done = run_snakemake(
+        tmp_path,
+        {},
+        "--dry-run",
+        "--config",
+        "learned_policies={tuples: 20}",
+        "reproduction={threshold: null}",
+        base=CAMPAIGN,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 # ---- fetch -----------------------------------------------------------------

@@ -11,6 +11,8 @@ rule learn_strategies:
         choices="{root}/bandit/{trace}/{chunk}.choices.parquet",
     log:
         "{root}/logs/learn/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/bandit/learn_strategies/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -43,6 +45,8 @@ rule aggregate_learners:
         shares="{root}/summary/{trace}.bandit.shares.parquet",
     log:
         "{root}/logs/aggregate_learners/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/bandit/aggregate_learners/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -94,6 +98,8 @@ rule plot_learners:
         ],
     log:
         "{root}/logs/plot_learners/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/bandit/plot_learners/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -126,6 +132,8 @@ rule bandit_tables:
         rows="{root}/bandit/reproduction.csv",
     log:
         "{root}/logs/bandit_tables.log",
+    benchmark:
+        "{root}/benchmarks/bandit/bandit_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -66,6 +66,7 @@ REPORT_CATEGORIES = {
     "elastic": "Elastic provisioning (SARSA + ESN)",
     "job_selection": "Job selection (RLScheduler's baselines)",
     "reproduction": "Reproduction report",
+    "cost": "What the run cost",
 }
 ALL_TRACES = "All traces"
 
@@ -152,7 +153,21 @@ def _declared_settings(root):
         raise ValueError(
             f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}"
         )
+    _check_reproduction(chosen["fixed_policy"], root)
     return chosen
+
+
+def _check_reproduction(fixed_policy, root):
+    """The setting compared with the bandit paper's Table 2 must be one the sweep runs,
+    or the table would be missing from the report."""
+    where = "demo.fixed_policy" if study_of(root) == "demo" else "fixed_policy"
+    for key, runs_of in (("threshold", "thresholds"), ("backfill", "backfills")):
+        wanted = config["reproduction"][key]
+        if wanted not in fixed_policy[runs_of]:
+            raise ValueError(
+                f"config: reproduction.{key} is {wanted!r}, which {where}.{runs_of} "
+                f"{fixed_policy[runs_of]} does not run; add it there or choose one of them"
+            )
 
 
 def _restricted(chosen):
@@ -331,6 +346,19 @@ def study_outputs(study):
     )
 
 
+def cost_outputs(study):
+    """The cost table of the campaign (or the demo), when any study runs."""
+    root = STUDY_ROOTS[study]
+    return [f"{root}/cost.csv", f"{root}/cost.md"] if report_sections(root) else []
+
+
+def root_traces(root):
+    """Every trace or model a study of the root uses."""
+    return sorted(
+        {trace for traces in settings(root)["studies"].values() for trace in traces}
+    )
+
+
 def report_sections(root):
     """The studies whose section the reproduction report appends (those that run)."""
     return [study for study in STUDIES if runs(root, study)]
@@ -365,6 +393,15 @@ def prediction_variant_runs(root):
         f"{root}/prediction/variant_runs/{trace}/{chunk}.parquet"
         for trace in prediction(root)["traces"]
         for chunk in range(len(chunks(root, "prediction")))
+    ]
+
+
+def prediction_header_size_runs(root):
+    """The study's traces also run at their header's machine size (prediction.header_size)."""
+    return [
+        f"{root}/prediction/header_size/{trace}.parquet"
+        for trace in prediction(root)["traces"]
+        if trace in prediction(root)["header_size"]
     ]
 
 

@@ -10,6 +10,8 @@ rule coscheduling_flush:
         "{root}/coscheduling/runs/{trace}/E1.parquet",
     log:
         "{root}/logs/coscheduling/{trace}/E1.log",
+    benchmark:
+        "{root}/benchmarks/coscheduling/coscheduling_flush/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -40,6 +42,8 @@ rule coscheduling_replay:
         weights="{root}/coscheduling/weights/{trace}.parquet",
     log:
         "{root}/logs/coscheduling/{trace}/E2.log",
+    benchmark:
+        "{root}/benchmarks/coscheduling/coscheduling_replay/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -75,6 +79,8 @@ rule coscheduling_tables:
         rows="{root}/coscheduling/reproduction.csv",
     log:
         "{root}/logs/coscheduling_tables.log",
+    benchmark:
+        "{root}/benchmarks/coscheduling/coscheduling_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -139,6 +145,8 @@ rule plot_coscheduling:
         ),
     log:
         "{root}/logs/plot_coscheduling/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/coscheduling/plot_coscheduling/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -12,6 +12,8 @@ rule dynamic_sweep:
         "{root}/dynamic_scheduling/runs/{trace}/{chunk}.parquet",
     log:
         "{root}/logs/dynamic_sweep/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/dynamic_scheduling/dynamic_sweep/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -59,6 +61,8 @@ rule dynamic_tables:
         rows="{root}/dynamic_scheduling/reproduction.csv",
     log:
         "{root}/logs/dynamic_tables.log",
+    benchmark:
+        "{root}/benchmarks/dynamic_scheduling/dynamic_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -95,6 +99,8 @@ rule plot_dynamic:
         ),
     log:
         "{root}/logs/plot_dynamic.log",
+    benchmark:
+        "{root}/benchmarks/dynamic_scheduling/plot_dynamic.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -12,6 +12,8 @@ rule elastic_run:
         pools="{root}/elastic/pools/{trace}/{jobset}.parquet",
     log:
         "{root}/logs/elastic/{trace}/{jobset}.log",
+    benchmark:
+        "{root}/benchmarks/elastic/elastic_run/{trace}/{jobset}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -41,6 +43,8 @@ rule elastic_tables:
         rows="{root}/elastic/reproduction.csv",
     log:
         "{root}/logs/elastic_tables.log",
+    benchmark:
+        "{root}/benchmarks/elastic/elastic_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -95,6 +99,8 @@ rule plot_elastic:
         expand("{{root}}/elastic/plots/{{trace}}.{figure}.pdf", figure=ELASTIC_FIGURES),
     log:
         "{root}/logs/plot_elastic/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/elastic/plot_elastic/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

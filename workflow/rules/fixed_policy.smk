@@ -9,6 +9,8 @@ rule resample:
         "{root}/variants/{trace}.parquet",
     log:
         "{root}/logs/resample/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/fixed_policy/resample/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -31,6 +33,8 @@ rule sweep_fixed_policies:
         weekly="{root}/sweep/{trace}/{chunk}.weekly.parquet",
     log:
         "{root}/logs/sweep/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/fixed_policy/sweep_fixed_policies/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -66,6 +70,8 @@ rule aggregate_fixed_policies:
         table="{root}/summary/{trace}.fixed_policy.csv",
     log:
         "{root}/logs/aggregate/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/fixed_policy/aggregate_fixed_policies/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -104,6 +110,8 @@ rule plot_fixed_policies:
         ],
     log:
         "{root}/logs/plot/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/fixed_policy/plot_fixed_policies/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -135,6 +143,8 @@ rule fixed_policy_tables:
         rows="{root}/fixed_policy/reproduction.csv",
     log:
         "{root}/logs/fixed_policy_tables.log",
+    benchmark:
+        "{root}/benchmarks/fixed_policy/fixed_policy_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

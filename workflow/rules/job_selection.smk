@@ -9,6 +9,8 @@ rule rl_baselines_run:
         "{root}/job_selection/runs/{trace}.parquet",
     log:
         "{root}/logs/job_selection/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/job_selection/rl_baselines_run/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -41,6 +43,8 @@ rule rl_baselines_tables:
         rows="{root}/job_selection/reproduction.csv",
     log:
         "{root}/logs/rl_baselines_tables.log",
+    benchmark:
+        "{root}/benchmarks/job_selection/rl_baselines_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

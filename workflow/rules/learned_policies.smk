@@ -10,6 +10,8 @@ rule trial_scores:
         "{root}/learned_policies/scores/{chunk}.parquet",
     log:
         "{root}/logs/trial_scores/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/learned_policies/trial_scores/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -34,6 +36,8 @@ rule trial_spread:
         "{root}/learned_policies/spread.csv",
     log:
         "{root}/logs/trial_spread.log",
+    benchmark:
+        "{root}/benchmarks/learned_policies/trial_spread.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -72,6 +76,8 @@ rule fit_functions:
         rows="{root}/learned_policies/reproduction.csv",
     log:
         "{root}/logs/fit_functions.log",
+    benchmark:
+        "{root}/benchmarks/learned_policies/fit_functions.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -98,6 +104,8 @@ rule plot_trial_scores:
         "{root}/learned_policies/plots/scores.pdf",
     log:
         "{root}/logs/plot_trial_scores.log",
+    benchmark:
+        "{root}/benchmarks/learned_policies/plot_trial_scores.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -12,6 +12,8 @@ rule predict_grid:
         predictions="{root}/prediction/grid/{trace}/{chunk}.predictions.parquet",
     log:
         "{root}/logs/predict_grid/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/predict_grid/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -37,6 +39,26 @@ rule predict_grid:
         "--runs {output.runs} --predictions {output.predictions} > {log} 2>&1"
 
 
+rule predict_header_size:
+    input:
+        "resources/traces/{trace}.swf.gz",
+    output:
+        "{root}/prediction/header_size/{trace}.parquet",
+    log:
+        "{root}/logs/predict_header_size/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/predict_header_size/{trace}.tsv"
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=3000,
+    params:
+        filter=lambda wildcards: prediction(wildcards.root)["filter"],
+    shell:
+        "simcore predict-header-size {input} --trace {wildcards.trace} --filter {params.filter} "
+        "--runs {output} > {log} 2>&1"
+
+
 rule select_triples:
     input:
         lambda wildcards: [
@@ -49,6 +71,8 @@ rule select_triples:
         selection="{root}/prediction/selection.csv",
     log:
         "{root}/logs/select_triples.log",
+    benchmark:
+        "{root}/benchmarks/prediction/select_triples.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -68,6 +92,8 @@ rule predict_variants:
         "{root}/prediction/variant_runs/{trace}/{chunk}.parquet",
     log:
         "{root}/logs/predict_variants/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/predict_variants/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -90,6 +116,7 @@ rule prediction_tables:
         grid="{root}/prediction/grid.parquet",
         selection="{root}/prediction/selection.csv",
         variant_runs=lambda wildcards: prediction_variant_runs(wildcards.root),
+        header_size_runs=lambda wildcards: prediction_header_size_runs(wildcards.root),
     output:
         tables=multiext(
             "{root}/prediction/tables/",
@@ -110,6 +137,8 @@ rule prediction_tables:
         rows="{root}/prediction/reproduction.csv",
     log:
         "{root}/logs/prediction_tables.log",
+    benchmark:
+        "{root}/benchmarks/prediction/prediction_tables.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -118,7 +147,8 @@ rule prediction_tables:
         outdir=lambda wildcards: f"{wildcards.root}/prediction/tables",
     shell:
         "simcore predict-tables --grid {input.grid} --selection {input.selection} "
-        "--variant-runs {input.variant_runs} --outdir {params.outdir} "
+        "--variant-runs {input.variant_runs} --header-size-runs {input.header_size_runs} "
+        "--outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
 
 
@@ -151,6 +181,8 @@ rule plot_predictions:
         ],
     log:
         "{root}/logs/plot_predictions/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/prediction/plot_predictions/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -174,6 +206,8 @@ rule plot_correlations:
         "{root}/prediction/plots/correlations.pdf",
     log:
         "{root}/logs/plot_correlations.log",
+    benchmark:
+        "{root}/benchmarks/prediction/plot_correlations.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -28,6 +28,8 @@ rule report:
         ),
     log:
         "{root}/logs/report.log",
+    benchmark:
+        "{root}/benchmarks/report/report.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -37,3 +39,35 @@ rule report:
         "--workloads-csv {output.workloads_csv} --workloads-md {output.workloads_md} "
         "--sections {input.sections} --section-rows {input.section_rows} "
         "--reproduction-csv {output.reproduction_csv} --reproduction-md {output.reproduction_md} > {log} 2>&1"
+
+
+# After every other job of the root, whose benchmark files it sums; it reads the files
+# that exist (a result from before the benchmarks were declared counts as nothing)
+# rather than asking for them, which would rerun every job. It has no benchmark itself.
+rule cost:
+    input:
+        lambda wildcards: study_outputs(study_of(wildcards.root)),
+    output:
+        csv="{root}/cost.csv",
+        md=report(
+            "{root}/cost.md",
+            caption="../report/cost.rst",
+            category=REPORT_CATEGORIES["cost"],
+            labels={"result": "CPU and wall time per study and trace"},
+        ),
+    log:
+        "{root}/logs/cost.log",
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=500,
+    params:
+        traces=lambda wildcards: " ".join(root_traces(wildcards.root)),
+        trace_preparation=lambda wildcards: (
+            ""
+            if wildcards.root == STUDY_ROOTS["campaign"]
+            else f"--trace-preparation {STUDY_ROOTS['campaign']}/benchmarks"
+        ),
+    shell:
+        "simcore cost --benchmarks {wildcards.root}/benchmarks {params.trace_preparation} "
+        "--traces {params.traces} --csv {output.csv} --md {output.md} > {log} 2>&1"

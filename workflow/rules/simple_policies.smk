@@ -13,6 +13,8 @@ rule simple_sweep:
         delayed="{root}/simple_policies/sweep/{trace}/{chunk}.delayed.parquet",
     log:
         "{root}/logs/simple_sweep/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/simple_policies/simple_sweep/{trace}/{chunk}.tsv"
     conda:
         "../envs/simcore.yaml"
     threads: 1
@@ -61,6 +63,8 @@ rule simple_aggregate:
         rows="{root}/simple_policies/reproduction.csv",
     log:
         "{root}/logs/simple_aggregate.log",
+    benchmark:
+        "{root}/benchmarks/simple_policies/simple_aggregate.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -90,6 +94,8 @@ rule simple_trace_plot:
         "{root}/simple_policies/plots/{trace}.objectives.pdf",
     log:
         "{root}/logs/simple_plots/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/simple_policies/simple_trace_plot/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -137,6 +143,8 @@ rule simple_summary_plots:
         ),
     log:
         "{root}/logs/simple_plots/summary.log",
+    benchmark:
+        "{root}/benchmarks/simple_policies/simple_summary_plots.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -6,6 +6,8 @@ rule fetch_trace:
         "resources/traces/{trace}.swf.gz",
     log:
         "logs/fetch_trace/{trace}.log",
+    benchmark:
+        "results/benchmarks/traces/fetch_trace/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -27,6 +29,8 @@ rule filter_trace:
         "results/traces/{trace}.parquet",
     log:
         "logs/filter_trace/{trace}.log",
+    benchmark:
+        "results/benchmarks/traces/filter_trace/{trace}.tsv"
     wildcard_constraints:
         trace=_alternatives(CATALOGUE),
     conda:
@@ -49,6 +53,8 @@ rule model_trace:
         "results/traces/{trace}.parquet",
     log:
         "logs/model_trace/{trace}.log",
+    benchmark:
+        "results/benchmarks/traces/model_trace/{trace}.tsv"
     wildcard_constraints:
         trace=_alternatives(MODELS) if MODELS else "$^",
     conda:
@@ -69,6 +75,8 @@ rule study_trace:
         "results/{study}/traces/{trace}.parquet",
     log:
         "logs/study_trace/{study}/{trace}.log",
+    benchmark:
+        "results/benchmarks/traces/study_trace/{trace}/{study}.tsv"
     wildcard_constraints:
         trace=_alternatives(CATALOGUE),
     conda:
@@ -93,6 +101,8 @@ rule resample_study_trace:
         "{root}/{study}/variants/{trace}.parquet",
     log:
         "{root}/logs/{study}/resample/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/{study}/resample_study_trace/{trace}.tsv"
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -7,13 +7,14 @@ EASY pass of simcore/engine/_core.pyx with FCFS order and backfilling in queue
 order; the co-allocation phase walks the waiting jobs and the unpaired running
 jobs; the ASAX learner (section 5) decides in C. With an external policy the
 walk pauses at each case and resumes after `decide` (the Gymnasium
-environment). The Python wrapper that validates inputs is sharing.py.
+environment). The Python wrapper is sharing.py; SharingSimulation checks
+and copies its inputs itself, once, so that the loop can trust them.
 """
 
 import numpy as np
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.math cimport INFINITY, NAN, exp, floor, isnan, log, sqrt
+from libc.math cimport INFINITY, NAN, exp, floor, isfinite, isnan, log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from numpy.random cimport bitgen_t
 
@@ -80,18 +81,81 @@ cdef inline void learner_reset(Learner* learner) noexcept nogil:
     learner.round = 1.0
 
 
-cdef class SharingSimulation:
-    """One co-scheduling run over arrays validated by sharing.py."""
+cdef double* _copy_doubles(const double[::1] values) except NULL:
+    cdef size_t count = values.shape[0] if values.shape[0] > 0 else 1
+    cdef double* copy = <double*> malloc(count * sizeof(double))
+    cdef Py_ssize_t j
+    if copy == NULL:
+        raise MemoryError()
+    for j in range(values.shape[0]):
+        copy[j] = values[j]
+    return copy
 
-    cdef object _keep_alive, _bit_generator
+
+cdef int _check_jobs(const double[::1] submit, const double[::1] work,
+                     const double[::1] estimate, const long long[::1] procs,
+                     const double[::1] efficiency, const double[::1] memory,
+                     long long machine_size) except -1:
+    """What the event loop trusts of the jobs, checked once in O(n)."""
+    cdef Py_ssize_t n = submit.shape[0], j
+    for name, values in (("work", work), ("estimate", estimate), ("procs", procs),
+                         ("efficiency", efficiency), ("memory", memory)):
+        if values.shape[0] != n:
+            raise ValueError(f"'{name}' has {values.shape[0]} jobs, 'submit' has {n}")
+    if machine_size < 1:
+        raise ValueError(f"machine size must be >= 1, got {machine_size}")
+    for j in range(n):
+        if not isfinite(submit[j]):
+            raise ValueError(f"job {j}: submit time {submit[j]} is not finite")
+        if j > 0 and submit[j] < submit[j - 1]:
+            raise ValueError(f"job {j}: submit time {submit[j]} is before the previous "
+                             f"job's {submit[j - 1]}; jobs must be sorted by submit time")
+        if not (isfinite(work[j]) and work[j] >= 0.0):
+            raise ValueError(f"job {j}: work {work[j]} must be finite and >= 0")
+        if not (isfinite(estimate[j]) and estimate[j] > 0.0):
+            raise ValueError(f"job {j}: estimate {estimate[j]} must be finite and > 0")
+        if not 1 <= procs[j] <= machine_size:
+            raise ValueError(f"job {j}: processor request {procs[j]} must be in "
+                             f"[1, {machine_size}] (the machine size)")
+        if not 0.0 <= efficiency[j] <= 1.0:
+            raise ValueError(f"job {j}: efficiency {efficiency[j]} must be in [0, 1]")
+        if not (isnan(memory[j]) or (isfinite(memory[j]) and memory[j] > 0.0)):
+            raise ValueError(f"job {j}: memory {memory[j]} must be positive and finite, or NaN")
+    return 0
+
+
+cdef int _check_settings(int strategy, int levels, double kappa, double memory_capacity,
+                         int loss, int scope) except -1:
+    for name, code, names in (("strategy", strategy, STRATEGY_NAMES), ("loss", loss, LOSS_NAMES),
+                              ("scope", scope, SCOPE_NAMES)):
+        if not 0 <= code < len(names):
+            raise ValueError(f"{name} code {code} is not in 0 to {len(names) - 1} "
+                             f"({', '.join(names)})")
+    if not 2 <= levels <= LEVELS_LIMIT:    # level 0 (do not pair) and one quota at least
+        raise ValueError(f"levels must be in [2, {LEVELS_LIMIT}], got {levels}")
+    if not 0.0 <= kappa < 1.0:
+        raise ValueError(f"kappa must be in [0, 1), got {kappa}")
+    if not (isnan(memory_capacity) or (isfinite(memory_capacity) and memory_capacity > 0.0)):
+        raise ValueError(f"memory capacity must be positive and finite, or NaN (memory off), "
+                         f"got {memory_capacity}")
+    return 0
+
+
+cdef class SharingSimulation:
+    """One co-scheduling run. Its arguments are checked and the job arrays
+    copied here, once: the event loop trusts them, and the caller's arrays
+    may change afterwards without changing the run."""
+
+    cdef object _bit_generator
     cdef bitgen_t* rng
     cdef Py_ssize_t n, next_submission, n_done
-    cdef const double* submit
-    cdef const double* work
-    cdef const double* estimate
-    cdef const double* efficiency
-    cdef const double* memory          # NaN: unknown
-    cdef const long long* procs
+    # the jobs: copies this object owns
+    cdef double* submit
+    cdef double* work
+    cdef double* estimate
+    cdef double* efficiency
+    cdef double* memory          # NaN: unknown
+    cdef long long* procs
     cdef long long machine_size, free_procs
     cdef int strategy, levels, loss, scope
     cdef double kappa, memory_capacity   # capacity NaN: memory off
@@ -135,40 +199,28 @@ cdef class SharingSimulation:
     cdef Py_ssize_t n_rounds, alpha_capacity
     cdef bint alpha_log_lost
 
-    def __cinit__(self):
-        self.waiting = NULL
-        self.releases = NULL
-        self.unpaired = NULL
-        self.completions.items = NULL
-        self.per_donor = NULL
-        self.alpha_log = NULL
-
-    def __dealloc__(self):
-        free(self.waiting)
-        free(self.releases)
-        free(self.unpaired)
-        free(self.completions.items)
-        free(self.per_donor)
-        free(self.alpha_log)
-
-    def __init__(self, const double[::1] submit, const double[::1] work,
-                 const double[::1] estimate, const long long[::1] procs,
-                 const double[::1] efficiency, const double[::1] memory,
-                 long long machine_size, int strategy, int levels, double kappa,
-                 double memory_capacity, int loss, int scope, bit_generator,
-                 learner_state=None):
+    def __cinit__(self, const double[::1] submit, const double[::1] work,
+                  const double[::1] estimate, const long long[::1] procs,
+                  const double[::1] efficiency, const double[::1] memory,
+                  long long machine_size, int strategy, int levels, double kappa,
+                  double memory_capacity, int loss, int scope, bit_generator,
+                  learner_state=None):
         cdef Py_ssize_t n = submit.shape[0], j
-        self._keep_alive = (submit, work, estimate, procs, efficiency, memory)
-        self._bit_generator = bit_generator
+        _check_jobs(submit, work, estimate, procs, efficiency, memory, machine_size)
+        _check_settings(strategy, levels, kappa, memory_capacity, loss, scope)
         self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
+        self._bit_generator = bit_generator
         self.n = n
-        if n > 0:
-            self.submit = &submit[0]
-            self.work = &work[0]
-            self.estimate = &estimate[0]
-            self.procs = &procs[0]
-            self.efficiency = &efficiency[0]
-            self.memory = &memory[0]
+        self.submit = _copy_doubles(submit)
+        self.work = _copy_doubles(work)
+        self.estimate = _copy_doubles(estimate)
+        self.efficiency = _copy_doubles(efficiency)
+        self.memory = _copy_doubles(memory)
+        self.procs = <long long*> malloc((n if n > 0 else 1) * sizeof(long long))
+        if self.procs == NULL:
+            raise MemoryError()
+        for j in range(n):
+            self.procs[j] = procs[j]
         self.machine_size = machine_size
         self.free_procs = machine_size
         self.strategy = strategy
@@ -219,6 +271,20 @@ cdef class SharingSimulation:
         self._build_leaves()
         self.case_donor = -1
         self.case_guest = -1
+
+    def __dealloc__(self):
+        free(self.submit)
+        free(self.work)
+        free(self.estimate)
+        free(self.efficiency)
+        free(self.memory)
+        free(self.procs)
+        free(self.waiting)
+        free(self.releases)
+        free(self.unpaired)
+        free(self.completions.items)
+        free(self.per_donor)
+        free(self.alpha_log)
 
     cdef void _build_leaves(self):
         cdef int s, k, k_star, neighbours, others

@@ -134,6 +134,27 @@ class SharingResult:
     learner: dict = field(default_factory=dict)
 
 
+def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner_state) -> SharingSimulation:
+    """The C event loop over its own copy of the workload's arrays (it checks them)."""
+    return SharingSimulation(
+        np.ascontiguousarray(workload.submit, dtype=np.float64),
+        np.ascontiguousarray(workload.run, dtype=np.float64),
+        np.ascontiguousarray(workload.requested, dtype=np.float64),
+        np.ascontiguousarray(workload.procs, dtype=np.int64),
+        efficiency,
+        np.ascontiguousarray(workload.memory, dtype=np.float64),
+        workload.machine_size,
+        STRATEGY_NAMES.index(settings.strategy),
+        settings.levels,
+        settings.kappa,
+        memory_capacity,
+        LOSSES.index(settings.loss),
+        SCOPES.index(settings.scope),
+        np.random.PCG64(seed),
+        learner_state,
+    )
+
+
 class SharingRun:
     """A co-scheduling run advanced case by case (strategy EXTERNAL) or to the end."""
 
@@ -141,27 +162,15 @@ class SharingRun:
         """`seed`: an int or a sequence of ints, the entropy of the run's PCG64 generator;
         `learner_state`: a previous run's `learner["state"]`, to start the shared learner from."""
         check_learner_state(learner_state)
+        workload.validate()
         self.workload = workload
         self.settings = settings
         self.memory_capacity = _memory_capacity(workload, settings)
         self.efficiency = np.ascontiguousarray(_efficiencies(workload, settings))
-        self._core = SharingSimulation(
-            np.ascontiguousarray(workload.submit, dtype=np.float64),
-            np.ascontiguousarray(workload.run, dtype=np.float64),
-            np.ascontiguousarray(workload.requested, dtype=np.float64),
-            np.ascontiguousarray(workload.procs, dtype=np.int64),
-            self.efficiency,
-            np.ascontiguousarray(workload.memory, dtype=np.float64),
-            workload.machine_size,
-            STRATEGY_NAMES.index(settings.strategy),
-            settings.levels,
-            settings.kappa,
-            self.memory_capacity,
-            LOSSES.index(settings.loss),
-            SCOPES.index(settings.scope),
-            np.random.PCG64(seed),
-            learner_state,
-        )
+        try:
+            self._core = _sharing_core(workload, settings, self.efficiency, self.memory_capacity, seed, learner_state)
+        except ValueError as error:
+            raise SharingInputError(f"{workload.source}: {error}") from None
         self.finished = False
 
     @property

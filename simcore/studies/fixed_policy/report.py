@@ -56,6 +56,15 @@ def table2_rows(table: pd.DataFrame, threshold, backfill: str) -> pd.DataFrame:
     for trace, published in BANDIT_TABLE2.items():
         ours_by_order = chosen[chosen["trace"] == trace].set_index("order")["mean"]
         if ours_by_order.empty:
+            ran = table[table["trace"] == trace]
+            if not ran.empty:
+                # a table that silently vanished would read as "nothing to compare"
+                settings = sorted({(threshold_label(t), b) for t, b in zip(ran["threshold"], ran["backfill"])})
+                raise ValueError(
+                    f"{trace} has published Table 2 numbers and fixed-policy runs, but none with "
+                    f"threshold {threshold_label(threshold)} and backfill {backfill!r}; "
+                    f"its runs have (threshold, backfill) in {settings}"
+                )
             continue
         for label, value in zip(BANDIT_TABLE2_LABELS, published):
             order = bandit_order(label)

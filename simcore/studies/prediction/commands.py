@@ -8,13 +8,16 @@ import pandas as pd
 
 from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS
 from simcore.engine.simulation import CORRECTIONS
+from simcore.engine.swf import read_swf
 from simcore.studies.prediction.study import (
     BACKFILL_VARIANTS,
+    HEADER_SIZE_TRIPLES,
     TRIPLE,
     chunk_of_grid,
     correlations,
     evaluate_triples,
     figure_triples,
+    header_size_table,
     selection_table,
     table1,
     table6,
@@ -71,6 +74,14 @@ def add_commands(commands) -> None:
         help="per-job predictions of AVE2 and the E-Loss/squared regressions (incremental, SJBF)",
     )
 
+    header = commands.add_parser(
+        "predict-header-size", help="Table 6's baselines and EASY++ at the machine size of the trace's header"
+    )
+    header.add_argument("swf", metavar="TRACE.swf[.gz]")
+    header.add_argument("--trace", required=True, help="trace name written into the rows")
+    header.add_argument("--filter", choices=("strict", "truncate"), default="truncate")
+    header.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per triple")
+
     select = commands.add_parser("predict-select", help="leave-one-trace-out triple selection")
     select.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet", help="predict-grid outputs")
     select.add_argument("--default-learning-rate", type=positive_float, default=1.0)
@@ -88,6 +99,9 @@ def add_commands(commands) -> None:
     tables.add_argument("--grid", required=True, metavar="GRID.parquet")
     tables.add_argument("--selection", required=True, metavar="SELECTION.csv")
     tables.add_argument("--variant-runs", nargs="*", default=[], metavar="RUNS.parquet")
+    tables.add_argument(
+        "--header-size-runs", nargs="*", default=[], metavar="RUNS.parquet", help="predict-header-size outputs"
+    )
     tables.add_argument("--outdir", required=True, help="directory of the CSV tables")
     tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
     tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
@@ -135,6 +149,16 @@ def run_grid(args) -> int:
     write_parquet(runs, args.runs, provenance)
     write_parquet(predictions, args.predictions, provenance)
     print(f"{args.runs}: {len(runs)} of {len(grid)} triples on {args.trace}")
+    return 0
+
+
+def run_header_size(args) -> int:
+    workload = read_swf(args.swf, filter=args.filter)
+    runs, _ = evaluate_triples(workload, HEADER_SIZE_TRIPLES, l2=0.0)
+    runs.insert(0, "trace", args.trace)
+    runs.insert(1, "machine_size", workload.machine_size)
+    write_parquet(runs, args.runs, {"command": "predict-header-size", "swf": args.swf, "filter": args.filter})
+    print(f"{args.runs}: {len(runs)} triples on {args.trace} at {workload.machine_size:,} processors")
     return 0
 
 
@@ -192,6 +216,8 @@ def run_tables(args) -> int:
     }
     if variant_runs is not None:
         tables["variants"] = variant_table(variant_runs)
+    if args.header_size_runs:
+        tables["header_size"] = header_size_table(grid, read_all(args.header_size_runs))
     outdir = Path(args.outdir)
     for name, frame in tables.items():
         write_csv(frame, outdir / f"{name}.csv")
@@ -227,6 +253,7 @@ def run_correlations(args) -> int:
 
 COMMANDS = {
     "predict-grid": run_grid,
+    "predict-header-size": run_header_size,
     "predict-select": run_select,
     "predict-variants": run_variants,
     "predict-tables": run_tables,

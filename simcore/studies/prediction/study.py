@@ -262,6 +262,27 @@ def table6(grid: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# The triples run again at a trace's header machine size (prediction.header_size).
+HEADER_SIZE_TRIPLES = pd.DataFrame(
+    [("clairvoyant", "request", "EASY"), ("clairvoyant", "request", "SJBF"), EASY, EASY_PLUS_PLUS], columns=TRIPLE
+)
+TABLE6_BASELINES = ["clairvoyant_easy", "clairvoyant_sjbf", "easy", "easy_plus_plus"]
+
+
+def header_size_table(grid: pd.DataFrame, header_runs: pd.DataFrame) -> pd.DataFrame:
+    """Table 6's baselines of each trace run at both machine sizes, side by
+    side: at the study's size (the grid) and at the header's (header_runs,
+    one `machine_size` per trace)."""
+    rows = []
+    for trace, runs in header_runs.groupby("trace", sort=False):
+        study_size = table6(grid[grid["trace"] == trace]).iloc[0]
+        header_size = table6(runs).iloc[0]
+        header_label = f"{runs['machine_size'].iloc[0]:,}, header"
+        rows.append({"trace": trace, "header": False, "machine_size": "study's", **study_size[TABLE6_BASELINES]})
+        rows.append({"trace": trace, "header": True, "machine_size": header_label, **header_size[TABLE6_BASELINES]})
+    return pd.DataFrame(rows, columns=["trace", "header", "machine_size", *TABLE6_BASELINES])
+
+
 def table8(grid: pd.DataFrame, selection: pd.DataFrame) -> pd.DataFrame:
     """MAE and mean E-Loss of the requested times, AVE2, and the E-Loss and
     squared-loss regressions (at the learning rate chosen for the E-Loss on

@@ -4,12 +4,14 @@ simulations of triples, leave-one-trace-out selection, tables and report rows.""
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import HEADER, job_line
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_sim import reference_simulate
 from simcore.engine._regression import RegressionPredictor, losses
 
 import simcore
+from simcore.cli import main as simcore_main
 from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
 from simcore.studies.prediction.study import (
     E_LOSS,
@@ -20,6 +22,7 @@ from simcore.studies.prediction.study import (
     correlations,
     evaluate_triples,
     figure_triples,
+    header_size_table,
     loto_best,
     make_estimate,
     parse_regression,
@@ -252,6 +255,57 @@ def test_tables_correlations_and_report_rows():
     assert set(rows[rows["table"] == "Table 1"]["row"]) == {"KTH-SP2"}  # y, z have no published values
     markdown = prediction_markdown(tables)
     assert "| KTH-SP2 | 92.6 | 5.0 |" in markdown and "leave-one-trace-out" in markdown
+
+
+def test_curie_at_both_machine_sizes_side_by_side():
+    """prediction.header_size: the report shows a trace's Table 6 baselines at the
+    study's machine size and at its header's, and the header-size row is compared
+    with the published value under its own label."""
+    baselines = [("clairvoyant", "request", "EASY"), ("clairvoyant", "request", "SJBF"), EASY, EASY_PLUS_PLUS]
+    grid = pd.DataFrame(
+        [("CEA-Curie", *triple, value) for triple, value in zip(baselines, (70.0, 12.0, 291.7, 433.1))],
+        columns=["trace", *TRIPLE, "avg_bsld"],
+    )
+    header_runs = pd.DataFrame(
+        [("CEA-Curie", 93312, *triple, value) for triple, value in zip(baselines, (9.0, 3.0, 25.8, 30.0))],
+        columns=["trace", "machine_size", *TRIPLE, "avg_bsld"],
+    )
+    both = header_size_table(grid, header_runs)
+    assert list(both["machine_size"]) == ["study's", "93,312, header"]
+    assert list(both["easy"]) == [291.7, 25.8] and list(both["easy_plus_plus"]) == [433.1, 30.0]
+    tables = {
+        "table1": table1(grid),
+        "table6": table6(grid),
+        "table7": selection_table(grid, 1.0),
+        "table8": pd.DataFrame(columns=["trace", "technique", "predictor", "mae", "mean_eloss"]),
+        "correlations": correlations(grid),
+        "header_size": both,
+    }
+    rows = reproduction_rows(tables).set_index(["table", "row", "column"])
+    assert rows.loc[("Table 6", "CEA-Curie (93,312, header)", "easy"), ["published", "ours"]].tolist() == [202.1, 25.8]
+    assert rows.loc[("Table 6", "CEA-Curie", "easy"), "ours"] == 291.7  # the study's size is Table 6's own row
+    markdown = prediction_markdown(tables)
+    assert "| CEA-Curie | published | 69.9 | 12.1 | 202.1 | 193.5 |" in markdown
+    assert "| CEA-Curie | study's | 70.0 | 12.0 | 291.7 | 433.1 |" in markdown
+    assert "| CEA-Curie | 93,312, header | 9.0 | 3.0 | 25.8 | 30.0 |" in markdown
+    del tables["header_size"]
+    assert "both machine sizes" not in prediction_markdown(tables)
+
+
+def test_predict_header_size_runs_at_the_headers_machine_size(write_swf, tmp_path):
+    """The machine is the header's MaxProcs (8), whatever the study's machine_size says."""
+    jobs = [job_line(1, 0, 50, 4, 100), job_line(2, 10, 300, 8, 400), job_line(3, 20, 30, 16, 60)]
+    swf = write_swf(HEADER + "".join(jobs))
+    runs = tmp_path / "runs.parquet"
+    assert simcore_main(["predict-header-size", str(swf), "--trace", "t", "--runs", str(runs)]) == 0
+    frame = pd.read_parquet(runs)
+    assert set(frame["machine_size"]) == {8} and set(frame["trace"]) == {"t"}
+    assert [tuple(triple) for triple in frame[TRIPLE].itertuples(index=False)] == [
+        ("clairvoyant", "request", "EASY"),
+        ("clairvoyant", "request", "SJBF"),
+        EASY,
+        EASY_PLUS_PLUS,
+    ]
 
 
 def test_variant_table_reduction_is_per_variant():

@@ -1,0 +1,94 @@
+"""Typing of command-line configuration overrides by the workflow's schema.
+
+Snakemake parses a nested `--config` value such as ``'learned_policies={tuples: 20}'``
+with YAML's base loader, which keeps every scalar a string: the schema would then
+reject ``'20'``. Where the schema does not accept a string, a string value is read
+as YAML (``20`` -> 20, ``null`` -> None, ``true`` -> True) and kept when the schema
+accepts what it reads; anything else is left to the validation, which names the key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+_PYTHON_TYPES = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "null": (type(None),),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _resolve(schema: dict, root: dict) -> dict:
+    while "$ref" in schema:
+        reference = schema["$ref"]
+        if not reference.startswith("#/"):
+            raise ValueError(f"schema: only local references are supported, got {reference!r}")
+        schema = root
+        for part in reference[2:].split("/"):
+            schema = schema[part]
+    return schema
+
+
+def _alternatives(schema: dict, root: dict) -> list[dict]:
+    """The schema and its parts (oneOf / anyOf / allOf), references resolved: where a
+    value's type or a key's schema is looked for."""
+    schema = _resolve(schema, root)
+    branches = schema.get("oneOf", []) + schema.get("anyOf", []) + schema.get("allOf", [])
+    if not branches:
+        return [schema]
+    return [schema] + [alternative for branch in branches for alternative in _alternatives(branch, root)]
+
+
+def _accepts(alternatives: list[dict], value) -> bool:
+    for schema in alternatives:
+        if "enum" in schema and value in schema["enum"]:
+            return True
+        kinds = schema.get("type")
+        if kinds is None:
+            continue
+        for kind in [kinds] if isinstance(kinds, str) else kinds:
+            if isinstance(value, _PYTHON_TYPES[kind]) and not (
+                kind in ("integer", "number") and isinstance(value, bool)
+            ):
+                return True
+    return False
+
+
+def _typed(value, schema: dict, root: dict):
+    alternatives = _alternatives(schema, root)
+    if isinstance(value, str):
+        if _accepts(alternatives, value):
+            return value
+        try:
+            read = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        return read if _accepts(alternatives, read) else value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            for alternative in alternatives:
+                if key in alternative.get("properties", {}):
+                    value[key] = _typed(item, alternative["properties"][key], root)
+                    break
+                extra = alternative.get("additionalProperties")
+                if isinstance(extra, dict):
+                    value[key] = _typed(item, extra, root)
+                    break
+        return value
+    if isinstance(value, list):
+        items = next((alternative["items"] for alternative in alternatives if "items" in alternative), None)
+        if isinstance(items, dict):
+            value[:] = [_typed(item, items, root) for item in value]
+    return value
+
+
+def type_overrides(config: dict, schema_path) -> dict:
+    """Read, in place, the string values of `config` that the schema wants typed."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    return _typed(config, schema, schema)

@@ -1,0 +1,58 @@
+"""Nested `--config` overrides are typed by the workflow's schema (simcore.config)."""
+
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from simcore.config import type_overrides
+
+REPO = Path(__file__).resolve().parents[1]
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
+def overridden(section: str, values: dict) -> dict:
+    """The campaign's configuration with `section` updated by `values`, as Snakemake's
+    `--config section={...}` leaves it: every scalar a string (YAML's base loader)."""
+    config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
+    config[section].update(yaml.load(yaml.safe_dump(values), Loader=yaml.BaseLoader))
+    return config
+
+
+@pytest.mark.parametrize(
+    ("section", "values"),
+    [
+        ("learned_policies", {"tuples": 20}),
+        ("reproduction", {"threshold": None}),
+        ("reproduction", {"threshold": 7200.5}),
+        ("fixed_policy", {"thresholds": [None, 144000], "variants_per_job": 3}),
+        ("prediction", {"learning_rates": [0.5, 2]}),
+        ("resample", {"weeks": 12}),
+    ],
+)
+def test_nested_scalars_get_the_schema_types(section, values):
+    config = overridden(section, values)
+    with pytest.raises(WorkflowError):  # what Snakemake validates without the typing
+        validate(yaml.safe_load(yaml.safe_dump(config)), str(SCHEMA))
+    validate(type_overrides(config, SCHEMA), str(SCHEMA))
+    for key, value in values.items():
+        assert config[section][key] == value
+
+
+def test_strings_the_schema_wants_stay_strings():
+    config = overridden("fixed_policy", {"orders": ["FCFS", "SPF"], "backfills": ["queue", "none"]})
+    config["reproduction"]["backfill"] = "null"  # a string field keeps even YAML's keywords
+    type_overrides(config, SCHEMA)
+    assert config["fixed_policy"]["backfills"] == ["queue", "none"]
+    assert config["reproduction"]["backfill"] == "null"
+
+
+def test_a_value_of_the_wrong_kind_is_left_for_validation_to_name():
+    config = overridden("learned_policies", {"tuples": "twenty"})
+    type_overrides(config, SCHEMA)
+    assert config["learned_policies"]["tuples"] == "twenty"
+    with pytest.raises(WorkflowError, match="twenty"):
+        validate(config, str(SCHEMA))
