@@ -21,7 +21,12 @@ TRACE_FILES = {
     "ANL-Intrepid": "ANL-Intrepid-2009-1.swf.gz",
     "CEA-Curie": "CEA-Curie-2011-2.1-cln.swf.gz",
     "UniLu-Gaia": "UniLu-Gaia-2014-2.swf.gz",
+    "NASA-iPSC": "NASA-iPSC-1993-3.1-cln.swf.gz",
 }
+# The trace of the mirror whose jobs all lack a requested time: every filter empties it.
+NO_REQUESTED_TIMES = "NASA-iPSC"
+# The mirror's trace files that keep jobs after filtering: all but NO_REQUESTED_TIMES.
+SIMULABLE_MIRROR = sorted(path.name for path in PWA.glob("*.swf.gz") if path.name != TRACE_FILES[NO_REQUESTED_TIMES])
 
 
 @pytest.fixture(scope="session")

@@ -6,8 +6,9 @@ import sys
 
 import pandas as pd
 import pytest
-from conftest import HEADER, job_line
+from conftest import HEADER, NO_REQUESTED_TIMES, job_line
 
+from simcore.cli import main
 from simcore.workloads.files import read_provenance
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
@@ -342,3 +343,94 @@ def test_dynamic_sweep_rejects_bad_options(tmp_path, args, message):
     done = simcore_cli("dynamic-sweep", workload, "--trace", "m", *args, "-o", tmp_path / "r.parquet")
     assert done.returncode == 2 and message in done.stderr
     assert not (tmp_path / "r.parquet").exists()
+
+
+def test_a_trace_emptied_by_its_filter_is_one_clear_line(pwa_trace, tmp_path, capsys):
+    trace = pwa_trace(NO_REQUESTED_TIMES)
+    out = tmp_path / "never.parquet"
+    for command in (["simulate", trace, "-o", out], ["filter", trace, "-o", out], ["info", trace]):
+        assert main(list(map(str, command))) == 2 and not out.exists()
+        assert capsys.readouterr().err == (
+            f"simcore {command[0]}: error: {trace}: no job left after the strict filter "
+            "(18,239 job lines; dropped: bad_run_time 173, no_requested_time 18,066)\n"
+        )
+
+
+def corrupt_page(raw: bytes) -> bytes:
+    """The Parquet file with the bytes of its first data page inverted (header and footer intact)."""
+    return raw[:4] + bytes(byte ^ 0xFF for byte in raw[4:200]) + raw[200:]
+
+
+CORRUPTIONS = {
+    "garbage bytes": lambda raw: b"not a Parquet file\n" * 20,
+    "truncated file": lambda raw: raw[: len(raw) // 2],
+    "corrupt page": corrupt_page,
+}
+
+# Each command that reads Parquet, with its arguments after the Parquet file it reads first.
+PARQUET_COMMANDS = {
+    "resample": lambda out: ["--variants", "1", "-o", out / "v.parquet"],
+    "sweep": lambda out: [
+        "--select",
+        "0:1",
+        "--trace",
+        "t",
+        "--runs",
+        out / "r.parquet",
+        "--weekly",
+        out / "w.parquet",
+    ],
+    "learn": lambda out: [
+        *("--select", "0:1", "--trace", "t", "--strategies", "{}"),
+        *("--runs", out / "r.parquet", "--weekly", out / "w.parquet", "--choices", out / "c.parquet"),
+    ],
+    "predict-grid": lambda out: ["--trace", "t", "--runs", out / "r.parquet", "--predictions", out / "p.parquet"],
+    "predict-variants": lambda out: [
+        *("--trace", "t", "--select", "0:1", "--selection", out.parent / "selection.csv", "--runs", out / "r.parquet"),
+    ],
+    "trial-scores": lambda out: ["--tuples", "1", "--select", "0:1", "--trials", "2", "--output", out / "s.parquet"],
+    "trial-spread": lambda out: ["--trials", "2", "--output", out / "spread.csv"],
+    "dynamic-sweep": lambda out: ["--trace", "t", "-o", out / "r.parquet"],
+    "coscheduling-run": lambda out: [
+        "--trace",
+        "t",
+        "--experiment",
+        "E2",
+        "--loads",
+        "0.5",
+        "--output",
+        out / "r.parquet",
+    ],
+    "elastic-run": lambda out: [
+        *("--trace", "t", "--set", "1", "-o", out / "r.parquet"),
+        *("--series", out / "s.parquet", "--pools", out / "p.parquet"),
+    ],
+    "rl-baselines": lambda out: ["--trace", "t", "-o", out / "r.parquet"],
+    "fit-functions": lambda out: ["--output", out / "f.csv", "--markdown", out / "f.md", "--rows", out / "rows.csv"],
+    "dynamic-tables": lambda out: ["--outdir", out, "--markdown", out / "s.md", "--rows", out / "rows.csv"],
+    "coscheduling-tables": lambda out: ["--outdir", out, "--markdown", out / "s.md", "--rows", out / "rows.csv"],
+    "elastic-tables": lambda out: ["--outdir", out, "--markdown", out / "s.md", "--rows", out / "rows.csv"],
+    "rl-baselines-tables": lambda out: ["--outdir", out, "--markdown", out / "s.md", "--rows", out / "rows.csv"],
+}
+
+
+@pytest.fixture(scope="module")
+def workload_parquet(tmp_path_factory):
+    path = tmp_path_factory.mktemp("parquet") / "w.parquet"
+    assert simcore_cli("model", "--jobs", 2000, "--machine-size", 64, "--seed", 1, "-o", path).returncode == 0
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
+@pytest.mark.parametrize("command", sorted(PARQUET_COMMANDS))
+def test_a_corrupt_parquet_input_is_one_line_naming_the_file(command, corruption, workload_parquet, tmp_path, capsys):
+    path, out = tmp_path / "input.parquet", tmp_path / "out"
+    path.write_bytes(CORRUPTIONS[corruption](workload_parquet))
+    (tmp_path / "selection.csv").write_text("trace\n")  # predict-variants' selection: no triple
+    code = main([command, str(path), *map(str, PARQUET_COMMANDS[command](out))])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert (
+        err.startswith(f"simcore {command}: error: {path}: not a readable Parquet file (") and err.count("\n") == 1
+    ), err
+    assert not out.exists()

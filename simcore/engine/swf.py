@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from simcore.engine._swf import SwfFormatError, tokenize
-from simcore.engine.workload import Workload
+from simcore.engine.workload import EmptyWorkloadError, Workload
 
 FILTER_MODES = ("strict", "truncate")
 
@@ -75,11 +75,8 @@ class SwfLog:
     line_numbers: np.ndarray  # line of each job in the file
     header: dict
 
-    def workload(self, machine_size: int | None = None, filter: str = "strict") -> Workload:
-        """Filter (SEMANTICS §1) and sort by (submit, id); `machine_size`
-        overrides the header."""
-        if filter not in FILTER_MODES:
-            raise ValueError(f"unknown filter mode {filter!r}; choose one of {', '.join(FILTER_MODES)}")
+    def resolved_machine_size(self, machine_size: int | None = None) -> int:
+        """`machine_size` if given (checked), else the header's."""
         if machine_size is None:
             machine_size = header_machine_size(self.header)
             if machine_size is None:
@@ -89,8 +86,24 @@ class SwfLog:
                 )
         elif machine_size <= 0:
             raise ValueError(f"machine size must be positive, got {machine_size}")
+        return machine_size
+
+    def filter_counts(self, machine_size: int | None = None, filter: str = "strict") -> dict:
+        """The per-rule counts of a filter (SEMANTICS §1), without building the workload."""
+        return apply_filter(self.fields, self.resolved_machine_size(machine_size), filter)[2]
+
+    def workload(self, machine_size: int | None = None, filter: str = "strict") -> Workload:
+        """Filter (SEMANTICS §1) and sort by (submit, id); `machine_size`
+        overrides the header."""
+        if filter not in FILTER_MODES:
+            raise ValueError(f"unknown filter mode {filter!r}; choose one of {', '.join(FILTER_MODES)}")
+        machine_size = self.resolved_machine_size(machine_size)
         fields = self.fields
         keep, run, counts = apply_filter(fields, machine_size, filter)
+        if counts["kept"] == 0:
+            raise EmptyWorkloadError(
+                f"{self.source}: no job left after the {filter} filter ({describe_filter_counts(counts)})"
+            )
         kept = fields[keep]
         procs = np.where(kept[:, REQ_PROCS] > 0, kept[:, REQ_PROCS], kept[:, ALLOC_PROCS])
         order = np.lexsort((kept[:, JOB_ID], kept[:, SUBMIT]))
@@ -163,6 +176,12 @@ def apply_filter(fields: np.ndarray, machine_size: int, mode: str):
     counts["truncated"] = int(truncated.sum())
     counts["kept"] = int(keep.sum())
     return keep, np.minimum(run, requested), counts
+
+
+def describe_filter_counts(counts: dict) -> str:
+    """'18,239 job lines; dropped: no_requested_time 18,239' from apply_filter's counts."""
+    dropped = ", ".join(f"{rule} {counts[rule]:,}" for rule in FILTER_RULES if counts[rule])
+    return f"{counts['lines']:,} job lines; dropped: {dropped}"
 
 
 def efficiency(fields: np.ndarray) -> np.ndarray:

@@ -11,6 +11,10 @@ class WorkloadError(ValueError):
     """Inconsistent job arrays; the message names the field and the job."""
 
 
+class EmptyWorkloadError(WorkloadError):
+    """A workload without a job (every job filtered out, an empty file or selection); names the source."""
+
+
 # the arrays with one value per job, in workload order
 PER_JOB_FIELDS = (
     "job_id",

@@ -220,8 +220,8 @@ def run_filter(args) -> int:
 
 def run_info(args) -> int:
     log = parse_swf(args.trace)  # parsed once, filtered both ways
-    counts = {mode: log.workload(args.machine_size, mode) for mode in FILTER_MODES}
-    workload = counts[args.filter]
+    workload = log.workload(args.machine_size, args.filter)
+    counts = {mode: log.filter_counts(workload.machine_size, mode) for mode in FILTER_MODES}
     info = {
         "trace": args.trace,
         "machine_size": workload.machine_size,
@@ -232,7 +232,7 @@ def run_info(args) -> int:
         "span_days": float(workload.submit[-1] - workload.submit[0]) / 86400.0,
         "users": int(len(np.unique(workload.user))),
         "filter": args.filter,
-        "filter_counts": {mode: w.filter_counts for mode, w in counts.items()},
+        "filter_counts": counts,
         "computer": workload.header.get("Computer", ""),
     }
     if args.json:
@@ -247,10 +247,10 @@ def run_info(args) -> int:
     print(f"submit span   {info['first_submit']:.0f} .. {info['last_submit']:.0f} s ({info['span_days']:.1f} days)")
     print(f"users         {info['users']:,}")
     print("dropped by rule:")
-    rules = [key for key in counts["strict"].filter_counts if key not in ("lines", "kept")]
+    rules = [key for key in counts["strict"] if key not in ("lines", "kept")]
     print(f"  {'rule':<20}" + "".join(f"{mode:>10}" for mode in FILTER_MODES))
     for rule in rules + ["kept"]:
-        print(f"  {rule:<20}" + "".join(f"{counts[mode].filter_counts[rule]:>10,}" for mode in FILTER_MODES))
+        print(f"  {rule:<20}" + "".join(f"{counts[mode][rule]:>10,}" for mode in FILTER_MODES))
     return 0
 
 

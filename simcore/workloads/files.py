@@ -15,9 +15,34 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from simcore.engine.workload import EmptyWorkloadError
 from simcore.workloads.resample import WEEK
 
 PROVENANCE_KEY = b"schedsweep"
+
+
+class ParquetReadError(ValueError):
+    """A Parquet file that cannot be read (not Parquet, truncated, a corrupt page); names the file."""
+
+
+@contextmanager
+def reading_parquet(path):
+    """Turn pyarrow's errors while reading `path` into one ParquetReadError line naming the file.
+
+    A missing or unreadable file keeps its own OSError, which names the file already."""
+    try:
+        yield
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except (pa.ArrowException, OSError) as error:
+        reason = " ".join(str(error).split())
+        raise ParquetReadError(f"{path}: not a readable Parquet file ({reason})") from None
+
+
+def read_parquet(path, **options) -> pd.DataFrame:
+    """pandas.read_parquet(path, **options); an unreadable file is a ParquetReadError naming it."""
+    with reading_parquet(path):
+        return pd.read_parquet(path, **options)
 
 
 def _file_mode() -> int:
@@ -79,7 +104,8 @@ def write_parquet(frame, path, provenance: dict) -> None:
 
 
 def read_provenance(path) -> dict:
-    metadata = pq.read_schema(path).metadata or {}
+    with reading_parquet(path):
+        metadata = pq.read_schema(path).metadata or {}
     return json.loads(metadata.get(PROVENANCE_KEY, b"{}"))
 
 
@@ -129,7 +155,10 @@ def read_workload(path):
     provenance = read_provenance(path)
     if "machine_size" not in provenance:
         raise ValueError(f"{path}: not a workload file (no machine size in its provenance)")
-    return _workload_from_frame(pq.read_table(path).to_pandas(), provenance, provenance.get("input", str(path)))
+    frame = read_parquet(path)
+    if frame.empty:
+        raise EmptyWorkloadError(f"{path}: the workload file has no job")
+    return _workload_from_frame(frame, provenance, provenance.get("input", str(path)))
 
 
 def write_variants(variants: dict, path, provenance: dict) -> None:
@@ -142,7 +171,9 @@ def read_variants(path, numbers=None) -> dict:
     """{variant number: Workload} from write_variants, optionally only `numbers`."""
     provenance = read_provenance(path)
     filters = [("variant", "in", list(numbers))] if numbers is not None else None
-    frame = pq.read_table(path, filters=filters).to_pandas()
+    with reading_parquet(path):
+        frame = pq.read_table(path, filters=filters).to_pandas()
+    check_variants_present(path, numbers, frame["variant"].unique())
     return {
         int(number): _workload_from_frame(
             part.reset_index(drop=True), provenance, f"{provenance.get('input', path)} variant {number}"
@@ -151,9 +182,31 @@ def read_variants(path, numbers=None) -> dict:
     }
 
 
+def check_variants_present(path, numbers, found) -> None:
+    """Raise EmptyWorkloadError unless every variant of `numbers` (None: any) has a job in `found`."""
+    missing = sorted(set(numbers) - set(found)) if numbers is not None else []
+    if len(found) and not missing:
+        return
+    present = np.unique(read_parquet(path, columns=["variant"])["variant"])
+    asked = f"variants {number_spans(missing)}" if missing else "any variant"
+    held = f"variants with jobs: {number_spans(present)}" if len(present) else "the file has no job"
+    raise EmptyWorkloadError(f"{path}: no job of {asked} in the file ({held})")
+
+
+def number_spans(numbers) -> str:
+    """Sorted integers as runs: [0, 1, 2, 5] -> '0..2, 5'."""
+    spans = []
+    for number in map(int, numbers):
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    return ", ".join(f"{first}..{last}" if last > first else f"{first}" for first, last in spans)
+
+
 def read_all(paths) -> pd.DataFrame:
     """The Parquet files concatenated."""
-    return pd.concat([pd.read_parquet(path) for path in paths], ignore_index=True)
+    return pd.concat([read_parquet(path) for path in paths], ignore_index=True)
 
 
 def write_csv(frame: pd.DataFrame, path) -> None:

@@ -11,7 +11,7 @@ import pandas as pd
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
 from simcore.studies.bandit.report import reproduction_section, strategies_markdown, table3_rows
 from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
-from simcore.workloads.files import map_variants, read_all, write_csv, write_parquet, write_text
+from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 TABLE_COLUMNS = ["trace", *CONFIG_COLUMNS, "mean", "p10", "p90", "variants"]
 
@@ -122,10 +122,10 @@ def run_plot_learners(args) -> int:
     from simcore.reporting.figures import cumulative_wait_figure, save
     from simcore.studies.bandit.figures import choices_figure
 
-    curves = pd.read_parquet(args.curves)
+    curves = read_parquet(args.curves)
     save(cumulative_wait_figure(curves[curves["order"].isin(args.strategies)], args.trace), args.cumulative_wait)
-    save(cumulative_wait_figure(pd.read_parquet(args.regret_curves), args.trace, "the best fixed order"), args.regret)
-    save(choices_figure(pd.read_parquet(args.shares), args.trace), args.choices)
+    save(cumulative_wait_figure(read_parquet(args.regret_curves), args.trace, "the best fixed order"), args.regret)
+    save(choices_figure(read_parquet(args.shares), args.trace), args.choices)
     print(f"learner figures of {args.trace}")
     return 0
 

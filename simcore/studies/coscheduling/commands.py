@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from simcore.engine.workload import EmptyWorkloadError
 from simcore.studies.coscheduling.report import (
     LOAD_LABELS,
     coscheduling_markdown,
@@ -25,7 +26,15 @@ from simcore.studies.coscheduling.study import (
     summary_table,
 )
 from simcore.workloads.commands import positive_float
-from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.files import (
+    read_all,
+    read_parquet,
+    read_provenance,
+    read_workload,
+    write_csv,
+    write_parquet,
+    write_text,
+)
 from simcore.workloads.sharing_profiles import SHARING_PROFILES, apply_profile
 
 EXPERIMENTS = ("E1", "E2")
@@ -96,6 +105,8 @@ def run_experiment(args) -> int:
             f"{args.workload}: filtered with {workload.filter_mode!r}; the co-scheduling model runs each job's work "
             "min(p, p~) from the truncate filter (docs/coscheduling.md §1)"
         )
+    if args.experiment == "E1" and len(workload) < args.window:
+        raise EmptyWorkloadError(f"{args.workload}: {len(workload)} jobs, fewer than one E1 window of {args.window}")
     source = "the trace (SWF fields 6, 7 and 10)"
     if args.profile:
         workload = apply_profile(workload, args.profile, args.profile_seed)
@@ -146,7 +157,7 @@ def run_tables(args) -> int:
     sources = {}
     for path in args.runs:
         provenance = read_provenance(path)
-        trace = pd.read_parquet(path, columns=["trace"])["trace"]
+        trace = read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
             sources[trace.iloc[0]] = provenance.get("efficiency_source", "the trace")
     summary = summary_table(runs)
@@ -166,7 +177,7 @@ def run_plot(args) -> int:
     from simcore.studies.coscheduling import figures
 
     tables, outdir = Path(args.tables), Path(args.outdir)
-    runs = pd.read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
+    runs = read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
     summary = pd.read_csv(tables / "summary.csv")
     weights = read_all(args.weights) if args.weights else pd.DataFrame(columns=["trace", "seed", "kappa"])
     published = {

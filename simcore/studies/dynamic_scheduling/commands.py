@@ -7,8 +7,10 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.engine.priority import THESIS_FUNCTIONS
+from simcore.engine.workload import EmptyWorkloadError
 from simcore.studies.dynamic_scheduling.report import dynamic_markdown, reproduction_rows
 from simcore.studies.dynamic_scheduling.study import (
+    DAY,
     SETTINGS,
     best_ratios,
     learned_functions,
@@ -17,7 +19,15 @@ from simcore.studies.dynamic_scheduling.study import (
     run_sequences,
 )
 from simcore.workloads.commands import positive_float
-from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.files import (
+    read_all,
+    read_parquet,
+    read_provenance,
+    read_workload,
+    write_csv,
+    write_parquet,
+    write_text,
+)
 
 
 def _part(text: str) -> tuple[int, int]:
@@ -76,6 +86,11 @@ def run_sweep(args) -> int:
     learned = learned_functions(pd.read_csv(args.functions), args.learned) if args.learned else {}
     named = policies([*args.policies, *learned], learned)
     workload = read_workload(args.workload)
+    span_days = (workload.submit[-1] - workload.submit[0]) / DAY
+    if span_days < args.days:
+        raise EmptyWorkloadError(
+            f"{args.workload}: its submissions span {span_days:.2f} days, shorter than one sequence of {args.days:g}"
+        )
     model = read_provenance(args.workload).get("model") is not None
     runs = run_sequences(workload, named, args.settings, args.days, args.max_sequences, part, parts)
     # models are compared with the thesis's model rows by machine size
@@ -135,7 +150,7 @@ def run_plot(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.dynamic_scheduling.figures import dynamic_boxplot_figure
 
-    runs, outdir = pd.read_parquet(args.runs), Path(args.outdir)
+    runs, outdir = read_parquet(args.runs), Path(args.outdir)
     for setting in SETTINGS:
         part = runs[runs["setting"] == setting]
         if len(part):

@@ -14,7 +14,15 @@ from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import elastic_markdown, reproduction_rows
 from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset, speedups, summary_table
 from simcore.workloads.commands import positive_float
-from simcore.workloads.files import read_all, read_provenance, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.files import (
+    read_all,
+    read_parquet,
+    read_provenance,
+    read_workload,
+    write_csv,
+    write_parquet,
+    write_text,
+)
 from simcore.workloads.vo_profiles import VO_PROFILES, apply_vo_profile
 
 RUN_KEYS = ("elastic", "model", "lambda")
@@ -147,7 +155,7 @@ def run_tables(args) -> int:
     runs = read_all(args.runs)
     sources = {}  # trace -> where its VOs come from
     for path in args.runs:
-        trace = pd.read_parquet(path, columns=["trace"])["trace"]
+        trace = read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
             sources[trace.iloc[0]] = read_provenance(path).get("vo_source", LOG_GROUPS)
     outdir = Path(args.outdir)
@@ -170,11 +178,11 @@ def run_plot(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.elastic.figures import draw_figures
 
-    series, pools = pd.read_parquet(args.series), pd.read_parquet(args.pools)
+    series, pools = read_parquet(args.series), read_parquet(args.pools)
     if series.empty:
         raise ValueError(f"{args.series}: no job series to draw")
     jobset = series["jobset"].iloc[0]
-    runs = pd.read_parquet(args.runs, filters=[("jobset", "==", jobset)])
+    runs = read_parquet(args.runs, filters=[("jobset", "==", jobset)])
     drawn = draw_figures(series, pools, runs, jobset)
     outdir = Path(args.outdir)
     for name, figure in drawn.items():

@@ -9,7 +9,7 @@ from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
 from simcore.studies.fixed_policy.report import fixed_policy_markdown, reproduction_section, table2_rows
 from simcore.studies.fixed_policy.study import sweep_variant
 from simcore.workloads.commands import optional_threshold
-from simcore.workloads.files import map_variants, read_all, write_csv, write_parquet, write_text
+from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 
 def add_commands(commands) -> None:
@@ -106,8 +106,8 @@ def run_plot(args) -> int:
     from simcore.reporting.figures import cumulative_wait_figure, save
     from simcore.studies.fixed_policy.figures import bsld_figure
 
-    save(cumulative_wait_figure(pd.read_parquet(args.curves), args.trace), args.cumulative_wait)
-    save(bsld_figure(pd.read_parquet(args.summary), args.trace), args.bsld)
+    save(cumulative_wait_figure(read_parquet(args.curves), args.trace), args.cumulative_wait)
+    save(bsld_figure(read_parquet(args.summary), args.trace), args.bsld)
     print(f"figures of {args.trace}: {' '.join(args.cumulative_wait + args.bsld)}")
     return 0
 

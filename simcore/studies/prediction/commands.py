@@ -27,7 +27,15 @@ from simcore.studies.prediction.study import (
     variant_triples,
 )
 from simcore.workloads.commands import positive_float
-from simcore.workloads.files import read_all, read_variants, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.files import (
+    read_all,
+    read_parquet,
+    read_variants,
+    read_workload,
+    write_csv,
+    write_parquet,
+    write_text,
+)
 
 
 def _add_model_arguments(parser) -> None:
@@ -196,7 +204,7 @@ def run_variants(args) -> int:
 def run_tables(args) -> int:
     from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
 
-    grid = pd.read_parquet(args.grid)
+    grid = read_parquet(args.grid)
     selection = _read_selection(args.selection)
     variant_runs = read_all(args.variant_runs) if args.variant_runs else None
     tables = {
@@ -224,7 +232,7 @@ def run_plot(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.prediction.figures import prediction_ecdf_figure
 
-    predictions = pd.concat([pd.read_parquet(path) for path in args.predictions], axis=1)
+    predictions = pd.concat([read_parquet(path) for path in args.predictions], axis=1)
     predictions = predictions.loc[:, ~predictions.columns.duplicated()]
     selection = _read_selection(args.selection).set_index("trace")
     eloss = selection.at[args.trace, "eloss_predictor"] if args.trace in selection.index else None
@@ -238,7 +246,7 @@ def run_correlations(args) -> int:
     from simcore.reporting.figures import save
     from simcore.studies.prediction.figures import correlation_figure
 
-    save(correlation_figure(pd.read_parquet(args.grid)), args.output)
+    save(correlation_figure(read_parquet(args.grid)), args.output)
     print(f"correlation figure of {args.grid}")
     return 0
 

@@ -20,6 +20,7 @@ from simcore.studies.simple_policies.study import (
 from simcore.workloads.commands import positive_float
 from simcore.workloads.files import (
     read_all,
+    read_parquet,
     read_provenance,
     read_variants,
     read_workload,
@@ -142,7 +143,7 @@ def run_plot(args) -> int:
 
     tables, outdir = Path(args.tables), Path(args.outdir)
     if args.trace:
-        curves = pd.read_parquet(tables / "curves.parquet")
+        curves = read_parquet(tables / "curves.parquet")
         part = curves[curves["trace"] == args.trace]
         if part.empty:
             raise ValueError(f"{tables / 'curves.parquet'}: no trace {args.trace!r}")
@@ -153,9 +154,9 @@ def run_plot(args) -> int:
         print(f"{outdir}: Figure 4.1 of {args.trace}")
         return 0
     figures = {
-        "delayed": simple_delayed_figure(pd.read_parquet(tables / "delayed.parquet")),
+        "delayed": simple_delayed_figure(read_parquet(tables / "delayed.parquet")),
         "categories": simple_categories_figure(pd.read_csv(tables / "summary.csv")),
-        "backfilled": simple_backfilled_figure(pd.read_parquet(tables / "runs.parquet")),
+        "backfilled": simple_backfilled_figure(read_parquet(tables / "runs.parquet")),
     }
     for name, figure in figures.items():
         save(figure, [outdir / f"{name}.{ext}" for ext in ("png", "pdf")])

@@ -8,7 +8,7 @@ on the core's own schedules, and SPACE = EASY job for job on every real trace.
 
 import numpy as np
 import pytest
-from conftest import PWA
+from conftest import PWA, SIMULABLE_MIRROR
 from studies.coscheduling.reference_cosched import simulate_reference
 
 from simcore import read_swf, simulate
@@ -179,7 +179,7 @@ def test_a_guest_never_delays_the_reservation():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(path.name for path in PWA.glob("*.swf.gz")))
+@pytest.mark.parametrize("name", SIMULABLE_MIRROR)
 def test_space_is_the_easy_kernel_on_every_real_trace(name):
     workload = read_swf(PWA / name, filter="truncate")
     easy = simulate(workload, order="FCFS", backfill="queue")
