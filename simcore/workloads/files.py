@@ -21,6 +21,7 @@ from simcore.workloads.resample import WEEK
 
 PROVENANCE_KEY = b"schedsweep"
 VARIANT_ROW_GROUPS_KEY = b"schedsweep.variant_row_groups"  # JSON: the variant number of each row group
+UNIQUE_COLUMNS = ("job_id", "submit")  # (nearly) one value per job: a dictionary only costs memory
 
 
 def _file_mode() -> int:
@@ -148,10 +149,17 @@ def write_variants(variants: Iterable[tuple[int, Workload]], path, provenance: d
         for number, workload in variants:
             table = pa.Table.from_pandas(workload.to_frame().assign(variant=number), preserve_index=False)
             if writer is None:
-                writer = closing.enter_context(pq.ParquetWriter(tmp, _with_provenance(table.schema, provenance)))
+                writer = closing.enter_context(
+                    pq.ParquetWriter(
+                        tmp,
+                        _with_provenance(table.schema, provenance),
+                        use_dictionary=[name for name in table.column_names if name not in UNIQUE_COLUMNS],
+                    )
+                )
             if table.num_rows:
                 writer.write_table(table, row_group_size=table.num_rows)
                 numbers.append(int(number))
+            del workload, table  # freed before the next variant is drawn
         if writer is None:
             raise ValueError(f"{path}: no variants to write")
         writer.add_key_value_metadata({VARIANT_ROW_GROUPS_KEY: json.dumps(numbers)})
@@ -178,8 +186,12 @@ def iter_variants(path, numbers=None) -> Iterator[tuple[int, Workload]]:
         row_groups = _variant_row_groups(file, path)
         chosen = row_groups.keys() if numbers is None else row_groups.keys() & {int(n) for n in numbers}
         for number in sorted(chosen):
-            frame = file.read_row_group(row_groups[number]).to_pandas()
-            yield number, _workload_from_frame(frame, provenance, f"{source} variant {number}")
+            yield (
+                number,
+                _workload_from_frame(
+                    file.read_row_group(row_groups[number]).to_pandas(), provenance, f"{source} variant {number}"
+                ),
+            )
 
 
 def read_all(paths) -> pd.DataFrame:
