@@ -33,7 +33,8 @@ rule sweep_fixed_policies:
         "../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        # reads its variants one at a time: 10 of CEA-Curie, the largest, 0.67 GB
+        mem_mb=lambda wildcards, attempt: 1500 * attempt,
     params:
         select=lambda wildcards: "{}:{}".format(
             *chunks(wildcards.root)[int(wildcards.chunk)]
