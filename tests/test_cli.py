@@ -9,7 +9,7 @@ import pytest
 from conftest import HEADER, NO_REQUESTED_TIMES, job_line
 
 from simcore.cli import main
-from simcore.workloads.files import read_provenance
+from simcore.workloads.files import read_provenance, read_workload, write_variants
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
 
@@ -414,18 +414,26 @@ PARQUET_COMMANDS = {
 }
 
 
+# The commands among them that read a variants file (one row group per variant), not a workload.
+VARIANTS_READERS = {"sweep", "learn", "predict-variants", "simple-sweep"}
+
+
 @pytest.fixture(scope="module")
-def workload_parquet(tmp_path_factory):
-    path = tmp_path_factory.mktemp("parquet") / "w.parquet"
+def parquet_inputs(tmp_path_factory):
+    """The bytes of a workload file and of a variants file holding it twice."""
+    directory = tmp_path_factory.mktemp("parquet")
+    path = directory / "w.parquet"
     assert simcore_cli("model", "--jobs", 2000, "--machine-size", 64, "--seed", 1, "-o", path).returncode == 0
-    return path.read_bytes()
+    workload = read_workload(path)
+    write_variants([(0, workload), (1, workload)], directory / "v.parquet", {"machine_size": 64, "weeks": 1})
+    return {"workload": path.read_bytes(), "variants": (directory / "v.parquet").read_bytes()}
 
 
 @pytest.mark.parametrize("corruption", sorted(CORRUPTIONS))
 @pytest.mark.parametrize("command", sorted(PARQUET_COMMANDS))
-def test_a_corrupt_parquet_input_is_one_line_naming_the_file(command, corruption, workload_parquet, tmp_path, capsys):
+def test_a_corrupt_parquet_input_is_one_line_naming_the_file(command, corruption, parquet_inputs, tmp_path, capsys):
     path, out = tmp_path / "input.parquet", tmp_path / "out"
-    path.write_bytes(CORRUPTIONS[corruption](workload_parquet))
+    path.write_bytes(CORRUPTIONS[corruption](parquet_inputs["variants" if command in VARIANTS_READERS else "workload"]))
     (tmp_path / "selection.csv").write_text("trace\n")  # predict-variants' selection: no triple
     code = main([command, str(path), *map(str, PARQUET_COMMANDS[command](out))])
     err = capsys.readouterr().err

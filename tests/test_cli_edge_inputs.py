@@ -126,7 +126,7 @@ def edge_input(command: str, edge: str, directory):
     if command not in VARIANTS_COMMANDS:
         return directory / "trace.parquet"
     (directory / "selection.csv").write_text("trace\n")
-    write_variants({0: workload}, directory / "variants.parquet", {"machine_size": MACHINE, "weeks": 1})
+    write_variants([(0, workload)], directory / "variants.parquet", {"machine_size": MACHINE, "weeks": 1})
     return directory / "variants.parquet"
 
 
@@ -151,7 +151,7 @@ def test_edge_input_gives_rows_or_one_clear_line(command, edge, tmp_path, capsys
 
 def test_variants_not_in_the_file_are_named(tmp_path, capsys):
     variants = tmp_path / "variants.parquet"
-    write_variants({0: edge_workload("one job")}, variants, {"machine_size": MACHINE, "weeks": 1})
+    write_variants([(0, edge_workload("one job"))], variants, {"machine_size": MACHINE, "weeks": 1})
     out = tmp_path / "out"
     arguments = [*COMMANDS["sweep"](tmp_path, out), "--select", "0:3"]  # the last --select is the one read
     code = main(["sweep", str(variants), *map(str, arguments)])

@@ -18,7 +18,7 @@ from simcore.workloads.catalogue import fetch_trace, load_catalogue
 from simcore.workloads.example import write_example
 from simcore.workloads.files import read_workload, workload_provenance, write_parquet, write_variants, write_workload
 from simcore.workloads.lublin import lublin_workload
-from simcore.workloads.resample import RESAMPLE_METHODS, resample, variant_seed
+from simcore.workloads.resample import RESAMPLE_METHODS, resample_variants
 
 
 def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
@@ -138,11 +138,8 @@ def run_model(args) -> int:
 
 def run_resample(args) -> int:
     workload = read_workload(args.workload)
-    variants = {
-        i: resample(workload, variant_seed(args.base_seed, i), args.method, args.weeks)[0] for i in range(args.variants)
-    }
     write_variants(
-        variants,
+        resample_variants(workload, args.variants, args.base_seed, args.method, args.weeks),
         args.output,
         {
             **workload_provenance(workload),

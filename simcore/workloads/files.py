@@ -6,7 +6,8 @@ import json
 import os
 import subprocess
 import tempfile
-from contextlib import contextmanager
+from collections.abc import Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,10 +16,12 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from simcore.engine.workload import EmptyWorkloadError
+from simcore.engine.workload import EmptyWorkloadError, Workload
 from simcore.workloads.resample import WEEK
 
 PROVENANCE_KEY = b"schedsweep"
+VARIANT_ROW_GROUPS_KEY = b"schedsweep.variant_row_groups"  # JSON: the variant number of each row group
+UNIQUE_COLUMNS = ("job_id", "submit")  # (nearly) one value per job: a dictionary only costs memory
 
 
 class ParquetReadError(ValueError):
@@ -91,14 +94,19 @@ def atomic_write(path):
         raise
 
 
-def write_parquet(frame, path, provenance: dict) -> None:
-    """Write a DataFrame with `provenance` (JSON) in the schema metadata."""
-    table = pa.Table.from_pandas(frame, preserve_index=False)
-    metadata = dict(table.schema.metadata or {})
+def _with_provenance(schema: pa.Schema, provenance: dict) -> pa.Schema:
+    """`schema` with `provenance` and the code version (JSON) added to its metadata."""
+    metadata = dict(schema.metadata or {})
     metadata[PROVENANCE_KEY] = json.dumps(
         {"code_version": code_version(), **provenance}, sort_keys=True, default=str
     ).encode()
-    table = table.replace_schema_metadata(metadata)
+    return schema.with_metadata(metadata)
+
+
+def write_parquet(frame, path, provenance: dict) -> None:
+    """Write a DataFrame with `provenance` (JSON) in the schema metadata."""
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.replace_schema_metadata(_with_provenance(table.schema, provenance).metadata)
     with atomic_write(path) as tmp:
         pq.write_table(table, tmp)
 
@@ -126,8 +134,6 @@ def write_workload(workload, path, extra: dict | None = None) -> None:
 
 
 def _workload_from_frame(frame, provenance: dict, source: str):
-    from simcore.engine.workload import Workload
-
     workload = Workload(
         job_id=frame["job_id"].to_numpy(np.int64),
         submit=frame["submit"].to_numpy(np.float64),
@@ -161,35 +167,71 @@ def read_workload(path):
     return _workload_from_frame(frame, provenance, provenance.get("input", str(path)))
 
 
-def write_variants(variants: dict, path, provenance: dict) -> None:
-    """Resampled variants {number: Workload} in one Parquet file (column `variant`)."""
-    frames = [workload.to_frame().assign(variant=number) for number, workload in variants.items()]
-    write_parquet(pd.concat(frames, ignore_index=True), path, provenance)
+def write_variants(variants: Iterable[tuple[int, Workload]], path, provenance: dict) -> None:
+    """Resampled variants, (number, Workload) pairs such as resample_variants yields, in one
+    Parquet file (column `variant`): each variant is written as it comes, as one row group, so
+    that one variant at a time is in memory. A variant without jobs has no rows. The variant
+    number of each row group is recorded in the file's metadata for iter_variants."""
+    with atomic_write(path) as tmp, ExitStack() as closing:
+        writer, numbers = None, []
+        for number, workload in variants:
+            table = pa.Table.from_pandas(workload.to_frame().assign(variant=number), preserve_index=False)
+            if writer is None:
+                writer = closing.enter_context(
+                    pq.ParquetWriter(
+                        tmp,
+                        _with_provenance(table.schema, provenance),
+                        use_dictionary=[name for name in table.column_names if name not in UNIQUE_COLUMNS],
+                    )
+                )
+            if table.num_rows:
+                writer.write_table(table, row_group_size=table.num_rows)
+                numbers.append(int(number))
+            del workload, table  # freed before the next variant is drawn
+        if writer is None:
+            raise ValueError(f"{path}: no variants to write")
+        writer.add_key_value_metadata({VARIANT_ROW_GROUPS_KEY: json.dumps(numbers)})
 
 
-def read_variants(path, numbers=None) -> dict:
-    """{variant number: Workload} from write_variants, optionally only `numbers`."""
-    provenance = read_provenance(path)
-    filters = [("variant", "in", list(numbers))] if numbers is not None else None
-    with reading_parquet(path):
-        frame = pq.read_table(path, filters=filters).to_pandas()
-    check_variants_present(path, numbers, frame["variant"].unique())
-    return {
-        int(number): _workload_from_frame(
-            part.reset_index(drop=True), provenance, f"{provenance.get('input', path)} variant {number}"
+def _variant_row_groups(file: pq.ParquetFile, path) -> dict[int, int]:
+    """{variant number: its row group} of a write_variants file."""
+    numbers = (file.metadata.metadata or {}).get(VARIANT_ROW_GROUPS_KEY)
+    if numbers is None:
+        raise ValueError(
+            f"{path}: no row group per variant (written before schedsweep stored them so); "
+            f"rerun `simcore resample` to rewrite it"
         )
-        for number, part in frame.groupby("variant", sort=True)
-    }
+    return {number: group for group, number in enumerate(json.loads(numbers))}
 
 
-def check_variants_present(path, numbers, found) -> None:
-    """Raise EmptyWorkloadError unless every variant of `numbers` (None: any) has a job in `found`."""
-    missing = sorted(set(numbers) - set(found)) if numbers is not None else []
-    if len(found) and not missing:
+def iter_variants(path, numbers=None) -> Iterator[tuple[int, Workload]]:
+    """(number, Workload) for the variants of a write_variants file, all or those among `numbers`,
+    by increasing number. Each is read from its own row group when asked for, so that one
+    variant at a time is in memory and the others are not read."""
+    provenance = read_provenance(path)
+    source = provenance.get("input", path)
+    with reading_parquet(path), pq.ParquetFile(path) as file:
+        row_groups = _variant_row_groups(file, path)
+        check_variants_present(path, numbers, row_groups.keys())
+        chosen = row_groups.keys() if numbers is None else row_groups.keys() & {int(n) for n in numbers}
+        for number in sorted(chosen):
+            yield (
+                number,
+                _workload_from_frame(
+                    file.read_row_group(row_groups[number]).to_pandas(), provenance, f"{source} variant {number}"
+                ),
+            )
+
+
+def check_variants_present(path, numbers, present) -> None:
+    """Raise EmptyWorkloadError unless every variant of `numbers` (None: any) is among the
+    variants with jobs, `present`."""
+    present = sorted(present)
+    missing = sorted({int(number) for number in numbers} - set(present)) if numbers is not None else []
+    if present and not missing:
         return
-    present = np.unique(read_parquet(path, columns=["variant"])["variant"])
     asked = f"variants {number_spans(missing)}" if missing else "any variant"
-    held = f"variants with jobs: {number_spans(present)}" if len(present) else "the file has no job"
+    held = f"variants with jobs: {number_spans(present)}" if present else "the file has no job"
     raise EmptyWorkloadError(f"{path}: no job of {asked} in the file ({held})")
 
 
@@ -224,13 +266,13 @@ def map_variants(variants_path, select: str, trace: str, study) -> tuple[list[pd
     of a variants file; each returned frame concatenated over variants, tagged
     with trace and variant. Returns (frames, number of variants)."""
     first, _, stop = select.partition(":")
-    variants = read_variants(variants_path, range(int(first), int(stop)))
     weeks = read_provenance(variants_path).get("weeks")
-    collected = None
-    for number, workload in variants.items():
+    collected, count = None, 0
+    for number, workload in iter_variants(variants_path, range(int(first), int(stop))):
         span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
         frames = study(workload, span, number)
         collected = collected or [[] for _ in frames]
         for parts, frame in zip(collected, frames):
             parts.append(frame.assign(trace=trace, variant=number))
-    return [pd.concat(parts, ignore_index=True) for parts in collected], len(variants)
+        count += 1
+    return [pd.concat(parts, ignore_index=True) for parts in collected], count

@@ -51,6 +51,7 @@ and ``source_sha256`` (the hash of the file it was drawn from); its
 from __future__ import annotations
 
 import operator
+from collections.abc import Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -149,3 +150,12 @@ def resample(
         header=dict(workload.header),
     )
     return variant, source_ids[order]
+
+
+def resample_variants(
+    workload: Workload, count: int, base_seed: int, method: str = "user-weeks", weeks: int | None = None
+) -> Iterator[tuple[int, Workload]]:
+    """(number, variant) for variants 0..count-1 of `workload`, variant i drawn with seed
+    ``variant_seed(base_seed, i)``, each made when asked for, so that one is in memory at a time."""
+    for number in range(count):
+        yield number, resample(workload, variant_seed(base_seed, number), method, weeks)[0]

@@ -14,11 +14,9 @@ rule resample:
     conda:
         "../envs/simcore.yaml"
     resources:
-        # 100 variants of 100 weeks hold every variant in memory: 1.1 GB for KTH-SP2 (0.4 MB
-        # compressed trace) to 12.6 GB for CEA-Curie (4.2 MB)
-        mem_mb=lambda wildcards, input, attempt: int(
-            max(6000, 3500 * input.size_mb) * attempt
-        ),
+        # the variants are written one at a time: 100 of 100 weeks of CEA-Curie, the largest,
+        # 0.44 GB
+        mem_mb=lambda wildcards, attempt: 1000 * attempt,
     params:
         arguments=lambda wildcards: resample_arguments(settings(wildcards.root)),
     shell:
@@ -39,7 +37,8 @@ rule sweep_fixed_policies:
         "../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        # reads its variants one at a time: 10 of CEA-Curie, the largest, 0.67 GB
+        mem_mb=lambda wildcards, attempt: 1500 * attempt,
     params:
         select=lambda wildcards: "{}:{}".format(
             *chunks(wildcards.root)[int(wildcards.chunk)]

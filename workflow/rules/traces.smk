@@ -106,10 +106,9 @@ rule resample_study_trace:
     conda:
         "../envs/simcore.yaml"
     resources:
-        # 100 variants as long as the log: 0.6 GB (KTH-SP2) to 4.9 GB (CEA-Curie, 4.5 MB)
-        mem_mb=lambda wildcards, input, attempt: int(
-            max(2000, 500 + 1500 * input.size_mb) * attempt
-        ),
+        # the variants are written one at a time: 100 as long as the log of CEA-Curie, the
+        # largest, 0.35 GB
+        mem_mb=lambda wildcards, attempt: 1000 * attempt,
     params:
         arguments=lambda wildcards: resample_arguments(
             settings(wildcards.root)[wildcards.study]

@@ -28,9 +28,9 @@ from simcore.studies.prediction.study import (
 )
 from simcore.workloads.commands import positive_float
 from simcore.workloads.files import (
+    iter_variants,
     read_all,
     read_parquet,
-    read_variants,
     read_workload,
     write_csv,
     write_parquet,
@@ -182,7 +182,7 @@ def run_variants(args) -> int:
     triples = variant_triples(row, args.default_learning_rate)
     first, _, stop = args.select.partition(":")
     frames = []
-    for number, workload in read_variants(args.variants, range(int(first), int(stop))).items():
+    for number, workload in iter_variants(args.variants, range(int(first), int(stop))):
         runs, _ = evaluate_triples(workload, triples, args.l2)
         frames.append(runs.assign(trace=args.trace, variant=number))
     runs = pd.concat(frames, ignore_index=True)

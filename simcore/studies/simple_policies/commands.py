@@ -19,10 +19,10 @@ from simcore.studies.simple_policies.study import (
 )
 from simcore.workloads.commands import positive_float
 from simcore.workloads.files import (
+    iter_variants,
     read_all,
     read_parquet,
     read_provenance,
-    read_variants,
     read_workload,
     write_csv,
     write_parquet,
@@ -86,7 +86,7 @@ def run_sweep(args) -> int:
     first, _, stop = args.select.partition(":")
     weeks = read_provenance(args.variants).get("weeks")
     collected = ([], [], [])
-    for number, workload in read_variants(args.variants, range(int(first), int(stop))).items():
+    for number, workload in iter_variants(args.variants, range(int(first), int(stop))):
         span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
         for parts, frame in zip(collected, study_variant(workload, args.orders, threshold, args.backfill, span)):
             parts.append(frame.assign(trace=args.trace, variant=number))
