@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from simcore.reporting.published import THESIS_TABLE32
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
 from simcore.studies.dynamic_scheduling.study import SETTING_TITLES, published_row
 
 PAPER = "thesis-ch3"
@@ -19,15 +19,17 @@ def reproduction_rows(medians: pd.DataFrame) -> pd.DataFrame:
         for policy, published in published_row(row["published_as"], row["setting"]).items():
             if policy in row.index and pd.notna(row[policy]):
                 rows.append(
-                    {
-                        "paper": PAPER,
-                        "table": "Table 3.3",
-                        "row": f"{row['published_as']}, {row['setting']}",
-                        "column": policy,
-                        "published": published,
-                        "ours": float(row[policy]),
-                        "difference": float(row[policy]) - published,
-                    }
+                    reproduction_row(
+                        PAPER,
+                        "Table 3.3",
+                        f"{row['published_as']}, {row['setting']}",
+                        policy,
+                        published,
+                        row[policy],
+                        trace=row["trace"],
+                        sample_size=row["sequences"],
+                        sample="sequences",
+                    )
                 )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 

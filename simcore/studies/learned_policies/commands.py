@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from simcore.reporting.published import THESIS_TABLE32
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
 from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
@@ -52,6 +54,10 @@ def run_scores(args) -> int:
     numbers = _span(args.select, args.tuples)
     tuples = draw_tuples(workload, args.tuples, args.seed)
     scores = score_tuples([tuples[k] for k in numbers], workload.machine_size, args.trials, args.seed, numbers)
+    # the setup the scores rest on travels with them, for the report's comparison with the thesis's
+    scores.insert(0, "trials", args.trials)
+    scores.insert(0, "machine_size", workload.machine_size)
+    scores.insert(0, "model", Path(args.workload).stem)
     write_parquet(
         scores,
         args.output,
@@ -123,15 +129,17 @@ def run_fit(args) -> int:
     write_csv(functions, args.output)
     rows = pd.DataFrame(
         [
-            {
-                "paper": "thesis-ch3",
-                "table": "Table 3.2",
-                "row": f"rank {k + 1}",
-                "column": "MAE",
-                "published": mae,
-                "ours": functions["mae"].iloc[k],
-                "difference": functions["mae"].iloc[k] - mae,
-            }
+            reproduction_row(
+                "thesis-ch3",
+                "Table 3.2",
+                f"rank {k + 1}",
+                "MAE",
+                mae,
+                functions["mae"].iloc[k],
+                trace=scores["model"].iloc[0],
+                sample_size=scores["tuple"].nunique(),
+                sample="tuples",
+            )
             for k, (_, _, mae) in enumerate(THESIS_TABLE32)
             if k < len(functions)
         ],
