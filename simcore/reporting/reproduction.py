@@ -64,16 +64,22 @@ def reproduction_row(
     }
 
 
-def rests_on(rows: pd.DataFrame) -> str:
-    """One line saying what a table's values rest on, e.g. "Ours rest on: KTH-SP2
-    (100 resampled variants); SDSC-SP2 (100 resampled variants)."; empty without rows."""
-    if rows.empty:
-        return ""
-    bases = dict.fromkeys(
-        f"{trace} ({sample_size:g} {sample})" if pd.notna(sample_size) else f"{trace} ({sample})"
-        for trace, sample_size, sample in zip(rows["trace"], rows["sample_size"], rows["sample"])
-    )
-    return "Ours rest on: " + "; ".join(bases) + "."
+def rests_on(rows: pd.DataFrame) -> list[str]:
+    """Per table of one study's rows, a line saying what ours rest on, e.g.
+    "Table 2 — ours rest on: KTH-SP2 (100 resampled variants).", and how many
+    of its published values have no value of ours (the note column says why)."""
+    lines = []
+    for table, block in rows.groupby("table", sort=False):
+        bases = dict.fromkeys(
+            f"{trace} ({sample_size:g} {sample})" if pd.notna(sample_size) else f"{trace} ({sample})"
+            for trace, sample_size, sample in zip(block["trace"], block["sample_size"], block["sample"])
+        )
+        missing = int(block["ours"].isna().sum())
+        lines.append(
+            f"- {table} — ours rest on: {'; '.join(bases)}."
+            + (f" {missing} of {len(block)} published values have no value of ours (see `note`)." if missing else "")
+        )
+    return lines
 
 
 def threshold_label(value) -> str:
@@ -99,6 +105,15 @@ def comparison_table(rows: pd.DataFrame) -> list[str]:
 
 
 def assemble(sections: list[str], rows: list[pd.DataFrame]) -> tuple[str, pd.DataFrame]:
-    """The report (title, then each non-empty section) and all rows."""
-    text = "\n".join([TITLE + "\n", *(section for section in sections if section)])
+    """The report (title, then each non-empty section followed by what its
+    compared values rest on) and all rows; section k's rows are rows[k]."""
+    if len(sections) != len(rows):
+        raise ValueError(f"{len(sections)} report sections but {len(rows)} tables of rows: one each, in order")
+    parts = [TITLE + "\n"]
+    for section, section_rows in zip(sections, rows):
+        if section:
+            parts.append(section)
+        if not section_rows.empty:
+            parts.append("\n".join(["**What our values rest on**", "", *rests_on(section_rows), ""]))
+    text = "\n".join(parts)
     return text, pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=REPRODUCTION_COLUMNS)
