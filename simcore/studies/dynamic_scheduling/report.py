@@ -75,7 +75,9 @@ def dynamic_markdown(
     lines = [
         "## Thesis, section 3.3: learned functions in dynamic scheduling",
         "",
-        "Each trace is cut into non-overlapping sequences of 15 days, each simulated alone from an empty machine "
+        "Each trace is cut into non-overlapping sequences of "
+        + " or ".join(f"{days:g}" for days in dict.fromkeys(medians["days"]))
+        + " days (the thesis: 15), each simulated alone from an empty machine "
         "with each policy in three settings: decisions on the actual run times without backfilling (list "
         "scheduling), on the users' requests without backfilling, and on the requests with aggressive (EASY) "
         "backfilling. The thesis's WFP and UNI are WFP3 and UNICEF; F1–F4 are its Table 3.2 functions and "

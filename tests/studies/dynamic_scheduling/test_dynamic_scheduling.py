@@ -248,6 +248,7 @@ def test_a_model_run_like_the_thesis_fills_its_rows():
     assert (rows["sample_size"] == 50).all() and (rows["sample"] == "sequences of 15 days").all()
     text = dynamic_markdown(medians, best_ratios(medians, {}), constructed_runs(sequences=50), FUNCTIONS)
     assert "| lublin-256-long | 50 | 124.50 (7830.58) |" in text and "not compared" not in text
+    assert "sequences of 15 days (the thesis: 15)" in text
 
 
 @pytest.mark.parametrize(
