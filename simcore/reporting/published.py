@@ -373,3 +373,11 @@ ELASTIC_SPEEDUP = _PUBLISHED["ELASTIC_SPEEDUP"]
 ELASTIC_SHARES = _PUBLISHED["ELASTIC_SHARES"]
 ELASTIC_TEXT = _PUBLISHED["ELASTIC_TEXT"]
 RLSCHEDULER_TABLES = _PUBLISHED["RLSCHEDULER_TABLES"]
+
+# The thesis's setup behind Tables 3.2 and 3.3 (chapter 3, sections 3.3-3.3.2): trial
+# scores on m = 256 processors with 256,000 trials per tuple (|S| = 16, |Q| = 32),
+# and "fifty dynamic scheduling experiments" of 15 days on each model.
+THESIS_TABLE32_MACHINE_SIZE = 256
+THESIS_TABLE32_TRIALS = 256_000
+THESIS_TABLE33_MODEL_SEQUENCES = 50
+THESIS_TABLE33_DAYS = 15

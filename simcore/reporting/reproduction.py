@@ -1,16 +1,85 @@
 """The reproduction report: every study's published numbers next to ours.
 
 Each study writes its own section (Markdown) and its rows (paper, table, row,
-column, published, ours, difference); `assemble` puts them together under one
-title, in the order the workflow gives.
+column, published, ours, difference, and what our value rests on: the trace or
+model, the sample's size and kind, and a note); `assemble` puts them together
+under one title, in the order the workflow gives.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-REPRODUCTION_COLUMNS = ["paper", "table", "row", "column", "published", "ours", "difference"]
+REPRODUCTION_COLUMNS = [
+    "paper",
+    "table",
+    "row",
+    "column",
+    "published",
+    "ours",
+    "difference",
+    "trace",
+    "sample_size",
+    "sample",
+    "note",
+]
 TITLE = "# Reproduction report"
+
+
+def reproduction_row(
+    paper: str,
+    table: str,
+    row: str,
+    column: str,
+    published,
+    ours,
+    *,
+    trace: str,
+    sample_size,
+    sample: str,
+    note: str = "",
+) -> dict:
+    """One row of the report: a published value, ours, and what ours rests on
+    (`trace`: the trace or model it comes from; `sample_size` `sample`: e.g.
+    50 "sequences of 15 days", 100 "resampled variants"). A row without `ours`
+    or without a sample size must say why in `note`, or it would read as a
+    comparison that silently failed."""
+    ours = float(ours) if ours is not None else np.nan
+    sample_size = float(sample_size) if sample_size is not None else np.nan
+    if (np.isnan(ours) or np.isnan(sample_size)) and not note:
+        raise ValueError(f"{paper} {table} {row!r} {column!r}: a row without ours or a sample size needs a note")
+    return {
+        "paper": paper,
+        "table": table,
+        "row": row,
+        "column": column,
+        "published": float(published),
+        "ours": ours,
+        "difference": ours - float(published),
+        "trace": trace,
+        "sample_size": sample_size,
+        "sample": sample,
+        "note": note,
+    }
+
+
+def rests_on(rows: pd.DataFrame) -> list[str]:
+    """Per table of one study's rows, a line saying what ours rest on, e.g.
+    "Table 2 — ours rest on: KTH-SP2 (100 resampled variants).", and how many
+    of its published values have no value of ours (the note column says why)."""
+    lines = []
+    for table, block in rows.groupby("table", sort=False):
+        bases = dict.fromkeys(
+            f"{trace} ({sample_size:g} {sample})" if pd.notna(sample_size) else f"{trace} ({sample})"
+            for trace, sample_size, sample in zip(block["trace"], block["sample_size"], block["sample"])
+        )
+        missing = int(block["ours"].isna().sum())
+        lines.append(
+            f"- {table} — ours rest on: {'; '.join(bases)}."
+            + (f" {missing} of {len(block)} published values have no value of ours (see `note`)." if missing else "")
+        )
+    return lines
 
 
 def threshold_label(value) -> str:
@@ -36,6 +105,15 @@ def comparison_table(rows: pd.DataFrame) -> list[str]:
 
 
 def assemble(sections: list[str], rows: list[pd.DataFrame]) -> tuple[str, pd.DataFrame]:
-    """The report (title, then each non-empty section) and all rows."""
-    text = "\n".join([TITLE + "\n", *(section for section in sections if section)])
+    """The report (title, then each non-empty section followed by what its
+    compared values rest on) and all rows; section k's rows are rows[k]."""
+    if len(sections) != len(rows):
+        raise ValueError(f"{len(sections)} report sections but {len(rows)} tables of rows: one each, in order")
+    parts = [TITLE + "\n"]
+    for section, section_rows in zip(sections, rows):
+        if section:
+            parts.append(section)
+        if not section_rows.empty:
+            parts.append("\n".join(["**What our values rest on**", "", *rests_on(section_rows), ""]))
+    text = "\n".join(parts)
     return text, pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=REPRODUCTION_COLUMNS)

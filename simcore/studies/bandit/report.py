@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from simcore.reporting.published import BANDIT_TABLE3, BANDIT_TABLE3_COLUMNS, BANDIT_TABLE3_STRATEGIES
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table, reproduction_row
 
 
 def table3_rows(table: pd.DataFrame) -> pd.DataFrame:
@@ -14,7 +14,8 @@ def table3_rows(table: pd.DataFrame) -> pd.DataFrame:
     %), week and day periods; the artifact-variant runs, where configured,
     as extra columns beside the paper-text ones."""
     rows = []
-    means = table.set_index(["trace", "order"])["mean"]
+    indexed = table.set_index(["trace", "order"])
+    means = indexed["mean"]
     for trace, published in BANDIT_TABLE3.items():
         for column, values in zip(BANDIT_TABLE3_COLUMNS, published):
             for suffix, value in zip(("W", "D"), values):
@@ -22,18 +23,19 @@ def table3_rows(table: pd.DataFrame) -> pd.DataFrame:
                     strategy = f"{BANDIT_TABLE3_STRATEGIES[column]}-{suffix}{variant}"
                     if (trace, strategy) not in means.index:
                         continue
-                    ours = 100 * means[(trace, strategy)]
                     rows.append(
-                        {
-                            "paper": "bandit-2017",
-                            "table": "Table 3",
-                            "row": trace,
-                            "column": f"{column} {'week' if suffix == 'W' else 'day'}"
+                        reproduction_row(
+                            "bandit-2017",
+                            "Table 3",
+                            trace,
+                            f"{column} {'week' if suffix == 'W' else 'day'}"
                             + (" (artifact variant)" if variant else ""),
-                            "published": float(value),
-                            "ours": ours,
-                            "difference": ours - value,
-                        }
+                            value,
+                            100 * means[(trace, strategy)],
+                            trace=trace,
+                            sample_size=indexed.at[(trace, strategy), "variants"],
+                            sample="resampled variants",
+                        )
                     )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from simcore.reporting.published import ASAX_LOADS, ASAX_TABLE2, ASAX_TABLE3
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
 
 PAPER = "asax-2024"
 # the paper's load label of an E1 cluster load
@@ -60,15 +60,17 @@ def reproduction_rows(summary: pd.DataFrame) -> pd.DataFrame:
         ours = _ours(row)
         for column, published in published_ratios(row["configuration"], label).items():
             rows.append(
-                {
-                    "paper": PAPER,
-                    "table": "Table 3 (ratios to Slurm)" if column != "runtime change (%)" else "Table 2",
-                    "row": f"{row['trace']} E1 {label}",
-                    "column": f"{row['configuration']} {column}",
-                    "published": published,
-                    "ours": float(ours[column]),
-                    "difference": float(ours[column]) - published,
-                }
+                reproduction_row(
+                    PAPER,
+                    "Table 3 (ratios to Slurm)" if column != "runtime change (%)" else "Table 2",
+                    f"{row['trace']} E1 {label}",
+                    f"{row['configuration']} {column}",
+                    published,
+                    ours[column],
+                    trace=row["trace"],
+                    sample_size=row["runs"],
+                    sample="queue-flush windows",
+                )
             )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 

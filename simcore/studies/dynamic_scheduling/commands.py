@@ -95,6 +95,7 @@ def run_sweep(args) -> int:
     runs = run_sequences(workload, named, args.settings, args.days, args.max_sequences, part, parts)
     # models are compared with the thesis's model rows by machine size
     published_as = f"model-{workload.machine_size}" if model else args.trace
+    runs.insert(0, "days", args.days)  # the report compares only sequences as long as the thesis's
     runs.insert(0, "published_as", published_as)
     runs.insert(0, "trace", args.trace)
     functions = {name: str(function) for name, (_, function) in named.items() if function is not None}

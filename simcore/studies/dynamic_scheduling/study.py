@@ -112,15 +112,15 @@ def run_sequences(
 
 
 def median_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Table 3.3: per (trace, setting), the number of sequences and the median
-    AVEbsld of each policy (a column each, in the runs' policy order)."""
+    """Table 3.3: per (trace, setting), the number of sequences, their length in
+    days and the median AVEbsld of each policy (a column each, in the runs'
+    policy order)."""
     order = list(dict.fromkeys(runs["policy"]))
-    medians = runs.pivot_table(
-        index=["trace", "published_as", "setting"], columns="policy", values="avg_bsld", aggfunc="median", sort=False
-    )[order]
-    counts = runs.groupby(["trace", "published_as", "setting"], sort=False)["sequence"].nunique()
+    keys = ["trace", "published_as", "days", "setting"]
+    medians = runs.pivot_table(index=keys, columns="policy", values="avg_bsld", aggfunc="median", sort=False)[order]
+    counts = runs.groupby(keys, sort=False)["sequence"].nunique()
     table = medians.assign(sequences=counts).reset_index()
-    return table[["trace", "published_as", "setting", "sequences", *order]]
+    return table[["trace", "published_as", "setting", "sequences", "days", *order]]
 
 
 def published_row(published_as: str, setting: str) -> dict[str, float]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from simcore.reporting.published import ELASTIC_SPEEDUP, ELASTIC_TABLE_COLUMNS, ELASTIC_TABLES, ELASTIC_TEXT
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
 
 PAPER = "elastic-2009"
 # our summary columns for the paper's (W per type, mean and std, interactive delay mean and std)
@@ -35,31 +35,33 @@ def reproduction_rows(runs: pd.DataFrame, speedups: pd.DataFrame) -> pd.DataFram
             continue
         kind = block["kind"].iloc[0]
         for column, published in zip(ELASTIC_TABLE_COLUMNS, ELASTIC_TABLES[name]):
-            ours = float(block[OURS[column]].mean())
             rows.append(
-                {
-                    "paper": PAPER,
-                    "table": "Tables 4-5" if kind == "ELA" else "Tables 2-3",
-                    "row": f"{trace} {name}",
-                    "column": column,
-                    "published": published,
-                    "ours": ours,
-                    "difference": ours - published,
-                }
+                reproduction_row(
+                    PAPER,
+                    "Tables 4-5" if kind == "ELA" else "Tables 2-3",
+                    f"{trace} {name}",
+                    column,
+                    published,
+                    block[OURS[column]].mean(),
+                    trace=trace,
+                    sample_size=len(block),
+                    sample="runs (seeds x job sets)",
+                )
             )
     for (trace, name), block in speedups.groupby(["trace", "run"], sort=False):
         if name in ELASTIC_SPEEDUP:
-            ours = 100 * float(block["speedup"].mean())
             rows.append(
-                {
-                    "paper": PAPER,
-                    "table": "Table 5",
-                    "row": f"{trace} {name}",
-                    "column": "speedup %",
-                    "published": ELASTIC_SPEEDUP[name],
-                    "ours": ours,
-                    "difference": ours - ELASTIC_SPEEDUP[name],
-                }
+                reproduction_row(
+                    PAPER,
+                    "Table 5",
+                    f"{trace} {name}",
+                    "speedup %",
+                    ELASTIC_SPEEDUP[name],
+                    100 * block["speedup"].mean(),
+                    trace=trace,
+                    sample_size=len(block),
+                    sample="runs (seeds x job sets)",
+                )
             )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 

@@ -8,7 +8,7 @@ import pandas as pd
 
 from simcore.engine.simulation import ORDERS
 from simcore.reporting.published import BANDIT_TABLE2, BANDIT_TABLE2_LABELS, bandit_order
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table, threshold_label
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table, reproduction_row, threshold_label
 
 
 def fixed_policy_markdown(table: pd.DataFrame) -> str:
@@ -54,7 +54,8 @@ def table2_rows(table: pd.DataFrame, threshold, backfill: str) -> pd.DataFrame:
     ]
     rows = []
     for trace, published in BANDIT_TABLE2.items():
-        ours_by_order = chosen[chosen["trace"] == trace].set_index("order")["mean"]
+        ours_by_trace = chosen[chosen["trace"] == trace].set_index("order")
+        ours_by_order = ours_by_trace["mean"]
         if ours_by_order.empty:
             ran = table[table["trace"] == trace]
             if not ran.empty:
@@ -70,15 +71,18 @@ def table2_rows(table: pd.DataFrame, threshold, backfill: str) -> pd.DataFrame:
             order = bandit_order(label)
             ours = 100 * ours_by_order[order] if order in ours_by_order else np.nan
             rows.append(
-                {
-                    "paper": "bandit-2017",
-                    "table": "Table 2",
-                    "row": trace,
-                    "column": f"{label} (ours: {order})" if order != label else label,
-                    "published": float(value),
-                    "ours": ours,
-                    "difference": ours - value,
-                }
+                reproduction_row(
+                    "bandit-2017",
+                    "Table 2",
+                    trace,
+                    f"{label} (ours: {order})" if order != label else label,
+                    value,
+                    ours,
+                    trace=trace,
+                    sample_size=ours_by_trace["variants"].iloc[0],
+                    sample="resampled variants",
+                    note="" if order in ours_by_order else f"{order} was not run",
+                )
             )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 

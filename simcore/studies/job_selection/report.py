@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from simcore.reporting.published import RLSCHEDULER_COLUMNS, RLSCHEDULER_TABLES
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
 from simcore.studies.job_selection.study import MODES
 
 PAPER = "rlscheduler-2020"
@@ -41,17 +41,18 @@ def reproduction_rows(summary: pd.DataFrame) -> pd.DataFrame:
             order = OUR_ORDER.get(column)
             if order is None or order not in ours.index:
                 continue
-            value = float(ours.loc[order, METRICS[table]])
             rows.append(
-                {
-                    "paper": PAPER,
-                    "table": table,
-                    "row": row,
-                    "column": column,
-                    "published": published[column],
-                    "ours": value,
-                    "difference": value - published[column],
-                }
+                reproduction_row(
+                    PAPER,
+                    table,
+                    row,
+                    column,
+                    published[column],
+                    ours.loc[order, METRICS[table]],
+                    trace=trace,
+                    sample_size=ours.loc[order, "sequences"],
+                    sample="sequences of consecutive jobs",
+                )
             )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 

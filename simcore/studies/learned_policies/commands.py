@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pandas as pd
 
 from simcore.reporting.published import THESIS_TABLE32
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.studies.learned_policies.report import setup_label, table32_rows, thesis_form_fits, unlike_thesis
 from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
@@ -52,6 +55,10 @@ def run_scores(args) -> int:
     numbers = _span(args.select, args.tuples)
     tuples = draw_tuples(workload, args.tuples, args.seed)
     scores = score_tuples([tuples[k] for k in numbers], workload.machine_size, args.trials, args.seed, numbers)
+    # the setup the scores rest on travels with them, for the report's comparison with the thesis's
+    scores.insert(0, "trials", args.trials)
+    scores.insert(0, "machine_size", workload.machine_size)
+    scores.insert(0, "model", Path(args.workload).stem)
     write_parquet(
         scores,
         args.output,
@@ -79,30 +86,45 @@ def run_spread(args) -> int:
 
 
 def learned_markdown(functions: pd.DataFrame, scores: pd.DataFrame, spread: pd.DataFrame | None) -> str:
+    fits = thesis_form_fits(functions)
+    setup_note = unlike_thesis(scores)
     lines = [
         "## Thesis, chapter 3: learned scheduling functions (Table 3.2)",
         "",
-        f"Trial scores of {scores['tuple'].nunique()} tuples (|S| = 16, |Q| = 32) drawn from the model "
-        f"workload; the 576 functional forms fitted by least squares weighted by p·q and ranked by mean "
+        f"Trial scores of {scores['tuple'].nunique()} {setup_label(scores)}, drawn from {scores['model'].iloc[0]}; "
+        f"the 576 functional forms fitted by least squares weighted by p·q and ranked by mean "
         f"absolute error ({len(functions)} distinct functions with a finite fit; equivalent forms such as "
         "a × 1/b and a ÷ b are listed once). r: seconds since the tuple's first job.",
         "",
         "Simplified as in the thesis: divided by the positive factor of the p, q term, which keeps the priority order.",
         "",
-        "| rank | thesis | thesis MAE | ours (simplified) | ours as fitted | our MAE |",
-        "|---|---|--:|---|---|--:|",
+        "### The thesis's functions beside our fit of the same form",
+        "",
+        *([f"Not compared: {setup_note}.", ""] if setup_note else []),
+        "| thesis | thesis MAE | our fit of the form (simplified) | our MAE | our rank |",
+        "|---|--:|---|--:|--:|",
     ]
-    for k, (name, formula, mae) in enumerate(THESIS_TABLE32):
-        ours = functions.iloc[k] if k < len(functions) else None
-        lines.append(
-            f"| {k + 1} | {name}: {formula} | {mae:.3e} | "
-            + (
-                f"{ours['simplified'] if isinstance(ours['simplified'], str) else '–'} | {ours['function']} | "
-                f"{ours['mae']:.3e} |"
-                if ours is not None
-                else "– | – | – |"
-            )
+    lines += [
+        f"| {f.name}: {f.thesis_function} | {f.thesis_mae:.3e} | "
+        + (
+            f"{f.our_function if isinstance(f.our_function, str) else '–'} | {f.our_mae:.3e} | {int(f.our_rank)} |"
+            if not np.isnan(f.our_rank)
+            else "– | – | – |"
         )
+        for f in fits.itertuples(index=False)
+    ]
+    lines += [
+        "",
+        f"### Our best {min(len(THESIS_TABLE32), len(functions))} (run as L1, L2, ... in Table 3.3)",
+        "",
+        "| rank | ours (simplified) | ours as fitted | our MAE |",
+        "|---|---|---|--:|",
+    ]
+    lines += [
+        f"| {k + 1} | {ours['simplified'] if isinstance(ours['simplified'], str) else '–'} | {ours['function']} | "
+        f"{ours['mae']:.3e} |"
+        for k, (_, ours) in enumerate(functions.head(len(THESIS_TABLE32)).iterrows())
+    ]
     if spread is not None:
         lines += [
             "",
@@ -121,22 +143,7 @@ def run_fit(args) -> int:
     functions = fit_family(scores)
     spread = pd.read_csv(args.spread) if args.spread else None
     write_csv(functions, args.output)
-    rows = pd.DataFrame(
-        [
-            {
-                "paper": "thesis-ch3",
-                "table": "Table 3.2",
-                "row": f"rank {k + 1}",
-                "column": "MAE",
-                "published": mae,
-                "ours": functions["mae"].iloc[k],
-                "difference": functions["mae"].iloc[k] - mae,
-            }
-            for k, (_, _, mae) in enumerate(THESIS_TABLE32)
-            if k < len(functions)
-        ],
-        columns=REPRODUCTION_COLUMNS,
-    )
+    rows = table32_rows(thesis_form_fits(functions), scores)
     write_csv(rows, args.rows)
     write_text(args.markdown, learned_markdown(functions, scores, spread))
     print(f"{args.output}: {len(functions)} functions; best {functions['function'].iloc[0]}")

@@ -93,23 +93,31 @@ def canonical(form):
     return phi1, phi2, phi3, op1, op2
 
 
-def simplified(form, theta) -> str | None:
+def submit_weight(form, theta) -> float | None:
     """The thesis's simplification of a form α(p) op1 β(q) + γ(r) with op1 in
     {×, ÷}: divided by its positive factor k = θ1 θ2 (or θ1 / θ2), it reads
-    φ1(p) op1 φ2(q) + (θ3 / k)·φ3(r), the same priority order. None for other
-    forms or when k <= 0 (dividing would reverse the order)."""
-    phi1, phi2, phi3, op1, op2 = canonical(form)
+    φ1(p) op1 φ2(q) + (θ3 / k)·φ3(r), the same priority order; this is θ3 / k,
+    the weight of the submit-time term. None for other forms or when k <= 0
+    (dividing would reverse the order)."""
+    _, _, _, op1, op2 = canonical(form)
     if op2 != "+" or op1 == "+":
         return None
     if form[1] == "inv":  # θ2 · (1/q) became q: its coefficient is 1/θ2
         theta = (theta[0], 1.0 / theta[1], theta[2])
     k = theta[0] * theta[1] if op1 == "*" else theta[0] / theta[1]
-    if not k > 0:
+    return theta[2] / k if k > 0 else None
+
+
+def simplified(form, theta) -> str | None:
+    """The form as the thesis wrote its functions (submit_weight()), or None."""
+    weight = submit_weight(form, theta)
+    if weight is None:
         return None
+    phi1, phi2, phi3, op1, _ = canonical(form)
     symbol = "·" if op1 == "*" else " ÷ "
     return (
         f"{BASE_NAMES[phi1].format('p')}{symbol}{BASE_NAMES[phi2].format('q')} + "
-        f"{theta[2] / k:.3g}·{BASE_NAMES[phi3].format('r')}"
+        f"{weight:.3g}·{BASE_NAMES[phi3].format('r')}"
     )
 
 

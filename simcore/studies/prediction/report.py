@@ -15,22 +15,24 @@ from simcore.reporting.published import (
     PREDICTION_TABLE8,
     PREDICTION_TRACE_NAMES,
 )
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
 from simcore.studies.prediction.study import TABLE6_BASELINES
 
 PAPER = "prediction-sc15"
 
 
-def _row(table, trace, column, published, ours):
-    return {
-        "paper": PAPER,
-        "table": table,
-        "row": trace,
-        "column": column,
-        "published": float(published),
-        "ours": float(ours),
-        "difference": float(ours) - float(published),
-    }
+# the caption of Table 8 names no log, so ours on any trace is a comparison of kind, not of the same log
+TABLE8_NOTE = "the paper does not name the log its Table 8 comes from; ours is on this trace"
+
+
+def _row(table, trace, column, published, ours, note=""):
+    """Tables 1, 6, 7 and 8 are simulations of one whole trace each; a cell
+    whose triple was not among our runs (a partial grid) is NaN."""
+    if pd.isna(ours):
+        note = "; ".join(filter(None, [note, "this triple was not among our runs"]))
+    return reproduction_row(
+        PAPER, table, trace, column, published, ours, trace=trace, sample_size=1, sample="whole trace", note=note
+    )
 
 
 def reproduction_rows(tables: dict) -> pd.DataFrame:
@@ -56,15 +58,29 @@ def reproduction_rows(tables: dict) -> pd.DataFrame:
     for _, ours in tables["table8"].iterrows():
         if ours["trace"] in PREDICTION_TRACE_NAMES and ours["technique"] in PREDICTION_TABLE8:
             mae, eloss = PREDICTION_TABLE8[ours["technique"]]
-            rows.append(_row("Table 8", ours["trace"], f"{ours['technique']} MAE", mae, ours["mae"]))
-            rows.append(_row("Table 8", ours["trace"], f"{ours['technique']} mean E-Loss", eloss, ours["mean_eloss"]))
+            for column, published, value in (("MAE", mae, ours["mae"]), ("mean E-Loss", eloss, ours["mean_eloss"])):
+                rows.append(
+                    _row("Table 8", ours["trace"], f"{ours['technique']} {column}", published, value, TABLE8_NOTE)
+                )
     rows += _header_size_rows(tables)
     pearson = tables["correlations"]["pearson"].dropna()
     if len(pearson):
         for column, published, ours in zip(
             ("mean", "min", "max"), PREDICTION_CORRELATION, (pearson.mean(), pearson.min(), pearson.max())
         ):
-            rows.append(_row("Section 6.3.2", "all trace pairs", f"Pearson {column}", published, ours))
+            rows.append(
+                reproduction_row(
+                    PAPER,
+                    "Section 6.3.2",
+                    "all trace pairs",
+                    f"Pearson {column}",
+                    published,
+                    ours,
+                    trace="all traces",
+                    sample_size=len(pearson),
+                    sample="trace pairs",
+                )
+            )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 
 
@@ -75,7 +91,18 @@ def _header_size_rows(tables: dict) -> list:
         return []
     header = tables["header_size"][tables["header_size"]["header"]]
     return [
-        _row("Table 6", f"{ours['trace']} ({ours['machine_size']})", column, published, ours[column])
+        reproduction_row(
+            PAPER,
+            "Table 6",
+            f"{ours['trace']} ({ours['machine_size']})",
+            column,
+            published,
+            ours[column],
+            trace=ours["trace"],
+            sample_size=1,
+            sample="whole trace",
+            note="at the machine size of the trace's header; the published value is at the paper's size",
+        )
         for _, ours in header.iterrows()
         for column, published in zip(TABLE6_BASELINES, PREDICTION_TABLE6.get(ours["trace"], ()))
     ]

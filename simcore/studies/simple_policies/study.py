@@ -116,7 +116,9 @@ def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
         + ["backfilled", "premature_ratio"]
         + [f"bsld_{name}" for name in CATEGORIES]
     )
-    return _bands(runs, ["trace", "order"], columns)
+    table = _bands(runs, ["trace", "order"], columns)
+    table.insert(2, "variants", runs.groupby(["trace", "order"], sort=False)["variant"].nunique().to_numpy())
+    return table
 
 
 def weekly_curves(weekly: pd.DataFrame) -> pd.DataFrame:

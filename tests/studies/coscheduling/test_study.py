@@ -735,6 +735,7 @@ def reproduction_summary() -> pd.DataFrame:
                                 "mean_response_ratio": 0.75,
                                 "alloc_gain_points": 30.0,
                                 "runtime_change": 4.0,
+                                "runs": 5,
                             }
                         )
     return pd.DataFrame(rows)

@@ -194,16 +194,17 @@ def test_parts_share_out_the_sequences(model):
 # -- Table 3.3 and the report ---------------------------------------------------
 
 
-def constructed_runs():
+def constructed_runs(sequences=3, days=15.0, traces=(("lublin-256-long", "model-256"), ("KTH-SP2", "KTH-SP2"))):
     rows = []
-    for trace, published_as in (("lublin-256-long", "model-256"), ("KTH-SP2", "KTH-SP2")):
-        for sequence in range(3):
+    for trace, published_as in traces:
+        for sequence in range(sequences):
             for setting in SETTINGS:
                 for k, policy in enumerate(["FCFS", "WFP3", "UNICEF", "SPF", "F4", "F3", "F2", "F1", "L1"]):
                     rows.append(
                         {
                             "trace": trace,
                             "published_as": published_as,
+                            "days": days,
                             "sequence": sequence,
                             "setting": setting,
                             "policy": policy,
@@ -217,8 +218,8 @@ def constructed_runs():
 def test_medians_ratios_and_reproduction_rows():
     runs = constructed_runs()
     medians = median_table(runs)
-    assert list(medians.columns[:4]) == ["trace", "published_as", "setting", "sequences"]
-    assert (medians["sequences"] == 3).all() and len(medians) == 6
+    assert list(medians.columns[:5]) == ["trace", "published_as", "setting", "sequences", "days"]
+    assert (medians["sequences"] == 3).all() and (medians["days"] == 15).all() and len(medians) == 6
     assert medians.loc[0, "FCFS"] == 101.0 and medians.loc[0, "L1"] == pytest.approx(100 / 9 + 1)
     ratios = best_ratios(medians, {"thesis F1-F4": ["F1", "F2", "F3", "F4"]})
     assert ratios.loc[0, "best_hand_engineered"] == 26.0 and ratios.loc[0, "best_function"] == 13.5
@@ -229,8 +230,43 @@ def test_medians_ratios_and_reproduction_rows():
         "model-256, estimates",
         "model-256, backfilling",
     }
+    # 3 sequences are not the thesis's 50: no value of ours stands beside the model's
     fcfs = rows[(rows["row"] == "model-256, actual") & (rows["column"] == "FCFS")].iloc[0]
-    assert fcfs["published"] == THESIS_TABLE33[("model-256", "actual")][0] and fcfs["ours"] == 101.0
+    assert fcfs["published"] == THESIS_TABLE33[("model-256", "actual")][0] and np.isnan(fcfs["ours"])
+    assert fcfs["note"] == "the thesis used 50 sequences of 15 days; this run has 3 sequences of 15 days"
+    assert (fcfs["trace"], fcfs["sample_size"], fcfs["sample"]) == ("lublin-256-long", 3, "sequences of 15 days")
     text = dynamic_markdown(medians, ratios, runs, FUNCTIONS)
-    assert "| lublin-256-long | 3 | 101.00 (7830.58) |" in text
+    assert "| lublin-256-long | 3 | 101.00 |" in text
+    assert "lublin-256-long is not compared with the thesis's model-256: the thesis used 50 sequences" in text
     assert "| L1 | x | log10(p)·q + 332·log10(r) |" in text
+
+
+def test_a_model_run_like_the_thesis_fills_its_rows():
+    medians = median_table(constructed_runs(sequences=50))
+    rows = reproduction_rows(medians)
+    assert rows["ours"].notna().all() and (rows["note"] == "").all()
+    assert (rows["sample_size"] == 50).all() and (rows["sample"] == "sequences of 15 days").all()
+    text = dynamic_markdown(medians, best_ratios(medians, {}), constructed_runs(sequences=50), FUNCTIONS)
+    assert "| lublin-256-long | 50 | 124.50 (7830.58) |" in text and "not compared" not in text
+    assert "sequences of 15 days (the thesis: 15)" in text
+
+
+@pytest.mark.parametrize(
+    "sequences, days, traces, note",
+    [
+        # a demo-sized model (the small lublin-256) has too few sequences for the model rows
+        (4, 15.0, (("lublin-256", "model-256"),), "the thesis used 50 sequences of 15 days; this run has 4 sequences"),
+        (50, 7.0, (("lublin-256-long", "model-256"),), "this run has 50 sequences of 7 days"),
+        # a log counts all its sequences, as the thesis's did, but they must be 15 days long
+        (4, 7.0, (("CTC-SP2", "CTC-SP2"),), "the thesis used sequences of 15 days; this run has 4 sequences of 7 days"),
+    ],
+)
+def test_a_run_unlike_the_thesis_has_no_value_but_a_note(sequences, days, traces, note):
+    rows = reproduction_rows(median_table(constructed_runs(sequences, days, traces)))
+    assert len(rows) and rows["ours"].isna().all()
+    assert rows["note"].str.contains(note, regex=False).all()
+
+
+def test_a_log_with_all_its_15_day_sequences_is_compared():
+    rows = reproduction_rows(median_table(constructed_runs(4, 15.0, (("CTC-SP2", "CTC-SP2"),))))
+    assert len(rows) and rows["ours"].notna().all() and (rows["sample_size"] == 4).all()

@@ -106,3 +106,62 @@ def test_equivalent_forms_are_listed_once():
     scores = pd.DataFrame({"p": p, "q": q, "r": r, "score": 1e-4 * np.log10(p) * q + 5e-3 * np.log10(r)})
     ranked = fit_family(scores, forms=[("log", "id", "log", "*", "+"), ("log", "inv", "log", "/", "+")])
     assert len(ranked) == 1
+
+
+# -- Table 3.2 beside ours ------------------------------------------------------
+
+
+def form_scores(machine_size=256, trials=256_000):
+    """Scores that the form of the thesis's F3 (p·q + c·log10(r)) fits worse
+    than another form (log10(p)·q + c·log10(r), F1's), with the setup columns
+    trial-scores writes."""
+    rng = np.random.default_rng(2)
+    p, q, r = rng.uniform(1, 1e4, 300), rng.integers(1, 64, 300).astype(float), rng.uniform(1, 1e5, 300)
+    return pd.DataFrame(
+        {
+            "model": "lublin-256",
+            "machine_size": machine_size,
+            "trials": trials,
+            "tuple": np.arange(300) % 3,
+            "p": p,
+            "q": q,
+            "r": r,
+            "score": 1e-4 * np.log10(p) * q + 5e-3 * np.log10(r),
+        }
+    )
+
+
+def test_table_3_2_pairs_a_thesis_function_with_our_fit_of_its_form():
+    from simcore.studies.learned_policies.commands import learned_markdown
+    from simcore.studies.learned_policies.report import table32_rows, thesis_form_fits
+
+    scores = form_scores()
+    # F3's form only: our rank 1 is F3's form, yet it must be compared with F3, not with the thesis's F1
+    functions = fit_family(scores, forms=[("log", "id", "log", "*", "+"), ("id", "id", "log", "*", "+")])
+    fits = thesis_form_fits(functions).set_index("name")
+    assert fits.loc["F1", "our_rank"] == 1 and fits.loc["F3", "our_rank"] == 2
+    assert np.isnan(fits.loc["F2", "our_rank"]) and np.isnan(fits.loc["F4", "our_mae"])
+    assert fits.loc["F1", "our_weight"] == pytest.approx(50.0, rel=1e-3)
+    assert fits.loc["F1", "thesis_weight"] == pytest.approx(8.70e2)
+    rows = table32_rows(thesis_form_fits(functions), scores).set_index(["row", "column"])
+    f3 = rows.loc[("F3", "MAE")]
+    assert f3["ours"] == pytest.approx(functions.loc[1, "mae"]) and f3["note"].endswith("rank 2 of ours")
+    assert rows.loc[("F1", "weight of log10(r)"), "ours"] == pytest.approx(50.0, rel=1e-3)
+    assert np.isnan(rows.loc[("F2", "MAE"), "ours"]) and "no finite fit" in rows.loc[("F2", "MAE"), "note"]
+    assert set(rows["trace"]) == {"lublin-256"} and set(rows["sample_size"]) == {3}
+    assert set(rows["sample"]) == {"tuples (|S| = 16, |Q| = 32), 256,000 trials each, m = 256"}
+    text = learned_markdown(functions, scores, None)
+    assert f"| F3: p·q + 6.86e6·log10(r) | 5.408e-03 | {functions.loc[1, 'simplified']} |" in text
+    assert "| F2: sqrt(p)·q + 2.56e4·log10(r) | 5.317e-03 | – | – | – |" in text
+
+
+def test_table_3_2_rows_of_another_setup_have_no_value_but_a_note():
+    from simcore.studies.learned_policies.report import table32_rows, thesis_form_fits
+
+    scores = form_scores(machine_size=128, trials=2000)
+    rows = table32_rows(thesis_form_fits(fit_family(scores, forms=[("log", "id", "log", "*", "+")])), scores)
+    assert len(rows) == 8 and rows["ours"].isna().all()
+    assert (
+        rows["note"]
+        == "the thesis scored tuples on m = 256 with 256,000 trials; this run has m = 128 with 2,000 trials"
+    ).all()

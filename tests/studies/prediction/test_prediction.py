@@ -253,6 +253,14 @@ def test_tables_correlations_and_report_rows():
     assert kth.loc[("Table 1", "easy"), "ours"] == 5.0
     assert kth.loc[("Table 7", "cross-validated triple"), "published"] == 51.4
     assert set(rows[rows["table"] == "Table 1"]["row"]) == {"KTH-SP2"}  # y, z have no published values
+    # what every value rests on: one whole trace for Tables 1-8, trace pairs for the correlations
+    assert rows[["trace", "sample"]].ne("").all().all() and rows["sample_size"].notna().all()
+    assert kth.loc[("Table 1", "easy"), ["trace", "sample_size", "sample"]].tolist() == ["KTH-SP2", 1, "whole trace"]
+    table8_notes = rows.loc[rows["table"] == "Table 8", "note"]
+    assert (
+        len(table8_notes)
+        and (table8_notes == "the paper does not name the log its Table 8 comes from; ours is on this trace").all()
+    )
     markdown = prediction_markdown(tables)
     assert "| KTH-SP2 | 92.6 | 5.0 |" in markdown and "leave-one-trace-out" in markdown
 
