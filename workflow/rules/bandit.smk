@@ -22,9 +22,9 @@ rule learn_strategies:
         select=lambda wildcards: "{}:{}".format(
             *chunks(wildcards.root, "bandit")[int(wildcards.chunk)]
         ),
-        strategies=strategies_json(),
-        base=bandit_base_json(),
-        seed=config["bandit"].get("seed", 0),
+        strategies=lambda wildcards: strategies_json(wildcards.root),
+        base=lambda wildcards: bandit_base_json(wildcards.root),
+        seed=lambda wildcards: bandit(wildcards.root).get("seed", 0),
     shell:
         "simcore learn {input} --trace {wildcards.trace} --select {params.select} "
         "--strategies '{params.strategies}' --base '{params.base}' --seed {params.seed} "
@@ -52,7 +52,7 @@ rule aggregate_learners:
     resources:
         mem_mb=4000,
     params:
-        strategies=" ".join(config["bandit"]["strategies"]),
+        strategies=lambda wildcards: " ".join(bandit(wildcards.root)["strategies"]),
     shell:
         "simcore aggregate-learners --runs {input.runs} --weekly {input.weekly} --choices {input.choices} "
         "--strategies {params.strategies} --summary {output.summary} --curves {output.curves} "
@@ -105,7 +105,7 @@ rule plot_learners:
     resources:
         mem_mb=2000,
     params:
-        strategies=" ".join(config["bandit"]["strategies"]),
+        strategies=lambda wildcards: " ".join(bandit(wildcards.root)["strategies"]),
     shell:
         "simcore plot-learners --trace {wildcards.trace} --curves {input.curves} "
         "--regret-curves {input.regret_curves} --shares {input.shares} --strategies {params.strategies} "
@@ -138,6 +138,9 @@ rule bandit_tables:
         "../envs/simcore.yaml"
     resources:
         mem_mb=1000,
+    params:
+        configuration=lambda wildcards: table_configuration(wildcards.root),
     shell:
-        "simcore bandit-tables {input} --table-csv {output.table_csv} --table-md {output.table_md} "
+        "simcore bandit-tables {input} --configuration {params.configuration} "
+        "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--section {output.section} --rows {output.rows} > {log} 2>&1"

@@ -150,13 +150,16 @@ rule fixed_policy_tables:
     resources:
         mem_mb=1000,
     params:
-        threshold=(
+        threshold=lambda wildcards: (
             "none"
-            if config["reproduction"]["threshold"] is None
-            else config["reproduction"]["threshold"]
+            if settings(wildcards.root)["reproduction"]["threshold"] is None
+            else settings(wildcards.root)["reproduction"]["threshold"]
         ),
-        backfill=config["reproduction"]["backfill"],
+        backfill=lambda wildcards: settings(wildcards.root)["reproduction"]["backfill"],
+        weeks=lambda wildcards: settings(wildcards.root)["resample"].get("weeks") or "interior",
+        configuration=lambda wildcards: table_configuration(wildcards.root),
     shell:
         "simcore fixed-policy-tables {input} --threshold {params.threshold} --backfill {params.backfill} "
+        "--weeks {params.weeks} --configuration {params.configuration} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--section {output.section} --rows {output.rows} > {log} 2>&1"

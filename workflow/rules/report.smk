@@ -6,16 +6,8 @@ rule report:
         workloads=lambda wildcards: expand(
             "results/traces/{trace}.parquet", trace=settings(wildcards.root)["traces"]
         ),
-        sections=lambda wildcards: expand(
-            "{root}/{study}/report.md",
-            root=wildcards.root,
-            study=report_sections(wildcards.root),
-        ),
-        section_rows=lambda wildcards: expand(
-            "{root}/{study}/reproduction.csv",
-            root=wildcards.root,
-            study=report_sections(wildcards.root),
-        ),
+        sections=lambda wildcards: report_parts(wildcards.root, "report.md"),
+        section_rows=lambda wildcards: report_parts(wildcards.root, "reproduction.csv"),
     output:
         workloads_csv="{root}/tables/workloads.csv",
         workloads_md="{root}/tables/workloads.md",
