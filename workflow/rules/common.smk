@@ -72,7 +72,11 @@ ALL_TRACES = "All traces"
 
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/,
 # the bandit paper's Tables 2 and 3 in its artifact's configuration in results/artifact/.
-STUDY_ROOTS = {"campaign": "results", "demo": "results/demo", "artifact": "results/artifact"}
+STUDY_ROOTS = {
+    "campaign": "results",
+    "demo": "results/demo",
+    "artifact": "results/artifact",
+}
 # The studies of the artifact configuration (config section `bandit_artifact`).
 ARTIFACT_STUDIES = ("fixed_policy", "bandit")
 

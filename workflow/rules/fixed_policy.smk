@@ -156,7 +156,8 @@ rule fixed_policy_tables:
             else settings(wildcards.root)["reproduction"]["threshold"]
         ),
         backfill=lambda wildcards: settings(wildcards.root)["reproduction"]["backfill"],
-        weeks=lambda wildcards: settings(wildcards.root)["resample"].get("weeks") or "interior",
+        weeks=lambda wildcards: settings(wildcards.root)["resample"].get("weeks")
+        or "interior",
         configuration=lambda wildcards: table_configuration(wildcards.root),
     shell:
         "simcore fixed-policy-tables {input} --threshold {params.threshold} --backfill {params.backfill} "
