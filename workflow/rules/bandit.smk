@@ -70,7 +70,7 @@ rule plot_learners:
             report(
                 "{root}/plots/{trace}.strategies.png",
                 caption="../report/bandit_strategies.rst",
-                category=REPORT_CATEGORIES["bandit"],
+                category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "strategies against EASY-FCFS (figure)"},
             ),
@@ -80,7 +80,7 @@ rule plot_learners:
             report(
                 "{root}/plots/{trace}.regret.png",
                 caption="../report/bandit_regret.rst",
-                category=REPORT_CATEGORIES["bandit"],
+                category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "regret against the best fixed order (figure)"},
             ),
@@ -90,7 +90,7 @@ rule plot_learners:
             report(
                 "{root}/plots/{trace}.choices.png",
                 caption="../report/bandit_choices.rst",
-                category=REPORT_CATEGORIES["bandit"],
+                category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "orders chosen over time (figure)"},
             ),
@@ -123,7 +123,7 @@ rule bandit_tables:
         table_csv=report(
             "{root}/tables/bandit.csv",
             caption="../report/bandit_table.rst",
-            category=REPORT_CATEGORIES["bandit"],
+            category=report_category("bandit"),
             subcategory=ALL_TRACES,
             labels={"result": "strategies against EASY-FCFS, every trace (Table 3)"},
         ),

@@ -70,6 +70,18 @@ REPORT_CATEGORIES = {
 }
 ALL_TRACES = "All traces"
 
+
+def report_category(name):
+    """The HTML report's category of a study's outputs, the artifact configuration's
+    told apart from the campaign's (a function of the output's root)."""
+
+    def category(wildcards):
+        if study_of(wildcards.root) == "artifact":
+            return f"{REPORT_CATEGORIES[name]}, artifact configuration"
+        return REPORT_CATEGORIES[name]
+
+    return category
+
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/,
 # the bandit paper's Tables 2 and 3 in its artifact's configuration in results/artifact/.
 STUDY_ROOTS = {

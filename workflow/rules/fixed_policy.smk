@@ -90,7 +90,7 @@ rule plot_fixed_policies:
             report(
                 "{root}/plots/{trace}.cumulative_wait.png",
                 caption="../report/fixed_policy_cumulative_wait.rst",
-                category=REPORT_CATEGORIES["fixed_policy"],
+                category=report_category("fixed_policy"),
                 subcategory="{trace}",
                 labels={
                     "result": "cumulative waiting time against EASY-FCFS (figure)"
@@ -102,7 +102,7 @@ rule plot_fixed_policies:
             report(
                 "{root}/plots/{trace}.bsld.png",
                 caption="../report/fixed_policy_bsld.rst",
-                category=REPORT_CATEGORIES["fixed_policy"],
+                category=report_category("fixed_policy"),
                 subcategory="{trace}",
                 labels={"result": "AVEbsld per queue order (figure)"},
             ),
@@ -132,7 +132,7 @@ rule fixed_policy_tables:
         table_csv=report(
             "{root}/tables/fixed_policy.csv",
             caption="../report/fixed_policy_table.rst",
-            category=REPORT_CATEGORIES["fixed_policy"],
+            category=report_category("fixed_policy"),
             subcategory=ALL_TRACES,
             labels={
                 "result": "fixed policies against EASY-FCFS, every trace (Table 2)"

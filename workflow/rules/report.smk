@@ -15,7 +15,7 @@ rule report:
         reproduction_md=report(
             "{root}/reproduction.md",
             caption="../report/reproduction.rst",
-            category=REPORT_CATEGORIES["reproduction"],
+            category=report_category("reproduction"),
             labels={"result": "published values next to ours, every study"},
         ),
     log:
@@ -44,7 +44,7 @@ rule cost:
         md=report(
             "{root}/cost.md",
             caption="../report/cost.rst",
-            category=REPORT_CATEGORIES["cost"],
+            category=report_category("cost"),
             labels={"result": "CPU and wall time per study and trace"},
         ),
     log:
