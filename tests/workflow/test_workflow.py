@@ -171,6 +171,7 @@ def test_artifact_configuration_rows_beside_the_default_ones(tiny_run):
         strategies = pd.read_csv(artifact / "summary" / f"{trace}.bandit.csv")
         assert strategies["order"].tolist() == ["Full-W", "eps-D"] and set(strategies["backfill"]) == {"LQF"}
     reproduction = pd.read_csv(results / "reproduction.csv")
+    reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
     rows = {table: block.dropna(subset=["ours"]) for table, block in reproduction.groupby("table")}
     table2, table2_artifact = rows["Table 2"], rows["Table 2 (artifact configuration)"]
     assert set(table2_artifact["row"]) == {"KTH-SP2", "UniLu-Gaia"}
