@@ -1,7 +1,7 @@
 # schedsweep: the campaign workflow. `snakemake --cores N` runs the full
 # campaign of config/config.yaml; `snakemake --cores N demo` the offline demo;
 # `snakemake --cores N prediction` (or `simple_policies`, `learned_policies`,
-# `dynamic_scheduling`, `coscheduling`, `elastic`, `rl_baselines`) one study alone; `--config only='[KTH-SP2]'` restricts
+# `dynamic_scheduling`, `coscheduling`, `elastic`, `rl_baselines`, `bandit_artifact`) one study alone; `--config only='[KTH-SP2]'` restricts
 # every study to the traces named (config/README.md).
 from pathlib import Path
 
@@ -39,12 +39,21 @@ include: "workflow/rules/report.smk"
 # once, for the study root asked for (announce in common.smk).
 rule all:
     input:
-        lambda wildcards: study_outputs("campaign") + cost_outputs("campaign"),
+        lambda wildcards: study_outputs("campaign")
+        + cost_outputs("campaign")
+        + study_outputs("artifact")
+        + cost_outputs("artifact"),
 
 
 rule demo:
     input:
         lambda wildcards: study_outputs("demo") + cost_outputs("demo"),
+
+
+# The bandit paper's Tables 2 and 3 in its artifact's configuration (`bandit_artifact`).
+rule bandit_artifact:
+    input:
+        lambda wildcards: study_outputs("artifact") + cost_outputs("artifact"),
 
 
 rule prediction:

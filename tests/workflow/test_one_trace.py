@@ -99,18 +99,23 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     job_sets = config["elastic"]["job_sets"].get(name, 1)
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
     section = prediction or simple or learned or dynamic or sharing or elastic or selection
+    artifact = config["bandit_artifact"]  # the fixed-policy and bandit studies again, under results/artifact
+    artifact_sweeps = jobs_for(artifact["variants"], artifact["fixed_policy"].get("variants_per_job", 10))
+    artifact_learners = jobs_for(artifact["variants"], artifact["bandit"]["variants_per_job"])
     jobs = {
         "fetch_trace": logged * bool(studies),
         "filter_trace": logged * fixed,
         "model_trace": (1 - logged) * bool(studies),
         "study_trace": logged * (prediction + simple + dynamic + sharing + elastic + selection),
-        "resample": fixed,
-        "sweep_fixed_policies": fixed * jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]),
-        "aggregate_fixed_policies": fixed,
-        "plot_fixed_policies": fixed,
-        "learn_strategies": fixed * jobs_for(config["variants"], config["bandit"]["variants_per_job"]),
-        "aggregate_learners": fixed,
-        "plot_learners": fixed,
+        "resample": 2 * fixed,
+        "sweep_fixed_policies": fixed
+        * (jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]) + artifact_sweeps),
+        "aggregate_fixed_policies": 2 * fixed,
+        "plot_fixed_policies": 2 * fixed,
+        "learn_strategies": fixed
+        * (jobs_for(config["variants"], config["bandit"]["variants_per_job"]) + artifact_learners),
+        "aggregate_learners": 2 * fixed,
+        "plot_learners": 2 * fixed,
         "resample_study_trace": prediction + simple,
         "predict_grid": prediction * config["prediction"]["grid_jobs_per_trace"],
         "predict_header_size": prediction * int(name in config["prediction"].get("header_size", [])),
@@ -142,10 +147,10 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "plot_elastic": elastic,
         "rl_baselines_run": selection,
         "rl_baselines_tables": selection,
-        "fixed_policy_tables": fixed,
-        "bandit_tables": fixed,
-        "report": int(bool(fixed or section)),  # the sections of the studies that run
-        "cost": int(bool(fixed or section)),  # the CPU cost table, when any study runs
+        "fixed_policy_tables": 2 * fixed,
+        "bandit_tables": 2 * fixed,
+        "report": int(bool(fixed or section)) + fixed,  # the sections of the studies that run
+        "cost": int(bool(fixed or section)) + fixed,  # per root, after its other jobs
         "all": 1,
     }
     return {rule: count for rule, count in jobs.items() if count}

@@ -48,6 +48,7 @@ def load_config(path: Path) -> dict:
 TINY = load_config(REPO / ".test" / "config" / "config.yaml")
 CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 STRATEGIES = ["Full-W", "eps-D", "UCB1-D", "Full-W-artifact"]
+ARTIFACT_TABLES = {"Table 2 (artifact configuration)", "Table 3 (artifact configuration)"}
 # request and clairvoyant x 2 variants, (AVE2 + 2 x 2 x 2 regressions) x 2 corrections x 2 variants
 TINY_TRIPLES = 4 + (1 + 8) * 2 * 2
 
@@ -127,7 +128,7 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert set(reproduction["paper"]) == papers
     reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
     assert set(reproduction["row"]) == {"KTH-SP2", "UniLu-Gaia"}
-    assert set(reproduction["table"]) == {"Table 2", "Table 3"}
+    assert set(reproduction["table"]) == {"Table 2", "Table 3"} | ARTIFACT_TABLES
     compared = reproduction[reproduction["table"] == "Table 2"].dropna(subset=["ours"])
     assert set(compared["column"]) == {"LPF (ours: SPF)", "SQF (ours: LQF)", "LAF (ours: SAF)"}
     assert "label" in (results / "reproduction.md").read_text().lower()
@@ -159,6 +160,65 @@ def test_bandit_study_outputs(tiny_run):
     table3 = reproduction[reproduction["table"] == "Table 3"]
     assert set(table3["column"]) == {"Full week", "eps-greedy day", "Full week (artifact variant)"}
     assert "Table 3" in (results / "reproduction.md").read_text()
+
+
+def test_artifact_configuration_rows_beside_the_default_ones(tiny_run):
+    results = tiny_run / "results"
+    artifact = results / "artifact"
+    for trace in TINY["traces"]:
+        runs = pd.read_parquet(artifact / "summary" / f"{trace}.runs.parquet")
+        assert (
+            set(runs["variant"]) == {0, 1} and set(runs["threshold"]) == {200000} and set(runs["backfill"]) == {"LQF"}
+        )
+        variants = read_provenance(artifact / "variants" / f"{trace}.parquet")
+        assert variants["weeks"] == 6 and variants["variants"] == 2
+        strategies = pd.read_csv(artifact / "summary" / f"{trace}.bandit.csv")
+        assert strategies["order"].tolist() == ["Full-W", "eps-D"] and set(strategies["backfill"]) == {"LQF"}
+    reproduction = pd.read_csv(results / "reproduction.csv")
+    reproduction = reproduction[reproduction["paper"] == "bandit-2017"]
+    rows = {table: block.dropna(subset=["ours"]) for table, block in reproduction.groupby("table")}
+    table2, table2_artifact = rows["Table 2"], rows["Table 2 (artifact configuration)"]
+    assert set(table2_artifact["row"]) == {"KTH-SP2", "UniLu-Gaia"}
+    # like with like: the same published cells, each from its own configuration's runs
+    keys = ["row", "column", "published"]
+    assert table2_artifact[keys].values.tolist() == table2[keys].values.tolist()
+    assert (table2_artifact["ours"].values != table2["ours"].values).all()
+    assert set(rows["Table 3 (artifact configuration)"]["column"]) == {"Full week", "eps-greedy day"}
+    text = (results / "reproduction.md").read_text()
+    headings = [line for line in text.splitlines() if line.startswith("## Bandit policy selection")]
+    assert [heading.split(":")[0] for heading in headings] == [
+        "## Bandit policy selection (2017), Table 2",
+        "## Bandit policy selection (2017), Table 3",
+        "## Bandit policy selection (2017), Table 2 (artifact configuration)",
+        "## Bandit policy selection (2017), Table 3 (artifact configuration)",
+    ]
+    assert "Differences of these rows with it: threshold 144000 s (artifact: 200000 s)" in text
+    assert "2 variants of 6 weeks (artifact: 60 of 104 weeks)" in text
+
+
+def test_artifact_configuration_is_planned_beside_the_campaign(tmp_path):
+    done = run_snakemake(tmp_path, {}, "--dry-run", "--printshellcmds", "--config", "only=[KTH-SP2]", base=CAMPAIGN)
+    output = done.stdout
+    # 60 variants of 104 weeks: 6 sweep jobs of 10 variants and 12 learner jobs of 5
+    assert "--variants 60 --base-seed 0 --method user-weeks --weeks 104" in output
+    assert len(set(re.findall(r"results/artifact/sweep/KTH-SP2/(\d+)\.runs\.parquet", output))) == 6
+    assert len(set(re.findall(r"results/artifact/bandit/KTH-SP2/(\d+)\.runs\.parquet", output))) == 12
+    assert "--thresholds 200000 --backfills LQF" in output
+    assert "--threshold 200000 --backfill LQF --weeks 104 --configuration artifact" in output
+    report = re.search(r"simcore report .*--workloads-csv results/tables/.*", output).group(0)  # the campaign's
+    sections = re.search(r"--sections (.*?) --section-rows", report).group(1).split()
+    assert sections[:5] == [
+        "results/fixed_policy/report.md",
+        "results/bandit/report.md",
+        "results/artifact/fixed_policy/report.md",
+        "results/artifact/bandit/report.md",
+        "results/prediction/report.md",
+    ]
+    # the target alone: the artifact root's jobs and the trace they need, nothing of the campaign's
+    done = run_snakemake(tmp_path, {}, "bandit_artifact", "--dry-run", "--printshellcmds", base=CAMPAIGN)
+    roots = set(re.findall(r"wildcards: root=([\w/]+)", done.stdout))
+    assert roots == {"results/artifact"}
+    assert "results/sweep/" not in done.stdout and "results/prediction/" not in done.stdout
 
 
 def test_prediction_study_outputs(tiny_run):
@@ -476,6 +536,15 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     )
     done = rejected(tmp_path, {"reproduction": {"backfill": "SPF"}})
     assert done.returncode != 0 and "reproduction.backfill is 'SPF'" in done.stdout + done.stderr
+    # the artifact configuration: validated by the schema, its compared setting one it runs
+    done = rejected(tmp_path, {"bandit_artifact": {"variants": 0}})
+    assert done.returncode != 0 and "bandit_artifact" in done.stdout + done.stderr
+    done = rejected(tmp_path, {"bandit_artifact": {"reproduction": {"threshold": 200000, "backfill": "queue"}}})
+    assert done.returncode != 0
+    assert (
+        "bandit_artifact.reproduction.backfill is 'queue', which bandit_artifact.fixed_policy.backfills "
+        "['LQF'] does not run"
+    ) in done.stdout + done.stderr
 
 
 def test_nested_command_line_overrides_are_typed(tmp_path):

@@ -22,9 +22,9 @@ rule learn_strategies:
         select=lambda wildcards: "{}:{}".format(
             *chunks(wildcards.root, "bandit")[int(wildcards.chunk)]
         ),
-        strategies=strategies_json(),
-        base=bandit_base_json(),
-        seed=config["bandit"].get("seed", 0),
+        strategies=lambda wildcards: strategies_json(wildcards.root),
+        base=lambda wildcards: bandit_base_json(wildcards.root),
+        seed=lambda wildcards: bandit(wildcards.root).get("seed", 0),
     shell:
         "simcore learn {input} --trace {wildcards.trace} --select {params.select} "
         "--strategies '{params.strategies}' --base '{params.base}' --seed {params.seed} "
@@ -52,7 +52,7 @@ rule aggregate_learners:
     resources:
         mem_mb=4000,
     params:
-        strategies=" ".join(config["bandit"]["strategies"]),
+        strategies=lambda wildcards: " ".join(bandit(wildcards.root)["strategies"]),
     shell:
         "simcore aggregate-learners --runs {input.runs} --weekly {input.weekly} --choices {input.choices} "
         "--strategies {params.strategies} --summary {output.summary} --curves {output.curves} "
@@ -70,7 +70,7 @@ rule plot_learners:
             report(
                 "{root}/plots/{trace}.strategies.png",
                 caption="../report/bandit_strategies.rst",
-                category=REPORT_CATEGORIES["bandit"],
+                category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "strategies against EASY-FCFS (figure)"},
             ),
@@ -80,7 +80,7 @@ rule plot_learners:
             report(
                 "{root}/plots/{trace}.regret.png",
                 caption="../report/bandit_regret.rst",
-                category=REPORT_CATEGORIES["bandit"],
+                category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "regret against the best fixed order (figure)"},
             ),
@@ -90,7 +90,7 @@ rule plot_learners:
             report(
                 "{root}/plots/{trace}.choices.png",
                 caption="../report/bandit_choices.rst",
-                category=REPORT_CATEGORIES["bandit"],
+                category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "orders chosen over time (figure)"},
             ),
@@ -105,7 +105,7 @@ rule plot_learners:
     resources:
         mem_mb=2000,
     params:
-        strategies=" ".join(config["bandit"]["strategies"]),
+        strategies=lambda wildcards: " ".join(bandit(wildcards.root)["strategies"]),
     shell:
         "simcore plot-learners --trace {wildcards.trace} --curves {input.curves} "
         "--regret-curves {input.regret_curves} --shares {input.shares} --strategies {params.strategies} "
@@ -123,7 +123,7 @@ rule bandit_tables:
         table_csv=report(
             "{root}/tables/bandit.csv",
             caption="../report/bandit_table.rst",
-            category=REPORT_CATEGORIES["bandit"],
+            category=report_category("bandit"),
             subcategory=ALL_TRACES,
             labels={"result": "strategies against EASY-FCFS, every trace (Table 3)"},
         ),
@@ -138,6 +138,9 @@ rule bandit_tables:
         "../envs/simcore.yaml"
     resources:
         mem_mb=1000,
+    params:
+        configuration=lambda wildcards: table_configuration(wildcards.root),
     shell:
-        "simcore bandit-tables {input} --table-csv {output.table_csv} --table-md {output.table_md} "
+        "simcore bandit-tables {input} --configuration {params.configuration} "
+        "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--section {output.section} --rows {output.rows} > {log} 2>&1"

@@ -70,8 +70,27 @@ REPORT_CATEGORIES = {
 }
 ALL_TRACES = "All traces"
 
-# Each study writes below its own root: the campaign in results/, the demo in results/demo/.
-STUDY_ROOTS = {"campaign": "results", "demo": "results/demo"}
+
+def report_category(name):
+    """The HTML report's category of a study's outputs, the artifact configuration's
+    told apart from the campaign's (a function of the output's root)."""
+
+    def category(wildcards):
+        if study_of(wildcards.root) == "artifact":
+            return f"{REPORT_CATEGORIES[name]}, artifact configuration"
+        return REPORT_CATEGORIES[name]
+
+    return category
+
+# Each study writes below its own root: the campaign in results/, the demo in results/demo/,
+# the bandit paper's Tables 2 and 3 in its artifact's configuration in results/artifact/.
+STUDY_ROOTS = {
+    "campaign": "results",
+    "demo": "results/demo",
+    "artifact": "results/artifact",
+}
+# The studies of the artifact configuration (config section `bandit_artifact`).
+ARTIFACT_STUDIES = ("fixed_policy", "bandit")
 
 
 def _alternatives(names):
@@ -121,7 +140,8 @@ def study_traces(chosen, study):
 
 
 def _declared_settings(root):
-    """The campaign's settings, with the demo's overrides for results/demo."""
+    """The campaign's settings, with the demo's overrides for results/demo and the
+    artifact configuration's (`bandit_artifact`) for results/artifact."""
     chosen = {
         key: config[key]
         for key in (
@@ -129,10 +149,21 @@ def _declared_settings(root):
             "variants",
             "resample",
             "fixed_policy",
+            "bandit",
+            "reproduction",
             "learned_policies",
         )
         + TRACE_STUDIES
     }
+    if study_of(root) == "artifact":
+        artifact = config["bandit_artifact"]
+        chosen.update(
+            variants=artifact["variants"],
+            resample=artifact["resample"],
+            reproduction=artifact["reproduction"],
+            fixed_policy={**chosen["fixed_policy"], **artifact["fixed_policy"]},
+            bandit={**chosen["bandit"], **artifact["bandit"]},
+        )
     if study_of(root) == "demo":
         demo = dict(config["demo"])
         chosen.update(
@@ -153,28 +184,34 @@ def _declared_settings(root):
         raise ValueError(
             f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}"
         )
-    _check_reproduction(chosen["fixed_policy"], root)
+    _check_reproduction(chosen, root)
     return chosen
 
 
-def _check_reproduction(fixed_policy, root):
+def _check_reproduction(chosen, root):
     """The setting compared with the bandit paper's Table 2 must be one the sweep runs,
     or the table would be missing from the report."""
-    where = "demo.fixed_policy" if study_of(root) == "demo" else "fixed_policy"
+    compared, swept = {
+        "demo": ("reproduction", "demo.fixed_policy"),
+        "artifact": ("bandit_artifact.reproduction", "bandit_artifact.fixed_policy"),
+    }.get(study_of(root), ("reproduction", "fixed_policy"))
     for key, runs_of in (("threshold", "thresholds"), ("backfill", "backfills")):
-        wanted = config["reproduction"][key]
-        if wanted not in fixed_policy[runs_of]:
+        wanted = chosen["reproduction"][key]
+        if wanted not in chosen["fixed_policy"][runs_of]:
             raise ValueError(
-                f"config: reproduction.{key} is {wanted!r}, which {where}.{runs_of} "
-                f"{fixed_policy[runs_of]} does not run; add it there or choose one of them"
+                f"config: {compared}.{key} is {wanted!r}, which {swept}.{runs_of} "
+                f"{chosen['fixed_policy'][runs_of]} does not run; add it there or choose one of them"
             )
 
 
-def _restricted(chosen):
+def _restricted(chosen, root):
     """The settings with every study restricted to `only`: the traces each study
     declares (`declared`), the studies left (`studies`: study -> its traces),
     the ones skipped (`skipped`: study -> why) and what else changes (`notes`)."""
-    declared = {study: study_traces(chosen, study) for study in STUDIES}
+    declared = {
+        study: study_traces(chosen, study)
+        for study in (ARTIFACT_STUDIES if study_of(root) == "artifact" else STUDIES)
+    }
     chosen = dict(chosen, declared=declared, skipped={}, notes=[])
     if ONLY is not None:
 
@@ -217,9 +254,10 @@ _SETTINGS = {}
 
 def settings(root):
     """The settings of a study root: the campaign's (results), with the demo's
-    overrides (results/demo), every study restricted to `only`."""
+    overrides (results/demo) or the artifact configuration's (results/artifact), every
+    study restricted to `only`."""
     if root not in _SETTINGS:
-        _SETTINGS[root] = _restricted(_declared_settings(root))
+        _SETTINGS[root] = _restricted(_declared_settings(root), root)
     return _SETTINGS[root]
 
 
@@ -235,6 +273,8 @@ def announce(root):
     """Say once, when the DAG is planned, what `only` leaves of the studies."""
     if ONLY is None or root in _ANNOUNCED or not workflow.is_main_process:
         return
+    if study_of(root) == "artifact" and STUDY_ROOTS["campaign"] in _ANNOUNCED:
+        return  # its studies run on the campaign's `traces`, already announced
     _ANNOUNCED.add(root)
     chosen = settings(root)
     lines = [
@@ -257,7 +297,7 @@ def chunks(root, study="fixed_policy"):
     variants = chosen["variants"]
     if study == "bandit":
         size = chosen.get(
-            "bandit_variants_per_job", config["bandit"]["variants_per_job"]
+            "bandit_variants_per_job", chosen["bandit"]["variants_per_job"]
         )
     elif study in TRACE_STUDIES:
         size = chosen[study]["variants_per_job"]
@@ -293,12 +333,21 @@ def sweep_outputs(kind, study="fixed_policy"):
     return outputs
 
 
-def strategies_json():
-    return json.dumps(config["bandit"]["strategies"], sort_keys=True)
+def bandit(root):
+    return settings(root)["bandit"]
 
 
-def bandit_base_json():
-    return json.dumps(config["bandit"]["base"], sort_keys=True)
+def strategies_json(root):
+    return json.dumps(bandit(root)["strategies"], sort_keys=True)
+
+
+def bandit_base_json(root):
+    return json.dumps(bandit(root)["base"], sort_keys=True)
+
+
+def table_configuration(root):
+    """How the fixed-policy and bandit tables label their reproduction rows."""
+    return "artifact" if study_of(root) == "artifact" else "default"
 
 
 def trace_plots(root, trace):
@@ -362,6 +411,19 @@ def root_traces(root):
 def report_sections(root):
     """The studies whose section the reproduction report appends (those that run)."""
     return [study for study in STUDIES if runs(root, study)]
+
+
+def report_parts(root, name):
+    """The files `name` (report.md, reproduction.csv) of the sections the reproduction
+    report of `root` assembles; the campaign's has the artifact configuration's beside
+    its own bandit-paper sections."""
+    parts = []
+    for study in report_sections(root):
+        parts.append(f"{root}/{study}/{name}")
+        if study == "bandit" and study_of(root) == "campaign":
+            artifact = STUDY_ROOTS["artifact"]
+            parts += [f"{artifact}/{s}/{name}" for s in report_sections(artifact)]
+    return parts
 
 
 # -- the running-time prediction study (rules/prediction.smk) ------------------

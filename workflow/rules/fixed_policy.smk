@@ -89,7 +89,7 @@ rule plot_fixed_policies:
             report(
                 "{root}/plots/{trace}.cumulative_wait.png",
                 caption="../report/fixed_policy_cumulative_wait.rst",
-                category=REPORT_CATEGORIES["fixed_policy"],
+                category=report_category("fixed_policy"),
                 subcategory="{trace}",
                 labels={
                     "result": "cumulative waiting time against EASY-FCFS (figure)"
@@ -101,7 +101,7 @@ rule plot_fixed_policies:
             report(
                 "{root}/plots/{trace}.bsld.png",
                 caption="../report/fixed_policy_bsld.rst",
-                category=REPORT_CATEGORIES["fixed_policy"],
+                category=report_category("fixed_policy"),
                 subcategory="{trace}",
                 labels={"result": "AVEbsld per queue order (figure)"},
             ),
@@ -131,7 +131,7 @@ rule fixed_policy_tables:
         table_csv=report(
             "{root}/tables/fixed_policy.csv",
             caption="../report/fixed_policy_table.rst",
-            category=REPORT_CATEGORIES["fixed_policy"],
+            category=report_category("fixed_policy"),
             subcategory=ALL_TRACES,
             labels={
                 "result": "fixed policies against EASY-FCFS, every trace (Table 2)"
@@ -149,13 +149,17 @@ rule fixed_policy_tables:
     resources:
         mem_mb=1000,
     params:
-        threshold=(
+        threshold=lambda wildcards: (
             "none"
-            if config["reproduction"]["threshold"] is None
-            else config["reproduction"]["threshold"]
+            if settings(wildcards.root)["reproduction"]["threshold"] is None
+            else settings(wildcards.root)["reproduction"]["threshold"]
         ),
-        backfill=config["reproduction"]["backfill"],
+        backfill=lambda wildcards: settings(wildcards.root)["reproduction"]["backfill"],
+        weeks=lambda wildcards: settings(wildcards.root)["resample"].get("weeks")
+        or "interior",
+        configuration=lambda wildcards: table_configuration(wildcards.root),
     shell:
         "simcore fixed-policy-tables {input} --threshold {params.threshold} --backfill {params.backfill} "
+        "--weeks {params.weeks} --configuration {params.configuration} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--section {output.section} --rows {output.rows} > {log} 2>&1"

@@ -6,16 +6,8 @@ rule report:
         workloads=lambda wildcards: expand(
             "results/traces/{trace}.parquet", trace=settings(wildcards.root)["traces"]
         ),
-        sections=lambda wildcards: expand(
-            "{root}/{study}/report.md",
-            root=wildcards.root,
-            study=report_sections(wildcards.root),
-        ),
-        section_rows=lambda wildcards: expand(
-            "{root}/{study}/reproduction.csv",
-            root=wildcards.root,
-            study=report_sections(wildcards.root),
-        ),
+        sections=lambda wildcards: report_parts(wildcards.root, "report.md"),
+        section_rows=lambda wildcards: report_parts(wildcards.root, "reproduction.csv"),
     output:
         workloads_csv="{root}/tables/workloads.csv",
         workloads_md="{root}/tables/workloads.md",
@@ -23,7 +15,7 @@ rule report:
         reproduction_md=report(
             "{root}/reproduction.md",
             caption="../report/reproduction.rst",
-            category=REPORT_CATEGORIES["reproduction"],
+            category=report_category("reproduction"),
             labels={"result": "published values next to ours, every study"},
         ),
     log:
@@ -52,7 +44,7 @@ rule cost:
         md=report(
             "{root}/cost.md",
             caption="../report/cost.rst",
-            category=REPORT_CATEGORIES["cost"],
+            category=report_category("cost"),
             labels={"result": "CPU and wall time per study and trace"},
         ),
     log:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
-from simcore.studies.bandit.report import reproduction_section, strategies_markdown, table3_rows
+from simcore.studies.bandit.report import TABLE3, reproduction_section, strategies_markdown, table3_rows
 from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
@@ -71,6 +71,12 @@ def add_commands(commands) -> None:
         "bandit-tables", help="the strategies table of every trace and its reproduction section"
     )
     tables.add_argument("tables", nargs="*", metavar="TRACE.bandit.csv")
+    tables.add_argument(
+        "--configuration",
+        choices=sorted(TABLE3),
+        default="default",
+        help="the configuration the runs are in: labels the reproduction rows (artifact: the published artifact's)",
+    )
     tables.add_argument("--table-csv", required=True)
     tables.add_argument("--table-md", required=True)
     tables.add_argument("--section", required=True, metavar="SECTION.md", help="its reproduction-report section")
@@ -138,9 +144,9 @@ def run_tables(args) -> int:
     )
     write_csv(strategies, args.table_csv)
     write_text(args.table_md, strategies_markdown(strategies))
-    rows = table3_rows(strategies)
+    rows = table3_rows(strategies, args.configuration)
     write_csv(rows, args.rows)
-    write_text(args.section, reproduction_section(rows))
+    write_text(args.section, reproduction_section(rows, args.configuration))
     print(f"{args.table_md}: {len(rows)} published values compared")
     return 0
 

@@ -6,7 +6,7 @@ import pandas as pd
 
 from simcore.engine.simulation import BACKFILLS, BANDIT_ORDERS, NAMED_ORDERS
 from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
-from simcore.studies.fixed_policy.report import fixed_policy_markdown, reproduction_section, table2_rows
+from simcore.studies.fixed_policy.report import TABLE2, fixed_policy_markdown, reproduction_section, table2_rows
 from simcore.studies.fixed_policy.study import sweep_variant
 from simcore.workloads.commands import optional_threshold
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
@@ -64,6 +64,19 @@ def add_commands(commands) -> None:
         help="the runs compared with published numbers",
     )
     tables.add_argument("--backfill", choices=BACKFILLS, default="queue")
+    tables.add_argument(
+        "--weeks",
+        type=lambda value: None if value == "interior" else int(value),
+        default=None,
+        metavar="WEEKS|interior",
+        help="length of the variants, for the report's configuration text",
+    )
+    tables.add_argument(
+        "--configuration",
+        choices=sorted(TABLE2),
+        default="default",
+        help="the configuration the runs are in: labels the reproduction rows (artifact: the published artifact's)",
+    )
     tables.add_argument("--table-csv", required=True)
     tables.add_argument("--table-md", required=True)
     tables.add_argument("--section", required=True, metavar="SECTION.md", help="its reproduction-report section")
@@ -116,9 +129,11 @@ def run_tables(args) -> int:
     table = pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
     write_csv(table, args.table_csv)
     write_text(args.table_md, fixed_policy_markdown(table))
-    rows = table2_rows(table, args.threshold, args.backfill)
+    rows = table2_rows(table, args.threshold, args.backfill, args.configuration)
     write_csv(rows, args.rows)
-    write_text(args.section, reproduction_section(rows, args.threshold, args.backfill))
+    variants = int(table["variants"].max())
+    section = reproduction_section(rows, args.threshold, args.backfill, variants, args.weeks, args.configuration)
+    write_text(args.section, section)
     print(f"{args.table_md}: {len(table)} configurations, {len(rows)} published values compared")
     return 0
 
