@@ -7,7 +7,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from simcore.config import type_overrides
+from simcore.workloads.config_overrides import type_overrides
 
 min_version("8.0")
 

@@ -1,4 +1,4 @@
-"""Nested `--config` overrides are typed by the workflow's schema (simcore.config)."""
+"""Nested `--config` overrides are typed by the workflow's schema (simcore.workloads.config_overrides)."""
 
 from pathlib import Path
 
@@ -7,7 +7,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from simcore.config import type_overrides
+from simcore.workloads.config_overrides import type_overrides
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
