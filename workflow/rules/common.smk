@@ -82,6 +82,7 @@ def report_category(name):
 
     return category
 
+
 # Each study writes below its own root: the campaign in results/, the demo in results/demo/,
 # the bandit paper's Tables 2 and 3 in its artifact's configuration in results/artifact/.
 STUDY_ROOTS = {
