@@ -1,9 +1,13 @@
 """Shared fixtures: the local PWA mirror (../shared/pwa) and small SWF files."""
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+
+import simcore
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -59,3 +63,18 @@ def write_swf(tmp_path):
         return path
 
     return write
+
+
+def assert_fuzz_run_is_clean(script: str, seed: int, cwd) -> None:
+    """Run a fuzz `script` (seed as its argument) in a subprocess importing the simcore under test,
+    whichever checkout that is: a crash or a hang there is a failure here, and the script must
+    end by reporting "clean errors" (only Python exceptions came out)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(simcore.__file__).resolve().parents[1])}
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(seed)], capture_output=True, text=True, timeout=120, cwd=cwd, env=env
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"seed {seed}: the fuzz run hung (an event loop that never ends)")
+    assert done.returncode == 0, f"seed {seed}: exit status {done.returncode}\n{done.stderr[-3000:]}"
+    assert "clean errors" in done.stdout

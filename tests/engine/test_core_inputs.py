@@ -2,15 +2,12 @@
 with dataclasses.replace) and out-of-range codes are clear errors, the core's job arrays are its own
 copies, and no malformed input crashes the interpreter (a fuzz test in a subprocess)."""
 
-import os
-import subprocess
-import sys
 import textwrap
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_fuzz_run_is_clean
 
 import simcore
 from simcore.engine import _core
@@ -283,19 +280,9 @@ FUZZ = textwrap.dedent(
     """
 )
 
-# the subprocess imports the simcore under test, whichever checkout that is
-ENV = {**os.environ, "PYTHONPATH": str(Path(simcore.__file__).resolve().parents[1])}
-
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_malformed_workloads_never_crash_the_interpreter(seed, tmp_path):
     """Random malformed workloads through the Python API, in a subprocess: a crash or a
     hang there is a failure here, and only clean Python errors may come out."""
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", FUZZ, str(seed)], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=ENV
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"seed {seed}: the fuzz run hung (an event loop that never ends)")
-    assert done.returncode == 0, f"seed {seed}: exit status {done.returncode}\n{done.stderr[-3000:]}"
-    assert "clean errors" in done.stdout
+    assert_fuzz_run_is_clean(FUZZ, seed, tmp_path)

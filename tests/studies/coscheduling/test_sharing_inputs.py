@@ -2,17 +2,13 @@
 are clear errors, its job arrays are its own copies, and no malformed input crashes the interpreter
 (a fuzz test in a subprocess)."""
 
-import os
-import subprocess
-import sys
 import textwrap
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import assert_fuzz_run_is_clean
 
-import simcore
 from simcore.engine.workload import Workload, WorkloadError
 from simcore.studies.coscheduling.sharing import (
     MAX_LEVELS,
@@ -179,22 +175,12 @@ FUZZ = textwrap.dedent(
     """
 )
 
-# the subprocess imports the simcore under test, whichever checkout that is
-ENV = {**os.environ, "PYTHONPATH": str(Path(simcore.__file__).resolve().parents[1])}
-
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_malformed_workloads_never_crash_the_interpreter(seed, tmp_path):
     """Random malformed workloads through simulate_sharing, in a subprocess: a crash or a hang there
     is a failure here, and only clean Python errors may come out."""
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", FUZZ, str(seed)], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=ENV
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"seed {seed}: the fuzz run hung (an event loop that never ends)")
-    assert done.returncode == 0, f"seed {seed}: exit status {done.returncode}\n{done.stderr[-3000:]}"
-    assert "clean errors" in done.stdout
+    assert_fuzz_run_is_clean(FUZZ, seed, tmp_path)
 
 
 def test_what_only_the_kernel_checks_is_a_sharing_input_error():
