@@ -19,7 +19,12 @@ from libc.stdlib cimport free, malloc, qsort
 from cython.parallel cimport prange
 
 from simcore.engine._jobs cimport JobArrays
-from simcore.engine._orders cimport FUNCTION_PARAMS, key_fn_t, order_entry
+from simcore.engine._classes cimport (
+    Classes, classes_add, classes_clear, classes_free, classes_init, classes_remove,
+)
+from simcore.engine._orders cimport (
+    CLASS_RANK_OLDEST_FIRST, CLASS_RANK_UNKNOWN, FUNCTION_PARAMS, key_fn_t, order_entry,
+)
 from simcore.engine._sorted cimport (
     Entry, Heap, compare_entries, entry_less, heap_pop, heap_push, sorted_insert,
     sorted_remove,
@@ -71,6 +76,7 @@ cdef struct WaitList:
     int order
     key_fn_t key
     bint dynamic
+    int class_rank
     double sorted_at
 
 
@@ -81,6 +87,15 @@ cdef struct WaitList:
 # time without a pass reorders it at random, which qsort sorts faster.
 cdef enum:
     INSERTION_MOVES_PER_ENTRY = 8
+
+
+# Waiting jobs per class (in the mean) from which a pass without backfilling
+# walks a dynamic order's classes (_pass_by_class) rather than re-sorting its
+# list: a class costs about twice what a job costs in the re-sort (a heap
+# entry, jobs in no memory order; benchmarks/bench_dynamic_orders.py), and the
+# classes are kept up to date either way.
+cdef enum:
+    CLASS_WALK_JOBS_PER_CLASS = 2
 
 
 # Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
@@ -269,7 +284,7 @@ cdef class Simulation:
     cdef Entry* running             # sorted by (estimated end, position)
     cdef Py_ssize_t n_running
     cdef Heap completions, expiries
-    cdef readonly long long passes
+    cdef readonly long long passes, passes_by_class
     # job selection (the agent picks the head, simcore.envs): the chosen head
     # (-1: none), whether this instant has a pass (a processor was free after
     # its events, as _pass needs), whether the head's backfilling ran in it,
@@ -278,6 +293,11 @@ cdef class Simulation:
     cdef bint pass_open, head_passed
     cdef Py_ssize_t n_waiting
     cdef bint in_step       # marked while step_selection checks its list
+    # the waiting jobs by class (_classes.pxd), kept from the first pass that
+    # walks them (a dynamic queue order that ranks classes, no backfilling)
+    cdef Classes classes
+    cdef bint by_class
+    cdef Heap class_firsts      # one pass's candidates, one per class
 
     def __cinit__(self, Jobs jobs not None, int order, threshold, int backfill,
                   Predictor predictor not None, int correction, function=None,
@@ -348,7 +368,8 @@ cdef class Simulation:
         self.predictor = predictor
         predictor.owner = <size_t> <void*> self
         self.lists[0].order = 0
-        order_entry(0, &self.lists[0].key, &self.lists[0].dynamic)    # FCFS
+        order_entry(0, &self.lists[0].key, &self.lists[0].dynamic,    # FCFS
+                    &self.lists[0].class_rank)
         self._configure_lists()
 
     def __dealloc__(self):
@@ -358,6 +379,8 @@ cdef class Simulation:
         free(self.expiries.items)
         for k in range(3):
             free(self.lists[k].items)
+        classes_free(&self.classes)
+        free(self.class_firsts.items)
 
     # -- waiting lists -------------------------------------------------------
 
@@ -368,7 +391,8 @@ cdef class Simulation:
             if self.lists[k].order == order:
                 return k
         k = self.n_lists
-        order_entry(order, &self.lists[k].key, &self.lists[k].dynamic)
+        order_entry(order, &self.lists[k].key, &self.lists[k].dynamic,
+                    &self.lists[k].class_rank)
         self.n_lists += 1
         self.lists[k].order = order
         self.lists[k].size = 0
@@ -422,8 +446,9 @@ cdef class Simulation:
         self.head = -1
         self.pass_open = self.head_passed = False
         self.n_waiting = 0
-        self.passes = 0
+        self.passes = self.passes_by_class = 0
         self.n_running = 0
+        self.by_class = False
         self.completions.size = 0
         self.expiries.size = 0
         for j in range(self.n):
@@ -561,6 +586,8 @@ cdef class Simulation:
             heap_push(&self.expiries, self.estimated_end[j], j)
         for k in range(self.n_lists):
             self.lists[k].dead += 1
+        if self.by_class:
+            classes_remove(&self.classes, j, self.jobs.submit)
 
     cdef void _complete(self, Py_ssize_t j, double t) noexcept nogil:
         self.state[j] = DONE
@@ -603,6 +630,9 @@ cdef class Simulation:
         self.state[j] = WAITING
         self.n_waiting += 1
         self._enqueue(j, t)
+        if self.by_class and not classes_add(&self.classes, j, e, self.jobs.procs[j],
+                                             self.jobs.submit):
+            self.by_class = False       # out of memory: back to re-sorting
 
     # -- one scheduling pass (SEMANTICS §4) ----------------------------------
 
@@ -614,6 +644,13 @@ cdef class Simulation:
         if self.free_procs == 0:
             return      # nothing can start: every job needs a processor
         self.passes += 1
+        if (self.backfill == BACKFILL_NONE_CODE
+                and self.lists[self.queue_list].class_rank != CLASS_RANK_UNKNOWN
+                and self._walk_classes()
+                and CLASS_WALK_JOBS_PER_CLASS * self.classes.n_active <= self.n_waiting):
+            self.passes_by_class += 1
+            self._pass_by_class(t, &self.lists[self.queue_list])
+            return
         self._prepare(&self.lists[0], t)
         self._prepare(&self.lists[self.queue_list], t)
         cursor.in_prefix = self.has_threshold
@@ -643,6 +680,77 @@ cdef class Simulation:
                 self._try_backfill(j, t, shadow, &extra)
         else:
             self._backfill_list(&self.lists[self.backfill_list], h, t, shadow, &extra)
+
+    cdef bint _walk_classes(self) noexcept nogil:
+        """Keep the waiting jobs by class from now on (True), unless memory is
+        short (False: the pass re-sorts its list)."""
+        cdef WaitList* fcfs = &self.lists[0]
+        cdef Py_ssize_t i, j
+        if self.by_class:
+            return True
+        if self.classes.of == NULL:
+            if not classes_init(&self.classes, self.n):
+                return False
+            self.class_firsts.items = <Entry*> malloc(self.n * sizeof(Entry))
+        if self.class_firsts.items == NULL:
+            return False
+        classes_clear(&self.classes)
+        for i in range(fcfs.size):      # by (submission, position): position order
+            j = fcfs.items[i].idx
+            if self.state[j] == WAITING and not classes_add(
+                    &self.classes, j, self.estimate[j], self.jobs.procs[j], self.jobs.submit):
+                return False
+        self.by_class = True
+        return True
+
+    cdef void _push_class_first(self, WaitList* wl, Py_ssize_t k, double t) noexcept nogil:
+        """Add class k's first job in wl's order at t to this pass's candidates."""
+        cdef Classes* c = &self.classes
+        cdef Py_ssize_t j, before
+        cdef double key
+        if wl.class_rank == CLASS_RANK_OLDEST_FIRST:
+            j = c.first[k]
+            key = self._key(wl.key, j, t)
+        else:
+            # newest first: the first job of the newest instant, or an older
+            # one whose key rounds to the same value (ties go to the position)
+            j = c.newest_first[k]
+            key = self._key(wl.key, j, t)
+            before = c.prev[j]
+            while before >= 0 and self._key(wl.key, before, t) == key:
+                j = before
+                before = c.prev[j]
+        heap_push(&self.class_firsts, key, j)
+
+    cdef void _pass_by_class(self, double t, WaitList* wl) noexcept nogil:
+        """Step 1 of a pass without backfilling, as _pass does it, for an order
+        that ranks classes: the jobs over the threshold in position order, then
+        the best of the classes' first jobs, while they fit."""
+        cdef WaitList* fcfs = &self.lists[0]
+        cdef Py_ssize_t i, j, k
+        self._prepare(fcfs, t)
+        if self.has_threshold:
+            for i in range(fcfs.size):
+                j = fcfs.items[i].idx
+                if self.state[j] != WAITING:
+                    continue
+                if not self._over_threshold(j, t):
+                    break       # the rest of the queue is under the threshold too
+                if self.jobs.procs[j] > self.free_procs:
+                    return
+                self._start(j, t, False)
+        self.class_firsts.size = 0
+        for k in range(self.classes.n_active):
+            self._push_class_first(wl, self.classes.active[k], t)
+        while self.class_firsts.size > 0:
+            j = self.class_firsts.items[0].idx
+            if self.jobs.procs[j] > self.free_procs:
+                return
+            heap_pop(&self.class_firsts)
+            k = self.classes.of[j]
+            self._start(j, t, False)
+            if self.classes.first[k] >= 0:
+                self._push_class_first(wl, k, t)
 
     cdef double _reserve(self, Py_ssize_t h, long long* extra) noexcept nogil:
         """The blocked head h's shadow time (returned, and kept as its first
@@ -878,13 +986,14 @@ cdef class Simulation:
         puts first now (its key at this instant; ties: the earlier position)."""
         cdef key_fn_t key_fn
         cdef bint dynamic
+        cdef int class_rank
         cdef Py_ssize_t i, best = -1
         cdef double key, best_key = INFINITY
         _check_order(order, "queue order")
         for i in range(jobs.shape[0]):
             if not 0 <= jobs[i] < self.n or self.state[jobs[i]] != WAITING:
                 raise ValueError(f"job {jobs[i]} is not waiting at t = {self.now}")
-        order_entry(order, &key_fn, &dynamic)
+        order_entry(order, &key_fn, &dynamic, &class_rank)
         for i in range(jobs.shape[0]):
             key = self._key(key_fn, jobs[i], self.now)
             if best < 0 or key < best_key:

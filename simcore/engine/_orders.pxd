@@ -14,13 +14,14 @@
 # own file, e.g. simcore/engine/_myorders.pyx:
 #
 #     # cython: language_level=3, cdivision=True
-#     from simcore.engine._orders cimport register_order
+#     from simcore.engine._orders cimport CLASS_RANK_OLDEST_FIRST, register_order
 #
 #     cdef double key_lwf(double t, double r, double e, double q,
 #                         const double* params) noexcept nogil:
 #         return -(t - r)             # longest waiting first (= FCFS)
 #
-#     register_order("LWF", key_lwf, True, "longest waiting first")
+#     register_order("LWF", key_lwf, True, "longest waiting first",
+#                    CLASS_RANK_OLDEST_FIRST)
 #
 # then one Extension line in setup.py, and `from simcore.engine import
 # _myorders` in simcore/engine/simulation.py before it reads ORDER_NAMES
@@ -37,8 +38,22 @@ cdef enum:
 ctypedef double (*key_fn_t)(double t, double r, double e, double q,
                             const double* params) noexcept nogil
 
-# Append an order to the registry; its code is its position.
-cdef int register_order(str name, key_fn_t key, bint dynamic, str meaning) except -1
+# What a dynamic order promises about the jobs of one class (equal estimate and
+# processors; _classes.pxd): at any instant its key never decreases
+# (OLDEST_FIRST) or never increases (NEWEST_FIRST) as the submission time r
+# grows, rounding included, so that a pass without backfilling may look at one
+# job per class. UNKNOWN promises nothing: the whole queue is re-sorted.
+# A wrong promise changes schedules; tests/engine/test_orders.py checks the
+# registered ones.
+cdef enum:
+    CLASS_RANK_NEWEST_FIRST = -1
+    CLASS_RANK_UNKNOWN = 0
+    CLASS_RANK_OLDEST_FIRST = 1
 
-# The key function and dynamic flag of order `code` (ValueError if unknown).
-cdef int order_entry(int code, key_fn_t* key, bint* dynamic) except -1
+# Append an order to the registry; its code is its position.
+cdef int register_order(str name, key_fn_t key, bint dynamic, str meaning,
+                        int class_rank=*) except -1
+
+# The key function, dynamic flag and class rank of order `code` (ValueError if
+# unknown).
+cdef int order_entry(int code, key_fn_t* key, bint* dynamic, int* class_rank) except -1

@@ -6,7 +6,9 @@ To add an order: write its key function below and add one register_order line
 at the end of this file (or see _orders.pxd for an order in its own file).
 Keys are ascending; ties go to the workload position, which is the (r_j, job
 id) order; a NaN key counts as +inf. A key that depends on t must be marked
-dynamic so that the queue is re-sorted at every pass. `params` is the
+dynamic so that the queue is re-sorted at every pass; it may also promise how
+it ranks the jobs of one class (equal estimate and processors, _orders.pxd),
+which spares passes without backfilling the re-sort. `params` is the
 simulation's priority function (FUNCTION_PARAMS doubles), read only by the
 parametric order FUNCTION.
 """
@@ -111,25 +113,33 @@ cdef enum:
 
 cdef key_fn_t ORDER_KEY[MAX_ORDERS]
 cdef bint ORDER_DYNAMIC[MAX_ORDERS]
+cdef int ORDER_CLASS_RANK[MAX_ORDERS]
 ORDER_NAMES = []
 ORDER_MEANINGS = {}
+ORDER_CLASS_RANKS = {}      # name: class rank (_orders.pxd), for the tests
 
 
-cdef int register_order(str name, key_fn_t key, bint dynamic, str meaning) except -1:
+cdef int register_order(str name, key_fn_t key, bint dynamic, str meaning,
+                        int class_rank=CLASS_RANK_UNKNOWN) except -1:
     cdef int code = len(ORDER_NAMES)
     assert code < MAX_ORDERS, "raise MAX_ORDERS to register more queue orders"
+    if not CLASS_RANK_NEWEST_FIRST <= class_rank <= CLASS_RANK_OLDEST_FIRST:
+        raise ValueError(f"order {name}: class rank {class_rank} is not -1, 0 or 1")
     ORDER_KEY[code] = key
     ORDER_DYNAMIC[code] = dynamic
+    ORDER_CLASS_RANK[code] = class_rank if dynamic else CLASS_RANK_UNKNOWN
     ORDER_NAMES.append(name)
     ORDER_MEANINGS[name] = meaning
+    ORDER_CLASS_RANKS[name] = ORDER_CLASS_RANK[code]
     return 0
 
 
-cdef int order_entry(int code, key_fn_t* key, bint* dynamic) except -1:
+cdef int order_entry(int code, key_fn_t* key, bint* dynamic, int* class_rank) except -1:
     if not 0 <= code < len(ORDER_NAMES):
         raise ValueError(f"unknown queue order code {code}")
     key[0] = ORDER_KEY[code]
     dynamic[0] = ORDER_DYNAMIC[code]
+    class_rank[0] = ORDER_CLASS_RANK[code]
     return 0
 
 
@@ -142,9 +152,9 @@ register_order("LPF", key_lpf, False,
 register_order("SQF", key_sqf, False, "smallest processor request first")
 register_order("LQF", key_lqf, False, "largest processor request first")
 register_order("SEXP", key_sexp, True,
-               "smallest expansion factor (w + e) / e first")
+               "smallest expansion factor (w + e) / e first", CLASS_RANK_NEWEST_FIRST)
 register_order("LEXP", key_lexp, True,
-               "largest expansion factor (w + e) / e first")
+               "largest expansion factor (w + e) / e first", CLASS_RANK_OLDEST_FIRST)
 register_order("SRF", key_srf, False, "smallest ratio e / q first")
 register_order("LRF", key_lrf, False, "largest ratio e / q first")
 register_order("SAF", key_saf, False, "smallest area e * q first")
@@ -152,9 +162,10 @@ register_order("LAF", key_laf, False, "largest area e * q first")
 # the bandit paper's 12 end here; the thesis's follow
 BANDIT_ORDER_COUNT = len(ORDER_NAMES)
 register_order("WFP3", key_wfp3, True,
-               "largest (w / e)^3 * q first (Tang et al.)")
+               "largest (w / e)^3 * q first (Tang et al.)", CLASS_RANK_OLDEST_FIRST)
 register_order("UNICEF", key_unicef, True,
-               "largest w / (log2(max(q, 2)) * e) first (Tang et al.)")
+               "largest w / (log2(max(q, 2)) * e) first (Tang et al.)",
+               CLASS_RANK_OLDEST_FIRST)
 register_order("FUNCTION", key_function, False,
                "smallest value of the simulation's priority function of e, q and r "
                "first")

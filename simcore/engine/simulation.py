@@ -157,7 +157,12 @@ class Simulation:
     def finish(self) -> SimulationResult:
         self.run_until(np.inf)
         return SimulationResult(
-            self.workload, dict(self.options), self._core.results(), self.kernel_seconds, int(self._core.passes)
+            self.workload,
+            dict(self.options),
+            self._core.results(),
+            self.kernel_seconds,
+            int(self._core.passes),
+            int(self._core.passes_by_class),
         )
 
 
@@ -228,6 +233,9 @@ class SimulationResult:
     jobs: dict  # per-job arrays from the core
     kernel_seconds: float
     passes: int
+    # of which chose the jobs to start among the classes' first jobs (a dynamic order without
+    # backfilling, simcore/engine/_classes.pxd) rather than in the re-sorted queue
+    passes_by_class: int
 
     @property
     def start(self) -> np.ndarray:

@@ -10,12 +10,21 @@ at the next, so that both paths run and ties must go to the earlier position
 whatever the previous order was. Breaking either shows here: ignoring the
 position in the insertion sort fails the SEXP cases, skipping the qsort
 fallback fails SEXP, LEXP and WFP3 cases.
+
+Without backfilling, a pass over a queue of few classes (equal estimate and
+processors) looks only at each class's first job in the order
+(simcore/engine/_classes.pxd): oldest first for LEXP, WFP3 and UNICEF, newest
+first for SEXP, whose ties across instants (keys that round to one value) go
+to the oldest job of the tie. The cases below check that such passes happen
+and agree with the reference, with thresholds, order switches, estimates and
+those rounding ties.
 Every comparison is exact.
 """
 
 import numpy as np
 import pytest
 from reference_sim import reference_simulate
+from strategies import run_with_switches
 
 import simcore
 
@@ -50,12 +59,14 @@ def long_queue(seed, jobs=400):
 def assert_same_schedule(wl, **options):
     submit, run, requested, procs, user, m = wl
     workload = simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
-    core = simcore.simulate(workload, **options).jobs
+    result = simcore.simulate(workload, **options)
+    core = result.jobs
     ref = reference_simulate(submit, run, requested, procs, user, m, **options)
     assert np.array_equal(core["start"], np.array(ref["start"], dtype=float)), options
     assert np.array_equal(core["backfilled"].astype(bool), np.array(ref["backfilled"], dtype=bool)), options
     reservation = np.array(ref["reservation"], dtype=float)
     assert np.array_equal(core["reservation"], reservation, equal_nan=True), options
+    return result
 
 
 def test_queues_are_long():
@@ -88,3 +99,62 @@ def test_dynamic_backfill_order_matches_reference(order, seed):
 def test_dynamic_order_with_threshold_and_clairvoyant_estimates(order):
     # estimates = runs: more distinct keys; the threshold takes old jobs out first
     assert_same_schedule(long_queue(7), order=order, backfill="queue", threshold=3600.0, estimate="clairvoyant")
+
+
+@pytest.mark.parametrize("order", DYNAMIC_ORDERS)
+def test_passes_without_backfilling_walk_the_classes(order):
+    # the long queues hold few classes (8 requests, a few sizes): once the queue is long
+    # (on the four seeds, from 12 % to 91 % of the passes) a pass walks them
+    for seed in SEEDS:
+        walked = assert_same_schedule(long_queue(seed), order=order, backfill="none")
+        assert walked.passes_by_class > walked.passes // 10, (seed, walked.passes_by_class, walked.passes)
+        resorted = assert_same_schedule(long_queue(seed), order=order, backfill="queue")
+        assert resorted.passes_by_class == 0
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("order", DYNAMIC_ORDERS)
+def test_class_walk_with_threshold_matches_reference(order, seed):
+    # jobs over the threshold start first in position order, then the classes' first jobs
+    result = assert_same_schedule(long_queue(seed), order=order, backfill="none", threshold=200.0)
+    assert result.passes_by_class > 0
+
+
+@pytest.mark.parametrize("order", DYNAMIC_ORDERS)
+def test_class_walk_with_estimates_matches_reference(order):
+    # clairvoyant estimates (a quarter, half or all of the request) make more classes
+    assert_same_schedule(long_queue(5), order=order, backfill="none", estimate="clairvoyant")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_class_walk_across_order_switches_matches_reference(seed):
+    # the classes are kept from the first walk on, through static orders and back
+    submit, run, requested, procs, user, m = long_queue(seed)
+    workload = simcore.Workload.from_arrays(submit, run, requested, procs, m, user=user)
+    names = ("SEXP", "FCFS", "LEXP", "SPF", "WFP3", "UNICEF", "SEXP")
+    span = max(submit)
+    switches = [(span * (i + 1) / (len(names) + 1), name) for i, name in enumerate(names[1:])]
+    opts = dict(order=names[0], backfill="none")
+    core = run_with_switches(workload, opts, switches)
+    ref = reference_simulate(submit, run, requested, procs, user, m, switches=switches, **opts)
+    assert np.array_equal(core["start"], np.array(ref["start"], dtype=float))
+
+
+@pytest.mark.parametrize("threshold", (None, 100.0))
+def test_sexp_ties_across_instants_go_to_the_oldest_job(threshold):
+    # a request of 2^50 s: (t - r) + e rounds to a multiple of 0.25 s, so jobs of
+    # one class submitted 0.1 s apart often have equal SEXP keys, and the oldest
+    # of a tie, not the newest, starts first
+    rng = np.random.Generator(np.random.PCG64(11))
+    jobs = 300
+    submit = np.round(np.cumsum(rng.choice((0.0, 0.1, 0.1, 0.2, 0.3), jobs)), 1).tolist()
+    requested = rng.choice((2.0**50, 2.0**50 + 4.0), jobs).tolist()
+    run = rng.choice((1.0, 2.0, 3.0), jobs).tolist()
+    procs = rng.choice((1, 2), jobs).tolist()
+    result = assert_same_schedule(
+        (submit, run, requested, procs, [0] * jobs, 2), order="SEXP", backfill="none", threshold=threshold
+    )
+    assert result.passes_by_class > 0
+    key = ((max(submit) - np.array(submit)) + np.array(requested)) / np.array(requested)
+    # the ties this case is about: fewer keys than instants, at the last submission
+    assert len(np.unique(key)) < 0.8 * len(np.unique(submit)), (len(np.unique(key)), len(np.unique(submit)))
