@@ -64,6 +64,15 @@ def reproduction_row(
     }
 
 
+def counted(size: float, sample: str) -> str:
+    """ "100 resampled variants", "1 resampled variant", "1 sequence of 15 days": the
+    sample's noun (the last word before " of " or " (") in the singular for one."""
+    if size != 1:
+        return f"{size:g} {sample}"
+    cut = min((at for at in (sample.find(" of "), sample.find(" (")) if at >= 0), default=len(sample))
+    return f"1 {sample[:cut].removesuffix('s')}{sample[cut:]}"
+
+
 def rests_on(rows: pd.DataFrame) -> list[str]:
     """Per table of one study's rows, a line saying what ours rest on, e.g.
     "Table 2 — ours rest on: KTH-SP2 (100 resampled variants).", and how many
@@ -71,7 +80,7 @@ def rests_on(rows: pd.DataFrame) -> list[str]:
     lines = []
     for table, block in rows.groupby("table", sort=False):
         bases = dict.fromkeys(
-            f"{trace} ({sample_size:g} {sample})" if pd.notna(sample_size) else f"{trace} ({sample})"
+            f"{trace} ({counted(sample_size, sample)})" if pd.notna(sample_size) else f"{trace} ({sample})"
             for trace, sample_size, sample in zip(block["trace"], block["sample_size"], block["sample"])
         )
         missing = int(block["ours"].isna().sum())

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import simcore
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, assemble, reproduction_row
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, assemble, counted, reproduction_row
 
 
 def row(**changes):
@@ -54,6 +54,21 @@ def test_assemble_says_per_table_what_ours_rest_on():
     assert "- Table 8 — ours rest on: KTH-SP2 (1 whole trace). 1 of 1 published values have no value of ours" in text
     with pytest.raises(ValueError, match="2 report sections but 1 tables of rows"):
         assemble(["a", "b"], [rows])
+
+
+@pytest.mark.parametrize(
+    "size, sample, expected",
+    [
+        (100, "resampled variants", "100 resampled variants"),
+        (1, "resampled variants", "1 resampled variant"),
+        (1, "trace pairs", "1 trace pair"),
+        (1, "sequences of 15 days", "1 sequence of 15 days"),
+        (1, "runs (seeds x job sets)", "1 run (seeds x job sets)"),
+        (2.5, "sequences of 15 days", "2.5 sequences of 15 days"),
+    ],
+)
+def test_a_sample_of_one_is_named_in_the_singular(size, sample, expected):
+    assert counted(size, sample) == expected
 
 
 def test_every_study_builds_its_rows_with_reproduction_row():
