@@ -15,7 +15,7 @@ from simcore.reporting.published import (
     PREDICTION_TABLE8,
     PREDICTION_TRACE_NAMES,
 )
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, counted, reproduction_row
 from simcore.studies.prediction.study import TABLE6_BASELINES
 
 PAPER = "prediction-sc15"
@@ -241,7 +241,7 @@ def prediction_markdown(tables: dict) -> str:
     if pearson["pearson"].notna().any():
         values = pearson["pearson"].dropna()
         lines += [
-            f"Pearson correlation of the triples' AVEbsld, over {len(values)} trace pairs: mean "
+            f"Pearson correlation of the triples' AVEbsld, over {counted(len(values), 'trace pairs')}: mean "
             f"{values.mean():.2f} (min {values.min():.2f}, max {values.max():.2f}); published: mean "
             f"{PREDICTION_CORRELATION[0]} (min {PREDICTION_CORRELATION[1]}, max {PREDICTION_CORRELATION[2]}).",
             "",
