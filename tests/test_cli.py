@@ -41,6 +41,16 @@ def test_simulate_prints_a_readable_summary(example):
     assert "AVEbsld" in done.stdout and "kernel" in done.stdout
 
 
+def test_order_names_are_accepted_in_any_case(example):
+    done = simcore_cli("simulate", example, "--policy", "spf", "--backfill", "Sqf", "--json")
+    assert done.returncode == 0, done.stderr
+    canonical = simcore_cli("simulate", example, "--policy", "SPF", "--backfill", "SQF", "--json")
+    summary, expected = json.loads(done.stdout), json.loads(canonical.stdout)
+    for timing in ("kernel_seconds", "read_seconds"):
+        summary.pop(timing), expected.pop(timing)
+    assert summary == expected and (summary["order"], summary["backfill"]) == ("SPF", "SQF")
+
+
 def test_simulate_json_and_parquet(example, tmp_path):
     out = tmp_path / "jobs.parquet"
     done = simcore_cli("simulate", example, "--backfill", "SPF", "--estimate", "clairvoyant", "--json", "--output", out)

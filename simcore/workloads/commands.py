@@ -44,6 +44,17 @@ def optional_threshold(text: str):
     return None if text.lower() == "none" else threshold(text)
 
 
+def any_case(names):
+    """argparse type for `choices=names`: a name in any case (spf: SPF); argparse rejects
+    what matches none."""
+    by_lower = {name.lower(): name for name in names}
+
+    def canonical(text: str) -> str:
+        return by_lower.get(text.lower(), text)
+
+    return canonical
+
+
 def positive_float(text: str) -> float:
     """argparse type: a number > 0."""
     value = float(text)
@@ -58,6 +69,7 @@ def add_commands(commands) -> None:
     sim.add_argument(
         "--policy",
         choices=NAMED_ORDERS + tuple(THESIS_FUNCTIONS),
+        type=any_case(NAMED_ORDERS + tuple(THESIS_FUNCTIONS)),
         default="FCFS",
         help="queue order, or one of the thesis's functions F1-F4 (default: FCFS)",
     )
@@ -67,6 +79,7 @@ def add_commands(commands) -> None:
     sim.add_argument(
         "--backfill",
         choices=BACKFILLS,
+        type=any_case(BACKFILLS),
         default="queue",
         metavar="none|queue|ORDER",
         help="backfill in queue order (default), not at all, or by an order (SPF = EASY-SJBF)",

@@ -27,15 +27,8 @@ from simcore.workloads.files import read_provenance
 
 pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("tiny_run")]
 
-SNAKEMAKE = [
-    sys.executable,
-    "-m",
-    "snakemake",
-    "--snakefile",
-    str(REPO / "Snakefile"),
-    "--workflow-profile",
-    str(REPO / "workflow" / "profiles" / "default"),
-]
+# as a user runs it: the default profile is found beside the Snakefile (profiles/default)
+SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
 
 
 def load_config(path: Path) -> dict:
@@ -475,17 +468,26 @@ def test_rerun_does_nothing_and_resampling_is_deterministic(tiny_run, tmp_path):
         assert (again / "results" / name).read_bytes() == (tiny_run / "results" / name).read_bytes(), name
 
 
+def interrupt(workdir: Path, config: dict, when: Path, how: signal.Signals):
+    """Start the workflow and send `how` to Snakemake and its jobs as soon as `when` exists."""
+    process = run_snakemake(workdir, config, start_new_session=True)
+    deadline = time.time() + 300
+    while not when.exists() and process.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    os.killpg(process.pid, how)
+    process.wait(timeout=300)
+
+
 def test_interrupted_run_resumes_to_identical_outputs(tiny_run, tmp_path):
     config = {**TINY, "only": ["KTH-SP2"]}  # every study on KTH-SP2 alone
     workdir = tmp_path / "interrupted"
-    process = run_snakemake(workdir, config, start_new_session=True)
-    deadline = time.time() + 300
-    first_chunk = workdir / "results" / "sweep" / "KTH-SP2" / "0.runs.parquet"
-    while not first_chunk.exists() and process.poll() is None and time.time() < deadline:
-        time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGKILL)  # Snakemake and its running jobs, mid-campaign
-    process.wait()
-    assert not (workdir / "results" / "reproduction.md").exists()
+    results = workdir / "results"
+    # Ctrl-C (SIGINT to the terminal's process group) mid-campaign; the same command again
+    # resumes (the default profile's rerun-incomplete), until a hard kill of everything
+    interrupt(workdir, config, results / "sweep" / "KTH-SP2" / "0.runs.parquet", signal.SIGINT)
+    assert not (results / "reproduction.md").exists()
+    interrupt(workdir, config, results / "summary" / "KTH-SP2.runs.parquet", signal.SIGKILL)
+    assert not (results / "reproduction.md").exists()
     run_snakemake(workdir, config, "--unlock")  # a hard kill leaves Snakemake's lock behind
     run_snakemake(workdir, config)
     expected = {
@@ -494,7 +496,7 @@ def test_interrupted_run_resumes_to_identical_outputs(tiny_run, tmp_path):
         # the prediction study's choice and the learned functions depend on the other traces
         if "KTH-SP2" in name and not name.startswith(("prediction/", "dynamic_scheduling/"))
     }
-    resumed = {name: digest for name, digest in digests(workdir / "results").items() if name in expected}
+    resumed = {name: digest for name, digest in digests(results).items() if name in expected}
     assert resumed == expected
 
 

@@ -8,7 +8,7 @@ from simcore.engine.simulation import BACKFILLS, BANDIT_ORDERS, NAMED_ORDERS
 from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
 from simcore.studies.fixed_policy.report import TABLE2, fixed_policy_markdown, reproduction_section, table2_rows
 from simcore.studies.fixed_policy.study import sweep_variant
-from simcore.workloads.commands import optional_threshold
+from simcore.workloads.commands import any_case, optional_threshold
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 
@@ -16,9 +16,13 @@ def add_commands(commands) -> None:
     sweep = commands.add_parser("sweep", help="fixed policies on a range of variants")
     sweep.add_argument("variants", metavar="VARIANTS.parquet")
     sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    sweep.add_argument("--orders", nargs="+", choices=NAMED_ORDERS, default=list(BANDIT_ORDERS))
+    sweep.add_argument(
+        "--orders", nargs="+", choices=NAMED_ORDERS, type=any_case(NAMED_ORDERS), default=list(BANDIT_ORDERS)
+    )
     sweep.add_argument("--thresholds", nargs="+", type=optional_threshold, default=[None], metavar="SECONDS|none")
-    sweep.add_argument("--backfills", nargs="+", choices=BACKFILLS, default=["queue"], metavar="BACKFILL")
+    sweep.add_argument(
+        "--backfills", nargs="+", choices=BACKFILLS, type=any_case(BACKFILLS), default=["queue"], metavar="BACKFILL"
+    )
     sweep.add_argument("--trace", required=True, help="trace name written into the rows")
     sweep.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per run")
     sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet", help="cumulative wait per week per run")
@@ -63,7 +67,7 @@ def add_commands(commands) -> None:
         metavar="SECONDS|none",
         help="the runs compared with published numbers",
     )
-    tables.add_argument("--backfill", choices=BACKFILLS, default="queue")
+    tables.add_argument("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue")
     tables.add_argument(
         "--weeks",
         type=lambda value: None if value == "interior" else int(value),

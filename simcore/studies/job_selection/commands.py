@@ -14,6 +14,7 @@ from simcore.studies.job_selection.study import (
     evaluate_orders,
     summary_table,
 )
+from simcore.workloads.commands import any_case
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 
@@ -21,7 +22,7 @@ def add_commands(commands) -> None:
     run = commands.add_parser("rl-baselines", help="the orders on RLScheduler-style episodes of one trace")
     run.add_argument("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)")
     run.add_argument("--trace", required=True, help="trace name written into the rows")
-    run.add_argument("--orders", nargs="+", choices=BASELINES, default=list(DEFAULT_ORDERS))
+    run.add_argument("--orders", nargs="+", choices=BASELINES, type=any_case(BASELINES), default=list(DEFAULT_ORDERS))
     run.add_argument("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})")
     run.add_argument("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})")
     run.add_argument("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})")

@@ -17,7 +17,7 @@ from simcore.studies.simple_policies.study import (
     threshold_for,
     weekly_curves,
 )
-from simcore.workloads.commands import positive_float
+from simcore.workloads.commands import any_case, positive_float
 from simcore.workloads.files import (
     iter_variants,
     read_all,
@@ -42,14 +42,16 @@ def add_commands(commands) -> None:
     )
     sweep.add_argument("--trace", required=True, help="trace name written into the rows")
     sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    sweep.add_argument("--orders", nargs="+", choices=ORDERS, default=["FCFS", "SPF", "SQF", "SAF"])
+    sweep.add_argument(
+        "--orders", nargs="+", choices=ORDERS, type=any_case(ORDERS), default=["FCFS", "SPF", "SQF", "SAF"]
+    )
     sweep.add_argument(
         "--threshold-factor",
         type=positive_float,
         default=3.0,
         help="threshold = factor x the trace's largest requested time (default 3)",
     )
-    sweep.add_argument("--backfill", choices=BACKFILLS, default="queue")
+    sweep.add_argument("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue")
     sweep.add_argument("--runs", required=True, metavar="RUNS.parquet")
     sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet")
     sweep.add_argument(
