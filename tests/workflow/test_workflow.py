@@ -513,6 +513,8 @@ def test_full_campaign_dry_run_is_small_and_fast(tmp_path):
     assert elapsed < 10, f"dry run took {elapsed:.1f} CPU s"
     total = [line for line in done.stdout.splitlines() if line.startswith("total")]
     assert total and int(total[0].split()[-1]) <= 10_000, total
+    stated = re.search(r"the full campaign's (\d+) jobs", (REPO / "README.md").read_text())
+    assert stated and int(stated[1]) == int(total[0].split()[-1]), "README.md's job count is stale"
 
 
 def test_lint_is_clean():
