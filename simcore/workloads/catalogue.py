@@ -27,7 +27,8 @@ class FetchError(RuntimeError):
 
 
 def load_catalogue(path) -> dict:
-    """{trace name: entry} with keys file, url, swf_sha256, machine_size."""
+    """{trace name: entry} with keys file, url, swf_sha256, machine_size and, for a trace the
+    campaign cannot use, unusable (why)."""
     with open(path) as handle:
         catalogue = yaml.safe_load(handle)
     traces = catalogue.get("traces") if isinstance(catalogue, dict) else None
@@ -38,6 +39,27 @@ def load_catalogue(path) -> dict:
         if missing:
             raise ValueError(f"{path}: trace {name!r} lacks {', '.join(sorted(missing))}")
     return traces
+
+
+def known_traces(catalogue: dict, models) -> str:
+    """The trace names a configuration may give, those the campaign cannot use marked with why
+    (a catalogue entry's `unusable`), then the models."""
+    marked = [
+        f"{name} (unusable: {entry['unusable']})" if entry.get("unusable") else name
+        for name, entry in sorted(catalogue.items())
+    ]
+    return ", ".join(marked + sorted(models))
+
+
+def check_trace_names(names, catalogue: dict, models, key: str, kind: str = "traces") -> None:
+    """ValueError naming the configuration `key` when one of `names` is neither a catalogued
+    trace nor a model, or is a trace the campaign cannot use."""
+    unknown = [name for name in names if name not in catalogue and name not in models]
+    if unknown:
+        raise ValueError(f"config: {key}unknown {kind} {unknown}; known: {known_traces(catalogue, models)}")
+    for name in names:
+        if catalogue.get(name, {}).get("unusable"):
+            raise ValueError(f"config: {key}trace {name} cannot be used: {catalogue[name]['unusable']}")
 
 
 def content_sha256(path) -> str:

@@ -11,7 +11,7 @@ from simcore.studies.dynamic_scheduling.study import (
 )
 from simcore.studies.coscheduling.commands import FIGURES as COSCHEDULING_FIGURES
 from simcore.studies.elastic.figures import FIGURES as ELASTIC_FIGURES
-from simcore.workloads.catalogue import load_catalogue
+from simcore.workloads.catalogue import check_trace_names, load_catalogue
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
 CATALOGUE_PATH = next(
@@ -107,12 +107,7 @@ def _only():
     if only is None:
         return None
     only = [only] if isinstance(only, str) else list(only)
-    unknown = [name for name in only if name not in CATALOGUE and name not in MODELS]
-    if unknown:
-        raise ValueError(
-            f"config: only: unknown traces or models {unknown}; known: "
-            f"{sorted(CATALOGUE) + sorted(MODELS)}"
-        )
+    check_trace_names(only, CATALOGUE, MODELS, "only: ", "traces or models")
     return only
 
 
@@ -174,17 +169,14 @@ def _declared_settings(root):
                 for study in TRACE_STUDIES + ("learned_policies",)
             },
         )
-    unknown = [
-        trace
-        for trace in chosen["traces"]
+    check_trace_names(
+        chosen["traces"]
         + [trace for study in TRACE_STUDIES for trace in chosen[study]["traces"]]
-        + [chosen["learned_policies"]["model"]]
-        if trace not in CATALOGUE and trace not in MODELS
-    ]
-    if unknown:
-        raise ValueError(
-            f"config: unknown traces {unknown}; known: {sorted(CATALOGUE) + sorted(MODELS)}"
-        )
+        + [chosen["learned_policies"]["model"]],
+        CATALOGUE,
+        MODELS,
+        "",
+    )
     _check_reproduction(chosen, root)
     return chosen
 
