@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import HEADER, NO_REQUESTED_TIMES, job_line
@@ -49,6 +50,33 @@ def test_order_names_are_accepted_in_any_case(example):
     for timing in ("kernel_seconds", "read_seconds"):
         summary.pop(timing), expected.pop(timing)
     assert summary == expected and (summary["order"], summary["backfill"]) == ("SPF", "SQF")
+
+
+def test_simulate_writes_csv_for_a_csv_name_and_refuses_other_names(example, tmp_path):
+    assert simcore_cli("simulate", example, "-o", tmp_path / "jobs.csv").returncode == 0
+    assert simcore_cli("simulate", example, "-o", tmp_path / "jobs.parquet").returncode == 0
+    csv, parquet = pd.read_csv(tmp_path / "jobs.csv"), pd.read_parquet(tmp_path / "jobs.parquet")
+    assert list(csv.columns) == list(parquet.columns) and len(csv) == len(parquet)
+    assert np.array_equal(csv["start"], parquet["start"])
+    done = simcore_cli("simulate", example, "-o", tmp_path / "jobs.txt")
+    assert done.returncode == 2 and "jobs.txt: name a .parquet or a .csv file" in done.stderr
+    assert not (tmp_path / "jobs.txt").exists()
+
+
+@pytest.mark.parametrize("command", [["simulate"], ["filter"], ["resample"]])
+def test_an_output_that_cannot_be_written_is_refused_first(example, tmp_path, command):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = blocker / "out.parquet"
+    done = simcore_cli(*command, example, "-o", target)
+    assert done.returncode == 2, done.stderr
+    assert f"{target}: cannot be written ({blocker} is not a directory)" in done.stderr
+    assert "Traceback" not in done.stderr and ".tmp" not in done.stderr
+
+
+def test_simulate_json_names_the_filter_and_machine_size(example):
+    summary = json.loads(simcore_cli("simulate", example, "--json").stdout)
+    assert summary["filter"] == "strict" and summary["machine_size"] == 64
 
 
 def test_simulate_json_and_parquet(example, tmp_path):

@@ -16,7 +16,15 @@ from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS, simu
 from simcore.engine.swf import FILTER_MODES, parse_swf, read_swf
 from simcore.workloads.catalogue import fetch_trace, load_catalogue
 from simcore.workloads.example import write_example
-from simcore.workloads.files import read_workload, workload_provenance, write_parquet, write_variants, write_workload
+from simcore.workloads.files import (
+    check_writable,
+    read_workload,
+    workload_provenance,
+    write_csv,
+    write_parquet,
+    write_variants,
+    write_workload,
+)
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.resample import RESAMPLE_METHODS, resample_variants
 
@@ -55,6 +63,23 @@ def any_case(names):
     return canonical
 
 
+def output_file(text: str) -> str:
+    """argparse type of an output file: refused at once when it cannot be written, rather
+    than after the work."""
+    try:
+        check_writable(text)
+    except OSError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def table_file(text: str) -> str:
+    """argparse type of a per-job table: a writable .parquet or .csv file."""
+    if not text.endswith((".parquet", ".csv")):
+        raise argparse.ArgumentTypeError(f"{text}: name a .parquet or a .csv file")
+    return output_file(text)
+
+
 def positive_float(text: str) -> float:
     """argparse type: a number > 0."""
     value = float(text)
@@ -90,12 +115,14 @@ def add_commands(commands) -> None:
     sim.add_argument(
         "--correction", choices=CORRECTIONS, default="request", help="correction on under-prediction (default: request)"
     )
-    sim.add_argument("--output", "-o", metavar="FILE.parquet", help="write one row per job")
+    sim.add_argument(
+        "--output", "-o", type=table_file, metavar="FILE.parquet|csv", help="write one row per job (Parquet or CSV)"
+    )
     sim.add_argument("--json", action="store_true", help="print a one-line JSON summary")
 
     filt = commands.add_parser("filter", help="filter a trace and write it as Parquet")
     _add_trace_arguments(filt)
-    filt.add_argument("--output", "-o", required=True, metavar="FILE.parquet")
+    filt.add_argument("--output", "-o", required=True, type=output_file, metavar="FILE.parquet")
 
     info = commands.add_parser("info", help="machine size, jobs, span, users, filter counts")
     _add_trace_arguments(info)
@@ -105,13 +132,13 @@ def add_commands(commands) -> None:
     fetch.add_argument("name", help="trace name in the catalogue")
     fetch.add_argument("--catalogue", required=True, metavar="FILE.yaml")
     fetch.add_argument("--mirror", metavar="DIR_OR_URL", help="tried before the archive")
-    fetch.add_argument("--output", "-o", required=True, metavar="FILE.swf.gz")
+    fetch.add_argument("--output", "-o", required=True, type=output_file, metavar="FILE.swf.gz")
 
     model = commands.add_parser("model", help="generate a Lublin-Feitelson workload (Parquet)")
     model.add_argument("--jobs", type=int, required=True)
     model.add_argument("--machine-size", type=int, required=True)
     model.add_argument("--seed", type=int, required=True)
-    model.add_argument("--output", "-o", required=True, metavar="FILE.parquet")
+    model.add_argument("--output", "-o", required=True, type=output_file, metavar="FILE.parquet")
 
     resample = commands.add_parser("resample", help="resampled variants of a workload (SEMANTICS §8)")
     resample.add_argument("workload", metavar="WORKLOAD.parquet", help="from `simcore filter` or `model`")
@@ -119,10 +146,10 @@ def add_commands(commands) -> None:
     resample.add_argument("--base-seed", type=int, default=0, help="variant i uses seed base + i")
     resample.add_argument("--method", choices=RESAMPLE_METHODS, default="user-weeks")
     resample.add_argument("--weeks", type=int, help="length of a variant (default: the log's interior)")
-    resample.add_argument("--output", "-o", required=True, metavar="VARIANTS.parquet")
+    resample.add_argument("--output", "-o", required=True, type=output_file, metavar="VARIANTS.parquet")
 
     example = commands.add_parser("example", help="write the generated example workload (SWF)")
-    example.add_argument("--output", "-o", default="example.swf", metavar="FILE.swf")
+    example.add_argument("--output", "-o", type=output_file, default="example.swf", metavar="FILE.swf")
     example.add_argument("--jobs", type=int, default=2000)
     example.add_argument("--seed", type=int, default=2024)
 
@@ -186,7 +213,9 @@ def run_simulate(args) -> int:
         function=function,
     )
     summary = result.summary()
-    if args.output:
+    if args.output and args.output.endswith(".csv"):
+        write_csv(result.to_frame(), args.output)
+    elif args.output:
         # Timings stay out of the file so that reruns give identical bytes.
         metrics = {key: value for key, value in summary.items() if key != "kernel_seconds"}
         write_parquet(
@@ -196,7 +225,8 @@ def run_simulate(args) -> int:
         )
     summary["read_seconds"] = read_seconds
     if args.json:
-        print(json.dumps({"trace": args.trace, **result.options, **summary}, sort_keys=True))
+        trace = {"trace": args.trace, "filter": workload.filter_mode, "machine_size": workload.machine_size}
+        print(json.dumps({**trace, **result.options, **summary}, sort_keys=True))
         return 0
     print(f"trace        {args.trace}  ({workload.filter_mode} filter, m = {workload.machine_size})")
     print(

@@ -76,13 +76,33 @@ def code_version() -> str:
         return __version__
 
 
+def check_writable(path) -> Path:
+    """`path` as a Path if a file can be written there: not a directory, and its nearest
+    existing folder a directory this process may write in; OSError naming it otherwise.
+    Commands check their outputs this way before any work (simcore.workloads.commands)."""
+    path = Path(path)
+    if path.is_dir():
+        raise OSError(f"{path}: cannot be written (a directory)")
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OSError(f"{path}: cannot be written ({folder} is not a directory)")
+    if not os.access(folder, os.W_OK):
+        raise OSError(f"{path}: cannot be written (no permission to write in {folder})")
+    return path
+
+
 @contextmanager
 def atomic_write(path):
     """Yield a temporary path beside `path`, renamed over `path` on success
     and removed on failure, so `path` appears complete or not at all."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    path = check_writable(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as error:  # named by the file asked for, not the temporary one
+        raise OSError(f"{path}: cannot be written ({error.strerror or error})") from None
     os.close(fd)
     tmp = Path(name)
     try:

@@ -25,7 +25,7 @@ from simcore.studies.coscheduling.study import (
     run_replay,
     summary_table,
 )
-from simcore.workloads.commands import positive_float
+from simcore.workloads.commands import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,
@@ -75,7 +75,7 @@ def add_commands(commands) -> None:
     run.add_argument("--profile-seed", type=int, default=0)
     run.add_argument("--window", type=int, default=45, help="E1 window size (default 45, the paper's)")
     run.add_argument("--max-windows", type=int, help="E1: only the first N windows (default: all)")
-    run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+    run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
     run.add_argument("--weights", metavar="WEIGHTS.parquet", help="E2: the learners' expert weights per round")
 
     tables = commands.add_parser("coscheduling-tables", help="co-scheduling tables and the report section")

@@ -18,7 +18,7 @@ from simcore.studies.dynamic_scheduling.study import (
     policies,
     run_sequences,
 )
-from simcore.workloads.commands import positive_float
+from simcore.workloads.commands import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,
@@ -63,7 +63,7 @@ def add_commands(commands) -> None:
     sweep.add_argument("--days", type=positive_float, default=15.0, help="length of a sequence (default 15)")
     sweep.add_argument("--max-sequences", type=int, help="only the first N sequences (default: all)")
     sweep.add_argument("--part", default="0/1", metavar="K/N", help="the sequences numbered K mod N (default all)")
-    sweep.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+    sweep.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
 
     tables = commands.add_parser("dynamic-tables", help="Table 3.3 and the report section")
     tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")

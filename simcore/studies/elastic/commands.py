@@ -13,7 +13,7 @@ from simcore.studies.elastic.jobsets import PRE_TRAINING_JOBS, SET_JOBS, JobSetE
 from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import elastic_markdown, reproduction_rows
 from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset, speedups, summary_table
-from simcore.workloads.commands import positive_float
+from simcore.workloads.commands import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,
@@ -87,7 +87,7 @@ def add_commands(commands) -> None:
     )
     run.add_argument("--runs", type=_runs, help="JSON runs (default: the paper's nine)")
     run.add_argument("--seeds", type=_count, default=5, help="learner seeds (default 5)")
-    run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+    run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
     run.add_argument("--series", required=True, metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)")
     run.add_argument("--pools", required=True, metavar="POOLS.parquet", help="the pool over time (seed 0)")
 

@@ -14,7 +14,7 @@ from simcore.studies.job_selection.study import (
     evaluate_orders,
     summary_table,
 )
-from simcore.workloads.commands import any_case
+from simcore.workloads.commands import any_case, output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 
@@ -26,7 +26,7 @@ def add_commands(commands) -> None:
     run.add_argument("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})")
     run.add_argument("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})")
     run.add_argument("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})")
-    run.add_argument("--output", "-o", required=True, metavar="RUNS.parquet")
+    run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
 
     tables = commands.add_parser("rl-baselines-tables", help="the baselines' summary and report section")
     tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")

@@ -10,6 +10,7 @@ import pandas as pd
 from simcore.reporting.published import THESIS_TABLE32
 from simcore.studies.learned_policies.report import setup_label, table32_rows, thesis_form_fits, unlike_thesis
 from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
+from simcore.workloads.commands import output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 
@@ -20,18 +21,20 @@ def add_commands(commands) -> None:
     scores.add_argument("--select", required=True, metavar="FIRST:STOP", help="tuple numbers scored by this job")
     scores.add_argument("--trials", type=int, required=True, help="random permutations per tuple")
     scores.add_argument("--seed", type=int, default=0)
-    scores.add_argument("--output", "-o", required=True, metavar="SCORES.parquet")
+    scores.add_argument("--output", "-o", required=True, type=output_file, metavar="SCORES.parquet")
 
     spread = commands.add_parser("trial-spread", help="score spread against the number of trials (Figure 3.1c)")
     spread.add_argument("workload", metavar="WORKLOAD.parquet")
     spread.add_argument("--trials", type=int, nargs="+", required=True)
     spread.add_argument("--repeats", type=int, default=10)
     spread.add_argument("--seed", type=int, default=0)
-    spread.add_argument("--output", "-o", required=True, metavar="SPREAD.csv")
+    spread.add_argument("--output", "-o", required=True, type=output_file, metavar="SPREAD.csv")
 
     fit = commands.add_parser("fit-functions", help="nonlinear regression of the function family on trial scores")
     fit.add_argument("scores", nargs="+", metavar="SCORES.parquet")
-    fit.add_argument("--output", "-o", required=True, metavar="FUNCTIONS.csv", help="every form, ranked by MAE")
+    fit.add_argument(
+        "--output", "-o", required=True, type=output_file, metavar="FUNCTIONS.csv", help="every form, ranked by MAE"
+    )
     fit.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
     fit.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
     fit.add_argument("--spread", metavar="SPREAD.csv", help="trial-spread output, shown in the section")
@@ -39,7 +42,7 @@ def add_commands(commands) -> None:
     plot = commands.add_parser("plot-trial-scores", help="trial-score distributions and spread (Figure 3.1)")
     plot.add_argument("scores", nargs="+", metavar="SCORES.parquet")
     plot.add_argument("--spread", required=True, metavar="SPREAD.csv")
-    plot.add_argument("--output", nargs="+", required=True, metavar="FILE.png|pdf")
+    plot.add_argument("--output", nargs="+", required=True, type=output_file, metavar="FILE.png|pdf")
 
 
 def _span(select: str, count: int) -> range:

@@ -26,7 +26,7 @@ from simcore.studies.prediction.study import (
     variant_table,
     variant_triples,
 )
-from simcore.workloads.commands import positive_float
+from simcore.workloads.commands import output_file, positive_float
 from simcore.workloads.files import (
     iter_variants,
     read_all,
@@ -115,7 +115,7 @@ def add_commands(commands) -> None:
 
     scatter = commands.add_parser("plot-correlations", help="triples' AVEbsld between traces (Figure 3)")
     scatter.add_argument("--grid", required=True, metavar="GRID.parquet")
-    scatter.add_argument("--output", nargs="+", required=True, metavar="FILE.png|pdf")
+    scatter.add_argument("--output", nargs="+", required=True, type=output_file, metavar="FILE.png|pdf")
 
 
 def run_grid(args) -> int:
