@@ -7,7 +7,7 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from simcore.workloads.config_overrides import type_overrides
+from simcore.workloads.config_overrides import check_registry_names, type_overrides
 
 min_version("8.0")
 
@@ -17,8 +17,10 @@ configfile: "config/config.yaml"
 
 # nested --config values arrive as strings ('learned_policies={tuples: 20}'): read them
 # as the schema wants before validating
-type_overrides(config, Path(workflow.basedir) / "workflow/schemas/config.schema.yaml")
-validate(config, "workflow/schemas/config.schema.yaml")
+CONFIG_SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
+type_overrides(config, CONFIG_SCHEMA)
+validate(config, CONFIG_SCHEMA)
+check_registry_names(config, CONFIG_SCHEMA)  # queue orders and the like, from the code
 
 
 include: "workflow/rules/common.smk"

@@ -1,4 +1,5 @@
-"""Nested `--config` overrides are typed by the workflow's schema (simcore.workloads.config_overrides)."""
+"""The configuration against the workflow's schema (simcore.workloads.config_overrides): nested
+`--config` overrides are typed, and names from the code's registries are checked."""
 
 from pathlib import Path
 
@@ -7,7 +8,8 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from simcore.workloads.config_overrides import type_overrides
+import simcore.engine.simulation
+from simcore.workloads.config_overrides import check_registry_names, type_overrides
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -56,3 +58,31 @@ def test_a_value_of_the_wrong_kind_is_left_for_validation_to_name():
     assert config["learned_policies"]["tuples"] == "twenty"
     with pytest.raises(WorkflowError, match="twenty"):
         validate(config, str(SCHEMA))
+
+
+def test_every_configured_order_backfill_and_policy_is_checked_against_the_registries():
+    check_registry_names(CAMPAIGN, SCHEMA)  # the campaign's own names are known
+    config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
+    config["fixed_policy"]["orders"].append("NOPE")
+    config["fixed_policy"]["backfills"] = ["queue", "sideways"]
+    config["dynamic_scheduling"]["policies"].append("F9")
+    config["bandit"]["base"]["candidates"] = ["FCFS", "FUNCTION"]  # FUNCTION needs parameters
+    validate(config, str(SCHEMA))  # the schema only wants strings there
+    with pytest.raises(ValueError) as error:
+        check_registry_names(config, SCHEMA)
+    message = str(error.value)
+    added = len(CAMPAIGN["fixed_policy"]["orders"])
+    assert f"config: fixed_policy.orders[{added}]: 'NOPE' is not among the orders (FCFS" in message
+    assert "config: fixed_policy.backfills[1]: 'sideways' is not among the backfills (none, queue, FCFS" in message
+    assert "'F9' is not among the policies" in message and "bandit.base.candidates[1]: 'FUNCTION'" in message
+
+
+def test_an_order_added_to_the_registry_is_accepted_without_editing_the_schema(monkeypatch):
+    monkeypatch.setattr(simcore.engine.simulation, "NAMED_ORDERS", simcore.engine.simulation.NAMED_ORDERS + ("LWF",))
+    monkeypatch.setattr(simcore.engine.simulation, "BACKFILLS", simcore.engine.simulation.BACKFILLS + ("LWF",))
+    config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
+    config["fixed_policy"]["orders"].append("LWF")
+    config["fixed_policy"]["backfills"] = ["queue", "LWF"]
+    config["dynamic_scheduling"]["policies"].append("LWF")
+    validate(config, str(SCHEMA))
+    check_registry_names(config, SCHEMA)

@@ -1,10 +1,15 @@
-"""Typing of command-line configuration overrides by the workflow's schema.
+"""The configuration against the workflow's schema, beyond what jsonschema checks: typing of
+command-line overrides, and names taken from the code's registries.
 
 Snakemake parses a nested `--config` value such as ``'learned_policies={tuples: 20}'``
 with YAML's base loader, which keeps every scalar a string: the schema would then
 reject ``'20'``. Where the schema does not accept a string, a string value is read
 as YAML (``20`` -> 20, ``null`` -> None, ``true`` -> True) and kept when the schema
 accepts what it reads; anything else is left to the validation, which names the key.
+
+A string the schema marks with ``x-registry`` (``orders``, ``backfills``, ``policies``) must
+name an entry of that registry (`registries`): the names come from the code, so a queue order
+added to the registry (README, "adding a queue order") is accepted without editing the schema.
 """
 
 from __future__ import annotations
@@ -92,3 +97,48 @@ def type_overrides(config: dict, schema_path) -> dict:
     """Read, in place, the string values of `config` that the schema wants typed."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     return _typed(config, schema, schema)
+
+
+def registries() -> dict[str, tuple[str, ...]]:
+    """The names each ``x-registry`` of the schema accepts."""
+    from simcore.engine.priority import THESIS_FUNCTIONS
+    from simcore.engine.simulation import BACKFILLS, NAMED_ORDERS
+
+    return {"orders": NAMED_ORDERS, "backfills": BACKFILLS, "policies": NAMED_ORDERS + tuple(THESIS_FUNCTIONS)}
+
+
+def _unknown_names(value, schema: dict, root: dict, path: str, names: dict):
+    """(path, value, registry) of each registry name in `value` that its registry lacks."""
+    alternatives = _alternatives(schema, root)
+    if isinstance(value, str):
+        for alternative in alternatives:
+            registry = alternative.get("x-registry")
+            if registry and value not in names[registry]:
+                yield path, value, registry
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            for alternative in alternatives:
+                inner = alternative.get("properties", {}).get(key, alternative.get("additionalProperties"))
+                if isinstance(inner, dict):
+                    yield from _unknown_names(item, inner, root, f"{path}.{key}" if path else key, names)
+                    break
+    elif isinstance(value, list):
+        items = next((alternative["items"] for alternative in alternatives if "items" in alternative), None)
+        if isinstance(items, dict):
+            for index, item in enumerate(value):
+                yield from _unknown_names(item, items, root, f"{path}[{index}]", names)
+
+
+def check_registry_names(config: dict, schema_path, names: dict | None = None) -> None:
+    """ValueError naming the key and the known names for each name of `config` that its
+    registry (`registries()`, or `names`) lacks; run after the schema's validation."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    names = registries() if names is None else names
+    unknown = list(_unknown_names(config, schema, schema, "", names))
+    if unknown:
+        raise ValueError(
+            "; ".join(
+                f"config: {path}: {value!r} is not among the {registry} ({', '.join(names[registry])})"
+                for path, value, registry in unknown
+            )
+        )

@@ -533,6 +533,8 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     assert "filter" in done.stdout + done.stderr
     done = rejected(tmp_path, {"traces": ["NOPE-1999"]})
     assert done.returncode != 0 and "unknown traces ['NOPE-1999']" in done.stdout + done.stderr
+    done = rejected(tmp_path, {"fixed_policy": {"orders": ["FCFS", "NOPE"]}})
+    assert done.returncode != 0 and "orders[1]: 'NOPE' is not among the orders" in done.stdout + done.stderr
     done = rejected(tmp_path, {"traces": ["NASA-iPSC"]})
     assert done.returncode != 0 and "trace NASA-iPSC cannot be used: no requested times" in done.stdout + done.stderr
     done = rejected(tmp_path, {"prediction": {"learning_rates": [0]}})
