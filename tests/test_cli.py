@@ -480,3 +480,13 @@ def test_a_corrupt_parquet_input_is_one_line_naming_the_file(command, corruption
         err.startswith(f"simcore {command}: error: {path}: not a readable Parquet file (") and err.count("\n") == 1
     ), err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", ["sweep", "predict-variants"])
+def test_a_command_over_variants_logs_its_progress(command, parquet_inputs, tmp_path, capsys):
+    path, out = tmp_path / "input.parquet", tmp_path / "out"
+    path.write_bytes(parquet_inputs["variants"])
+    (tmp_path / "selection.csv").write_text("trace\n")
+    arguments = [str(argument).replace("0:1", "0:2") for argument in PARQUET_COMMANDS[command](out)]
+    assert main([command, str(path), *arguments]) == 0
+    assert "t variants 0:2: 2/2 (100 %), " in capsys.readouterr().err

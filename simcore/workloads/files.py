@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from simcore.engine.workload import EmptyWorkloadError, Workload
+from simcore.workloads.progress import progress
 from simcore.workloads.resample import WEEK
 
 PROVENANCE_KEY = b"schedsweep"
@@ -288,7 +289,8 @@ def map_variants(variants_path, select: str, trace: str, study) -> tuple[list[pd
     first, _, stop = select.partition(":")
     weeks = read_provenance(variants_path).get("weeks")
     collected, count = None, 0
-    for number, workload in iter_variants(variants_path, range(int(first), int(stop))):
+    numbers = range(int(first), int(stop))
+    for number, workload in progress(iter_variants(variants_path, numbers), len(numbers), f"{trace} variants {select}"):
         span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
         frames = study(workload, span, number)
         collected = collected or [[] for _ in frames]

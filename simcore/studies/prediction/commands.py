@@ -36,6 +36,7 @@ from simcore.workloads.files import (
     write_parquet,
     write_text,
 )
+from simcore.workloads.progress import progress
 
 
 def _add_model_arguments(parser) -> None:
@@ -122,7 +123,13 @@ def run_grid(args) -> int:
     workload = read_workload(args.workload)
     grid = triple_grid(args.learning_rates, args.bases, args.weightings, args.corrections, args.backfills)
     mine = chunk_of_grid(grid, args.chunk, args.chunks)
-    runs, kept = evaluate_triples(workload, mine, args.l2, figure_triples(args.learning_rates))
+    runs, kept = evaluate_triples(
+        workload,
+        mine,
+        args.l2,
+        figure_triples(args.learning_rates),
+        label=f"{args.trace} triples of chunk {args.chunk}",
+    )
     runs.insert(0, "trace", args.trace)
     predictions = pd.DataFrame(
         {
@@ -181,8 +188,10 @@ def run_variants(args) -> int:
     row = selection.loc[args.trace].to_dict() if args.trace in selection.index else None
     triples = variant_triples(row, args.default_learning_rate)
     first, _, stop = args.select.partition(":")
+    numbers = range(int(first), int(stop))
     frames = []
-    for number, workload in iter_variants(args.variants, range(int(first), int(stop))):
+    variants = iter_variants(args.variants, numbers)
+    for number, workload in progress(variants, len(numbers), f"{args.trace} variants {args.select}"):
         runs, _ = evaluate_triples(workload, triples, args.l2)
         frames.append(runs.assign(trace=args.trace, variant=number))
     runs = pd.concat(frames, ignore_index=True)

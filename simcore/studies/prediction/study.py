@@ -17,6 +17,7 @@ import pandas as pd
 
 from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS, RegressionPredictor, losses
 from simcore.engine.simulation import simulate
+from simcore.workloads.progress import progress
 
 # The paper's two backfilling variants and the core's names for them.
 BACKFILL_VARIANTS = {"EASY": "queue", "SJBF": "SPF"}
@@ -94,12 +95,16 @@ def prediction_quality(estimates: np.ndarray, workload) -> dict:
     }
 
 
-def evaluate_triples(workload, triples: pd.DataFrame, l2: float, keep_predictions=()):
+def evaluate_triples(workload, triples: pd.DataFrame, l2: float, keep_predictions=(), label=None):
     """Simulate each triple on `workload`: one row per triple (AVEbsld, mean
     wait, prediction quality, corrections) and the per-job initial estimates
-    of the triples whose (predictor, correction, backfill) is in keep_predictions."""
+    of the triples whose (predictor, correction, backfill) is in keep_predictions.
+    With a `label`, progress lines on stderr (simcore.workloads.progress)."""
     rows, kept = [], {}
-    for predictor, correction, backfill in triples[TRIPLE].itertuples(index=False):
+    chosen = triples[TRIPLE].itertuples(index=False)
+    if label is not None:
+        chosen = progress(chosen, len(triples), label)
+    for predictor, correction, backfill in chosen:
         result = simulate(
             workload,
             order="FCFS",
