@@ -40,11 +40,29 @@ COMMAND_MODULES = (
 COMMANDS = {name: run for module in COMMAND_MODULES for name, run in module.COMMANDS.items()}
 
 
+def _group_title(module) -> str:
+    """ "the engine and workloads", "the fixed policy study", "reporting": from its package."""
+    package = module.__name__.split(".")[1:-1]
+    if package == ["workloads"]:
+        return "the engine and workloads"
+    return f"the {package[1].replace('_', ' ')} study" if package[0] == "studies" else package[0]
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="simcore", description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
+    """The parser; its help lists the subcommands by layer and study, the engine's first."""
+    parser = argparse.ArgumentParser(
+        prog="simcore", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
+    lines = []
     for module in COMMAND_MODULES:
+        first = len(commands._choices_actions)  # argparse keeps each subcommand's help line there
         module.add_commands(commands)
+        lines += ["", f"{_group_title(module)}:"]
+        lines += [f"  {action.dest:<22}{action.help}" for action in commands._choices_actions[first:]]
+    commands._choices_actions.clear()  # listed by group in the epilog instead, in the same words
+    commands.help = "one of the following; `simcore COMMAND --help` for its options"
+    parser.epilog = "\n".join(lines[1:])
     return parser
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import HEADER, NO_REQUESTED_TIMES, job_line
 
-from simcore.cli import main
+from simcore.cli import COMMANDS, main
 from simcore.workloads.files import read_provenance, read_workload, write_variants
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
@@ -490,3 +490,14 @@ def test_a_command_over_variants_logs_its_progress(command, parquet_inputs, tmp_
     arguments = [str(argument).replace("0:1", "0:2") for argument in PARQUET_COMMANDS[command](out)]
     assert main([command, str(path), *arguments]) == 0
     assert "t variants 0:2: 2/2 (100 %), " in capsys.readouterr().err
+
+
+def test_help_lists_every_command_once_by_layer_and_study_the_engine_first(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = capsys.readouterr().out
+    titles = [line for line in text.splitlines() if line and not line.startswith(" ") and line.endswith(":")]
+    assert titles[:4] == ["options:", "commands:", "the engine and workloads:", "the fixed policy study:"]
+    assert titles[-1] == "reporting:" and "the elastic study:" in titles
+    listed = [line.split()[0] for line in text.split("the engine and workloads:")[1].splitlines() if line[:2] == "  "]
+    assert sorted(listed) == sorted(COMMANDS) and listed[0] == "simulate"
