@@ -7,7 +7,11 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from simcore.workloads.config_overrides import check_registry_names, type_overrides
+from simcore.workloads.config_overrides import (
+    check_registry_names,
+    check_schema,
+    type_overrides,
+)
 
 min_version("8.0")
 
@@ -19,6 +23,9 @@ configfile: "config/config.yaml"
 # as the schema wants before validating
 CONFIG_SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
 type_overrides(config, CONFIG_SCHEMA)
+check_schema(
+    config, CONFIG_SCHEMA
+)  # one line naming the key, before Snakemake's long one
 validate(config, CONFIG_SCHEMA)
 check_registry_names(config, CONFIG_SCHEMA)  # queue orders and the like, from the code
 

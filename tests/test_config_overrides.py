@@ -9,7 +9,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 import simcore.engine.simulation
-from simcore.workloads.config_overrides import check_registry_names, type_overrides
+from simcore.workloads.config_overrides import check_registry_names, check_schema, type_overrides
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -86,3 +86,24 @@ def test_an_order_added_to_the_registry_is_accepted_without_editing_the_schema(m
     config["dynamic_scheduling"]["policies"].append("LWF")
     validate(config, str(SCHEMA))
     check_registry_names(config, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    ("section", "values", "message"),
+    [
+        (
+            "fixed_policy",
+            {"ordrs": ["FCFS"]},
+            "config: fixed_policy: Additional properties are not allowed ('ordrs' was unexpected); "
+            "allowed there: backfills, orders, thresholds, variants_per_job",
+        ),
+        ("bandit", {"seed": -1}, "config: bandit.seed: -1 is less than the minimum of 0"),
+    ],
+)
+def test_a_configuration_error_is_one_line_naming_the_key(section, values, message):
+    config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
+    config[section].update(values)
+    with pytest.raises(ValueError) as error:
+        check_schema(config, SCHEMA)
+    assert str(error.value) == message
+    check_schema(CAMPAIGN, SCHEMA)

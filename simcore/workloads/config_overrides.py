@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import jsonschema
 import yaml
 
 _PYTHON_TYPES = {
@@ -97,6 +98,22 @@ def type_overrides(config: dict, schema_path) -> dict:
     """Read, in place, the string values of `config` that the schema wants typed."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     return _typed(config, schema, schema)
+
+
+def check_schema(config: dict, schema_path) -> None:
+    """ValueError in one line when `config` breaks the schema: the key's path and the reason
+    (jsonschema's best match; for an unknown key, the keys allowed there). Snakemake's own
+    validation, which fills in the defaults, prints the schema and the section besides."""
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(config))
+    if error is None:
+        return
+    where = ".".join(str(part) for part in error.absolute_path) or "the top level"
+    message = f"config: {where}: {error.message}"
+    if error.validator == "additionalProperties" and "properties" in error.schema:
+        message += f"; allowed there: {', '.join(sorted(error.schema['properties']))}"
+    raise ValueError(message)
 
 
 def registries() -> dict[str, tuple[str, ...]]:

@@ -535,6 +535,10 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     assert done.returncode != 0 and "unknown traces ['NOPE-1999']" in done.stdout + done.stderr
     done = rejected(tmp_path, {"fixed_policy": {"orders": ["FCFS", "NOPE"]}})
     assert done.returncode != 0 and "orders[1]: 'NOPE' is not among the orders" in done.stdout + done.stderr
+    done = rejected(tmp_path, {"fixed_policy": {"ordrs": ["FCFS"]}})  # one line, not the schema
+    output = done.stdout + done.stderr
+    assert "config: fixed_policy: Additional properties are not allowed ('ordrs' was unexpected)" in output
+    assert len(output.splitlines()) < 15, output
     done = rejected(tmp_path, {"traces": ["NASA-iPSC"]})
     assert done.returncode != 0 and "trace NASA-iPSC cannot be used: no requested times" in done.stdout + done.stderr
     done = rejected(tmp_path, {"prediction": {"learning_rates": [0]}})
