@@ -31,7 +31,6 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
-from scipy.special import gammainc
 
 from simcore.engine.workload import Workload
 from simcore.workloads.tsafrir import MIN_JOBS, check_int, check_tmax, make_generator, tsafrir_estimates
@@ -40,6 +39,8 @@ from simcore.workloads.tsafrir import MIN_JOBS, check_int, check_tmax, make_gene
 def gamma_cdf(x: float, shape: float, scale: float) -> float:
     """G(x; α, β) = P(α, x/β) for Gamma(shape α, scale β) (§1.2): SciPy's
     regularized lower incomplete gamma."""
+    from scipy.special import gammainc  # here: importing scipy costs every command 0.2 s
+
     return float(gammainc(shape, x / scale))
 
 

@@ -78,7 +78,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
-from scipy import special, stats
 
 from simcore.engine.swf import read_swf
 from simcore.engine.workload import Workload
@@ -209,6 +208,8 @@ def copula_rho(spearman: float) -> float:
 
 def fit_efficiency(values: np.ndarray) -> EfficiencyCell:
     """The three-part mixture of one cell, fitted on its known efficiencies."""
+    from scipy import special, stats  # here: importing scipy.stats costs every command 0.7 s
+
     middle = values[(values > NEAR_ZERO) & (values < NEAR_ONE)]
     if len(middle) < 2:
         raise ValueError(f"only {len(middle)} efficiencies strictly between {NEAR_ZERO} and {NEAR_ONE}")
@@ -228,6 +229,8 @@ def fit_profile(workload: Workload) -> dict:
     Returns the dict stored in SHARING_PROFILES (floats at full precision;
     :func:`format_profile` prints them as stored).
     """
+    from scipy import stats  # here: importing scipy.stats costs every command 0.7 s
+
     efficiency, memory = workload.efficiency, workload.memory
     if np.isnan(efficiency).all() or np.isnan(memory).all():
         raise ValueError(f"{workload.source}: no known efficiency or memory to fit (a model trace?)")
@@ -293,6 +296,8 @@ def format_profile(name: str, profile: dict) -> str:
 
 def efficiency_quantile(p: np.ndarray, cell: EfficiencyCell) -> np.ndarray:
     """The inverse CDF of one cell's efficiency mixture at probabilities p."""
+    from scipy import special, stats  # here: importing scipy.stats costs every command 0.7 s
+
     p0, p1 = cell.p_near_zero, cell.p_near_one
     near_zero, near_one = p < p0, p >= 1.0 - p1
     middle = ~near_zero & ~near_one
@@ -320,6 +325,8 @@ def apply_profile(workload: Workload, profile: str, seed: int) -> Workload:
     standard normals per job (efficiency, then the memory noise), so the same
     seed gives the same bits.
     """
+    from scipy import stats  # here: importing scipy.stats costs every command 0.7 s
+
     if profile not in SHARING_PROFILES:
         raise ValueError(f"unknown sharing profile {profile!r}; choose one of {', '.join(SHARING_PROFILES)}")
     parameters = SHARING_PROFILES[profile]
