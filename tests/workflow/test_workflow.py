@@ -10,12 +10,15 @@ import hashlib
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import matplotlib.image
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -422,6 +425,54 @@ def test_html_report_has_figures_and_tables(tiny_run):
     for study in ("prediction", "simple policies", "learned functions", "dynamic scheduling", "co-scheduling"):
         assert f"report section: {study}" in html  # the five report.md, told apart
     assert "KTH-SP2.ratios_e1.png" in html
+
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+# The report is one page whose view is the app's state (no URL per result): this opens a
+# figure's page as a click on it does, once the app has rendered.
+SHOW_FIGURE = """<script>setTimeout(function () {
+  var path = Object.keys(results).find(function (p) { return p.endsWith("FIGURE"); });
+  app.setView({navbarMode: "resultinfo", content: "img", contentPath: results[path].data_uri, resultPath: path});
+}, 500);</script>
+</body>"""
+
+
+def screenshot(html: Path, png: Path) -> np.ndarray:
+    """The page as headless Chromium draws it at 1280 x 900, scripts run (RGB, 0-1)."""
+    subprocess.run(
+        [BROWSER, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,900"]
+        + [f"--user-data-dir={png.parent / 'chromium'}", "--virtual-time-budget=10000", f"--screenshot={png}"]
+        + [html.as_uri()],
+        capture_output=True,
+        timeout=180,
+        check=True,
+    )
+    return matplotlib.image.imread(png)[..., :3]
+
+
+@pytest.mark.skipif(
+    BROWSER is None and os.environ.get("REQUIRE_BROWSER") != "1",
+    reason="no Chromium here (Debian: apt-get install chromium); CI sets REQUIRE_BROWSER=1",
+)
+def test_the_report_opens_in_a_browser_on_its_start_page_and_a_figure(tiny_run, tmp_path):
+    assert BROWSER, "REQUIRE_BROWSER=1 but no chromium on PATH"
+    report = tmp_path / "report.html"
+    run_snakemake(tiny_run, TINY, "--report", str(report))
+    start = screenshot(report, tmp_path / "start.png")
+    figure_page = tmp_path / "figure.html"
+    html = report.read_text(errors="replace")
+    at = html.rindex("</body>")
+    figure_page.write_text(html[:at] + SHOW_FIGURE.replace("FIGURE", "KTH-SP2.cumulative_wait.png") + html[at + 7 :])
+    figure = screenshot(figure_page, tmp_path / "figure.png")
+
+    def colours(pixels):
+        return len(np.unique(pixels.reshape(-1, 3), axis=0))
+
+    for page in (start, figure):  # drawn, not a blank or loading screen
+        assert page.shape == (900, 1280, 3) and colours(page) > 200
+    # right of the navigation bar: the workflow's graph (a few hundred colours), then the
+    # figure, antialiased lines of a dozen colours (about 10,000 colours on the demo's)
+    assert colours(figure[:, 400:]) > 5 * colours(start[:, 400:]), (colours(figure[:, 400:]), colours(start[:, 400:]))
 
 
 def test_every_report_entry_has_a_caption():
