@@ -43,7 +43,7 @@ TRACE_FILES = {
     "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
     "CEA-Curie": "CEA-Curie-2011-2.1-cln.swf.gz",
 }
-# REPRODUCE.md section 1: (EASY, EASY++) as published.
+# resources/published/prediction-sc15.csv: (EASY, EASY++) as published.
 PUBLISHED = {
     "KTH-SP2": (92.6, 63.5),
     "CTC-SP2": (49.6, 85.8),

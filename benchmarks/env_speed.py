@@ -33,7 +33,7 @@ from simcore.studies.coscheduling.study import replay_workload
 from simcore.workloads.sources import load_workload, with_machine_size
 
 REPO = Path(__file__).resolve().parent.parent
-TRACES = ("UniLu-Gaia", "HPC2N")  # the two that log CPU time and memory (COSCHEDULING.md §6)
+TRACES = ("UniLu-Gaia", "HPC2N")  # the two that log CPU time and memory (docs/coscheduling.md §6)
 
 
 def masked_random(mask: np.ndarray, rng: np.random.Generator) -> int:

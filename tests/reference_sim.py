@@ -1,7 +1,7 @@
 """Independent, deliberately simple pure-Python reference simulator.
 
-It implements the contract ``shared/docs/SEMANTICS.md`` (sections 2-6) with the
-decisions of ``docs/semantics.md``, as plainly as possible and without any
+It implements ``docs/semantics.md``: its sections 2-6 (SEMANTICS §2-§6) with the
+decisions that follow them, as plainly as possible and without any
 regard for speed, so that randomized tests can check the fast core against it
 job for job.  Standard library only; it does not import anything from the
 project's core.

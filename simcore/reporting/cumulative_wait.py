@@ -1,6 +1,6 @@
 """The bandit paper's statistic: change of cumulative waiting time against a baseline.
 
-The bandit paper's statistic (REPRODUCE.md §2): with W(T, P) the cumulative
+The bandit paper's statistic ([bandit] in docs/references.md, Table 2): with W(T, P) the cumulative
 waiting time of the jobs submitted before T under policy P, and T_k the end
 of week k of a variant (k = 1..K, weeks counted from the variant's origin),
 

@@ -1,4 +1,4 @@
-"""Published numbers the campaign regenerates (../shared/docs/REPRODUCE.md).
+"""Published numbers the campaign regenerates (docs/references.md cites the papers).
 
 The numbers are data: one CSV per paper in resources/published/ of the
 repository (resources/published/README.md cites each paper), one published
@@ -152,7 +152,7 @@ def _column(cells: PublishedCells, table: str, column: str) -> dict:
 BANDIT_TABLE2_LABELS = ("LCFS", "LPF", "SPF", "LQF", "SQF", "SEXP", "LEXP", "LRF", "SRF", "LAF", "SAF")
 
 # The paper's simulator inverted three pairs of names (SEMANTICS §3): its
-# label -> the order of SEMANTICS.md that it actually ran.
+# label -> the order of docs/semantics.md §3 that it actually ran.
 BANDIT_LABEL_TO_ORDER = {"LPF": "SPF", "SPF": "LPF", "LQF": "SQF", "SQF": "LQF", "LAF": "SAF", "SAF": "LAF"}
 
 

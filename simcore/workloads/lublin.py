@@ -1,7 +1,8 @@
 """Synthetic workloads: Lublin–Feitelson rigid jobs (with Tsafrir user estimates).
 
-The specification is ``../shared/docs/WORKLOAD_MODELS.md`` ("the doc" below);
-section numbers in docstrings refer to it.
+The specification is summarised in ``docs/workload_models.md`` ("the doc" below;
+the papers are cited in ``docs/references.md``); section numbers in docstrings
+refer to it.
 
 * :func:`lublin_jobs` — Part 1, the Lublin & Feitelson (2003) model: arrival
   times with a daily cycle, number of processors, run time, job type.

@@ -1,6 +1,6 @@
 """Trace resampling: new workload variants built from the weeks of a log.
 
-Semantics (section 8 of SEMANTICS.md), with the points it leaves open decided:
+Semantics (section 8 of docs/semantics.md), with the points it leaves open decided:
 
 Weeks
     Week ``w`` holds the jobs submitted in ``[w * WEEK, (w + 1) * WEEK)``,

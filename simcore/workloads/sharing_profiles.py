@@ -1,4 +1,4 @@
-"""CPU efficiency and memory per processor for model traces (co-scheduling, COSCHEDULING.md §1, §6).
+"""CPU efficiency and memory per processor for model traces (co-scheduling, docs/coscheduling.md §1, §6).
 
 Model traces (Lublin–Feitelson, :mod:`simcore.workloads.lublin`) record
 neither the CPU efficiency ``u_j`` nor the memory per processor ``mem_j`` that

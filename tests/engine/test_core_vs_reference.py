@@ -1,8 +1,8 @@
 """Randomized agreement tests: the Cython core against the reference simulator.
 
 The reference (`tests/reference_sim.py`) is an independent, deliberately plain
-implementation of SEMANTICS.md sections 2-6 with the decisions of
-docs/semantics.md.  Both apply the same floating-point operations in the same
+implementation of docs/semantics.md: its sections 2-6 and the decisions that
+follow them.  Both apply the same floating-point operations in the same
 order, so they must agree bit for bit: every comparison here is exact
 (`np.array_equal`), never approximate.
 

@@ -1,7 +1,7 @@
 """Schedule invariants of the core on larger random workloads (up to 300 jobs).
 
 These do not compare against the reference; they check properties every
-schedule of SEMANTICS.md sections 2-6 must have, for every order, threshold,
+schedule of docs/semantics.md sections 2-6 must have, for every order, threshold,
 backfill variant, estimate and correction:
 
 - every job starts exactly once (no NaN start), never before its submission;

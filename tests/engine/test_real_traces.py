@@ -1,4 +1,4 @@
-"""The running-time prediction paper's numbers on real traces (REPRODUCE.md §1).
+"""The running-time prediction paper's numbers on real traces (resources/published/prediction-sc15.csv).
 
 AVEbsld (tau = 10 s), truncate filter, header machine size, whole trace. Our
 own values are pinned exactly by test_golden.py; here each published value

@@ -241,7 +241,7 @@ def test_prediction_study_outputs(tiny_run):
     assert (results / "prediction" / "plots" / "correlations.png").stat().st_size > 10_000
     reproduction = pd.read_csv(results / "reproduction.csv")
     ours = reproduction[reproduction["paper"] == "prediction-sc15"].set_index(["table", "row", "column"])
-    # REPRODUCE.md section 1: within 5 % of the published EASY and clairvoyant values
+    # the project's specification asks for within 5 % of the published EASY and clairvoyant values
     for column in ("easy", "clairvoyant"):
         row = ours.loc[("Table 1", "KTH-SP2", column)]
         assert abs(row["ours"] - row["published"]) <= 0.05 * row["published"], (column, row)

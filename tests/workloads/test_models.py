@@ -1,4 +1,4 @@
-"""The synthetic workload models against ../shared/docs/WORKLOAD_MODELS.md (Part 3).
+"""The synthetic workload models against their specification (Part 3, validation; docs/workload_models.md).
 
 Tolerances: per-type size and run-time statistics are i.i.d. per job, so they
 get z = 4.5 standard errors of the sample at hand. Whole-trace statistics are

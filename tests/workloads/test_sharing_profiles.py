@@ -98,7 +98,7 @@ def test_values_in_range(model_trace, profile, workload):
 
 
 def test_capacities_are_the_study_defaults():
-    assert SHARING_PROFILES["gaia"]["memory_capacity_kb"] == 2 * 1_048_576  # COSCHEDULING.md §1: 2 GiB
+    assert SHARING_PROFILES["gaia"]["memory_capacity_kb"] == 2 * 1_048_576  # docs/coscheduling.md §6: 2 GiB
     assert SHARING_PROFILES["hpc2n"]["memory_capacity_kb"] == 1_048_576  # 1 GiB
 
 

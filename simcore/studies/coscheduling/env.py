@@ -93,7 +93,7 @@ class CoSchedulingEnv(gymnasium.Env):
     Info: ``time``, ``donor`` and ``guest`` (positions in ``self.episode_workload``, -1 when no
     case is pending), ``case`` (the core's `case_state()`, unclipped), ``action_mask``,
     ``decisions`` and ``pairs`` so far. At the end also ``metrics``: the study's `run_metrics`
-    (COSCHEDULING.md §7: mean_wait, mean_response, makespan, guests, mean_slowdown, ...) of
+    (docs/coscheduling.md §7: mean_wait, mean_response, makespan, guests, mean_slowdown, ...) of
     the episode, its learner fields (cases, mean_loss, histogram) counting the agent's
     decisions; and ``self.result`` holds the run's `SharingResult`.
     """

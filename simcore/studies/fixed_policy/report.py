@@ -10,7 +10,7 @@ from simcore.engine.simulation import ORDERS
 from simcore.reporting.published import BANDIT_TABLE2, BANDIT_TABLE2_LABELS, bandit_order
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table, reproduction_row, threshold_label
 
-# The configuration of the published artifact, which computed the paper's Table 2 (REPRODUCE.md §2):
+# The configuration of the published artifact, which computed the paper's Table 2 (resources/published/README.md):
 # threshold 200,000 s, backfilling by the largest processor request first, 60 user-week resamples of
 # ~2 years (104 weeks). Rows of the campaign's default configuration and of this one are labelled apart.
 ARTIFACT = {"threshold": 200000.0, "backfill": "LQF", "variants": 60, "weeks": 104}

@@ -26,7 +26,7 @@ TOP_DELAYED = 100
 
 
 def premature(workload) -> np.ndarray:
-    """Jobs whose request is at least 100 times the time they ran (REPRODUCE.md §3)."""
+    """Jobs whose request is at least 100 times the time they ran (the thesis's Table 4.3)."""
     return workload.requested >= PREMATURE_FACTOR * np.maximum(workload.run, 0.0)
 
 

@@ -1,6 +1,6 @@
 """Independent, deliberately simple pure-Python reference of the co-scheduling simulator.
 
-Written from ``docs/coscheduling.md`` (authoritative), ``../shared/docs/COSCHEDULING.md`` (the contract)
+Written from ``docs/coscheduling.md`` (authoritative; checked against the project's specification)
 and SEMANTICS §4 (the EASY pass) alone, without looking at the Cython core, so that the core can be
 compared with it job for job and bit for bit.  Slow on purpose: every pass rescans every job.
 
