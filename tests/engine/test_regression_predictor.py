@@ -16,8 +16,6 @@ from simcore.engine._regression import (
 import simcore
 from simcore.engine.predictors import PREDICTORS, make_predictor
 
-KTH = "/work/shared/pwa/KTH-SP2-1996-2.1-cln.swf.gz"
-
 
 def linear_data(n=4000, seed=0, scales=(1.0, 100.0, 0.01)):
     rng = np.random.default_rng(seed)
@@ -213,8 +211,8 @@ def test_one_instance_cannot_drive_two_simulations_at_once():
     simcore.simulate(w, estimate=shared)
 
 
-def test_kth_sp2_is_deterministic_and_pinned():
-    w = simcore.read_swf(KTH, filter="truncate")
+def test_kth_sp2_is_deterministic_and_pinned(pwa_trace):
+    w = simcore.read_swf(pwa_trace("KTH-SP2"), filter="truncate")
     a, b = (
         simcore.simulate(w, estimate=RegressionPredictor(), correction="incremental", backfill="SPF") for _ in range(2)
     )
