@@ -144,8 +144,9 @@ def reproduction_section(
         + ("; ".join(differences) if differences else "none in threshold, backfill or resampling")
         + f". Always different: {ALWAYS_DIFFERENT}.",
         "",
-        "**Labels.** The paper's simulator inverted three pairs of names (REPRODUCE.md §2): its "
-        '"LPF", "LQF" and "LAF" columns ran what SEMANTICS.md calls SPF, SQF and SAF, and vice '
+        "**Labels.** The paper's simulator inverted three pairs of names (it ranked the highest "
+        'criterion first): its "LPF", "LQF" and "LAF" columns ran what SEMANTICS §3 calls SPF, SQF '
+        "and SAF, and vice "
         "versa. Each column below keeps the paper's label and is compared with the order that the "
         "paper actually ran (shown as *ours: …*).",
         "",
