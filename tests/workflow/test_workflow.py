@@ -59,8 +59,9 @@ def run_snakemake(workdir: Path, config: dict, *args, base=TINY, check=True, **p
         full[key] = {**full[key], **value} if isinstance(value, dict) and key in full else value
     configfile.write_text(yaml.safe_dump(full, sort_keys=False))
     command = SNAKEMAKE + ["--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args]
-    if popen:
-        return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **popen)
+    if popen:  # started, not waited for: its output goes to a file beside workdir, as no one reads a pipe
+        with open(workdir.with_name(workdir.name + ".log"), "a") as log:
+            return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, **popen)
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if check:
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
