@@ -1,32 +1,18 @@
-"""The figures' shared look (one matplotlib style for every study), the
-atomic PNG/PDF writer, and the cumulative-wait figure that the fixed-policy
-and bandit studies share. Each study draws its own figures in its
-`figures.py` with these helpers."""
+"""What the fixed-policy and bandit studies' figures share: their runs'
+(threshold, backfill) configurations and the cumulative-wait figure. The look
+of every figure is `simcore.reporting.style`."""
 
 from __future__ import annotations
 
-import matplotlib
+import itertools
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interactive backend)
-import pandas as pd  # noqa: E402
+import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
-from simcore.engine.simulation import ORDERS  # noqa: E402
-from simcore.workloads.files import atomic_write  # noqa: E402
+from simcore.engine.simulation import ORDERS
+from simcore.reporting.style import DISTINCT_COLOURS, band, duration_label, plt, shared_legend
 
-plt.rcParams.update(
-    {
-        "font.size": 9,
-        "axes.titlesize": 10,
-        "legend.fontsize": 7,
-        "figure.dpi": 150,
-        "savefig.bbox": "tight",
-        "pdf.fonttype": 42,
-    }
-)
-
-
-ORDER_COLOURS = ("black",) + plt.get_cmap("tab20").colors
+PANEL_COLUMNS = 4
 
 
 def configurations(frame: pd.DataFrame):
@@ -39,52 +25,52 @@ def configurations(frame: pd.DataFrame):
 
 
 def configuration_title(threshold, backfill) -> str:
-    limit = "no threshold" if pd.isna(threshold) else f"threshold {threshold / 3600:.4g} h"
+    limit = "no threshold" if pd.isna(threshold) else f"threshold {duration_label(threshold)}"
     return f"EASY, {limit}, backfill: {backfill}"
 
 
-def shared_legend(figure, axes, title: str) -> None:
-    """One legend for every panel, right of the figure, each label once."""
-    labelled = {}
-    for axis in axes:
-        for handle, label in zip(*axis.get_legend_handles_labels()):
-            labelled.setdefault(label, handle)
-    figure.legend(labelled.values(), labelled.keys(), loc="center left", bbox_to_anchor=(1.0, 0.5), title=title)
-
-
-def save(figure, paths) -> None:
-    for path in paths:
-        with atomic_write(path) as tmp:
-            figure.savefig(tmp, format=str(path).rsplit(".", 1)[-1])
-    plt.close(figure)
-
-
-def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EASY-FCFS"):
+def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EASY-FCFS", policies=None):
     """Change of cumulative waiting time against a baseline over the weeks of
-    the variants: mean line and dashed 10th/90th percentiles, one colour per
-    order or strategy."""
-    names = [name for name in ORDERS if name in set(curves["order"])]
-    names += sorted(set(curves["order"]) - set(names))
-    colours = {name: ORDER_COLOURS[index % len(ORDER_COLOURS)] for index, name in enumerate(names)}
-    groups = configurations(curves)
-    figure, axes = plt.subplots(1, len(groups), figsize=(4.2 * len(groups), 3.4), squeeze=False, sharey=True)
-    for axis, ((threshold, backfill), block) in zip(axes[0], groups):
-        for order, line in block.groupby("order", sort=False):
-            if order == "FCFS":
-                continue
-            colour = colours[order]
-            axis.plot(line["week"], 100 * line["mean"], color=colour, label=order, linewidth=1.4)
-            for percentile in ("p10", "p90"):
-                axis.plot(line["week"], 100 * line[percentile], color=colour, linestyle="--", linewidth=0.6)
-        axis.axhline(0, color="black", linewidth=0.8)
-        axis.set_title(configuration_title(threshold, backfill))
-        axis.set_xlabel("week of the resampled trace")
-        axis.grid(alpha=0.3)
-    axes[0][0].set_ylabel(f"cumulative wait vs {baseline} (%)")
-    variants = int(curves["variants"].max())
-    shared_legend(figure, axes.ravel(), "policy")
-    figure.suptitle(
-        f"{trace}: cumulative waiting time against {baseline} "
-        f"(mean, dashed 10th/90th percentiles over {variants} variants)"
+    the variants, small multiples: one panel per order or strategy, one colour
+    per (threshold, backfill) configuration, the mean as a line and the 10th to
+    90th percentiles as a band. Panels in the order of `policies` (default:
+    the registry's order of the queue orders)."""
+    present = set(curves["order"])
+    names = [name for name in (ORDERS if policies is None else policies) if name in present]
+    names += sorted(present - set(names))
+    names = [name for name in names if name != "FCFS"]  # the baseline: zero by definition
+    columns = min(PANEL_COLUMNS, len(names))
+    rows = -(-len(names) // columns)
+    figure, axes = plt.subplots(
+        rows, columns, figsize=(1.9 * columns + 1.8, 1.5 * rows + 0.9), squeeze=False, sharex=True, sharey=True
     )
+    panels = dict(zip(names, axes.flat))
+    for colour, ((threshold, backfill), block) in zip(itertools.cycle(DISTINCT_COLOURS[1:]), configurations(curves)):
+        for order, line in block.groupby("order", sort=False, observed=True):
+            if order not in panels:
+                continue
+            band(
+                panels[order],
+                line["week"],
+                100 * line["mean"],
+                100 * line["p10"],
+                100 * line["p90"],
+                colour,
+                configuration_title(threshold, backfill),
+            )
+    for name, axis in panels.items():
+        axis.axhline(0, color="black", linewidth=0.6)
+        axis.set_title(name, pad=2)
+        axis.grid(alpha=0.3)
+    for index, axis in enumerate(axes.flat):
+        if index >= len(names):
+            axis.set_visible(False)
+        elif index + columns >= len(names):  # nothing below: this panel carries the week axis
+            axis.tick_params(labelbottom=True)
+            axis.set_xlabel("week")
+    axes.flat[0].xaxis.set_major_locator(MaxNLocator(integer=True))
+    figure.supylabel(f"cumulative wait vs {baseline} (%)")
+    shared_legend(figure, axes.flat, "configuration: mean over variants, 10th–90th percentile band", below=True)
+    variants = int(curves["variants"].max())
+    figure.suptitle(f"{trace}: cumulative waiting time against {baseline}, over {variants} variants")
     return figure

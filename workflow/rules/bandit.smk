@@ -106,10 +106,13 @@ rule plot_learners:
         mem_mb=2000,
     params:
         strategies=lambda wildcards: " ".join(bandit(wildcards.root)["strategies"]),
+        learners=lambda wildcards: " ".join(
+            spec["learner"] for spec in bandit(wildcards.root)["strategies"].values()
+        ),
     shell:
         "simcore plot-learners --trace {wildcards.trace} --curves {input.curves} "
         "--regret-curves {input.regret_curves} --shares {input.shares} --strategies {params.strategies} "
-        "--cumulative-wait {output.strategies} --regret {output.regret} --choices {output.choices} > {log} 2>&1"
+        "--learners {params.learners} --cumulative-wait {output.strategies} --regret {output.regret} --choices {output.choices} > {log} 2>&1"
 
 
 rule bandit_tables:

@@ -63,6 +63,9 @@ def add_commands(commands) -> None:
     plot_learn.add_argument("--regret-curves", required=True, metavar="CURVES.parquet")
     plot_learn.add_argument("--shares", required=True, metavar="SHARES.parquet")
     plot_learn.add_argument("--strategies", nargs="+", required=True)
+    plot_learn.add_argument(
+        "--learners", nargs="+", required=True, help="the learner of each strategy, in the same order (its family)"
+    )
     plot_learn.add_argument("--cumulative-wait", nargs="+", required=True, metavar="FILE.png|pdf")
     plot_learn.add_argument("--regret", nargs="+", required=True, metavar="FILE.png|pdf")
     plot_learn.add_argument("--choices", nargs="+", required=True, metavar="FILE.png|pdf")
@@ -125,13 +128,20 @@ def run_aggregate_learners(args) -> int:
 
 
 def run_plot_learners(args) -> int:
-    from simcore.reporting.figures import cumulative_wait_figure, save
-    from simcore.studies.bandit.figures import choices_figure
+    from simcore.reporting.figures import cumulative_wait_figure
+    from simcore.reporting.style import save
+    from simcore.studies.bandit.figures import choices_figure, families
 
+    if len(args.learners) != len(args.strategies):
+        raise SystemExit(f"--learners: {len(args.learners)} learners for {len(args.strategies)} strategies")
+    grouped = families(args.strategies, args.learners)
+    panels = [strategy for members in grouped.values() for strategy in members]
     curves = read_parquet(args.curves)
-    save(cumulative_wait_figure(curves[curves["order"].isin(args.strategies)], args.trace), args.cumulative_wait)
-    save(cumulative_wait_figure(read_parquet(args.regret_curves), args.trace, "the best fixed order"), args.regret)
-    save(choices_figure(read_parquet(args.shares), args.trace), args.choices)
+    strategies = curves[curves["order"].isin(args.strategies)]
+    save(cumulative_wait_figure(strategies, args.trace, policies=panels), args.cumulative_wait)
+    regret = read_parquet(args.regret_curves)
+    save(cumulative_wait_figure(regret, args.trace, "the best fixed order", policies=panels), args.regret)
+    save(choices_figure(read_parquet(args.shares), args.trace, grouped), args.choices)
     print(f"learner figures of {args.trace}")
     return 0
 

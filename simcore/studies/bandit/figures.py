@@ -2,39 +2,71 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from simcore.engine.simulation import ORDERS
-from simcore.reporting.figures import plt, shared_legend
+from simcore.reporting.style import colours_for, plt, shared_legend
+from simcore.workloads.resample import WEEK
 
-MOSAIC_COLOURS = plt.get_cmap("Paired").colors
+FAMILY_GAP = 0.45  # height of the space between two families of strategies, in panel heights
 
 
-def choices_figure(shares: pd.DataFrame, trace: str):
-    """Share of the variants choosing each order over time, per strategy (the
-    bandit paper's "mosaic")."""
-    strategies = list(dict.fromkeys(shares["strategy"]))
-    figure, axes = plt.subplots(
-        len(strategies), 1, figsize=(7.0, 0.9 + 1.1 * len(strategies)), squeeze=False, sharex=True
-    )
-    colours = dict(zip(ORDERS, MOSAIC_COLOURS))
-    for axis, strategy in zip(axes[:, 0], strategies):
-        table = shares[shares["strategy"] == strategy].pivot_table(
-            index="start", columns="order", values="share", fill_value=0.0
-        )
-        orders = [order for order in ORDERS if order in table.columns]
-        axis.stackplot(
-            table.index / 604800.0,
-            *(table[order] for order in orders),
-            labels=orders,
-            colors=[colours[order] for order in orders],
-            linewidth=0,
-        )
-        axis.set_ylim(0, 1)
-        axis.set_yticks([0, 0.5, 1])
-        axis.set_ylabel(strategy, rotation=0, ha="right", va="center")
-    shared_legend(figure, axes[:1, 0], "order chosen")
-    axes[-1, 0].set_xlabel("week of the resampled trace")
-    figure.suptitle(f"{trace}: orders chosen per period (share of variants)")
-    figure.tight_layout()
+def families(strategies, learners) -> dict[str, list[str]]:
+    """The strategies grouped by learner, families and members in the order given."""
+    grouped: dict[str, list[str]] = {}
+    for strategy, learner in zip(strategies, learners, strict=True):
+        grouped.setdefault(learner, []).append(strategy)
+    return grouped
+
+
+def choices_figure(shares: pd.DataFrame, trace: str, grouped: dict[str, list[str]]):
+    """The bandit paper's mosaic: per strategy, the share of the variants that
+    chose each order in each period, drawn as steps (a choice holds for the
+    whole period), strategies grouped by learner family."""
+    colours = colours_for(ORDERS)
+    present = set(shares["strategy"])
+    grouped = {family: [s for s in members if s in present] for family, members in grouped.items()}
+    grouped = {family: members for family, members in grouped.items() if members}
+    heights = []
+    for members in grouped.values():
+        heights += ([FAMILY_GAP] if heights else []) + [1.0] * len(members)
+    figure = plt.figure(figsize=(7.0, 0.8 + 0.55 * len(heights)))
+    grid = figure.add_gridspec(len(heights), 1, height_ratios=heights, hspace=0.08)
+    axes, row = [], 0
+    for family, members in grouped.items():
+        row += 1 if axes else 0  # the gap row
+        for position, strategy in enumerate(members):
+            axis = figure.add_subplot(grid[row], sharex=axes[0] if axes else None)
+            _mosaic(axis, shares[shares["strategy"] == strategy], colours)
+            axis.set_ylabel(strategy, rotation=0, ha="right", va="center")
+            if position == 0:
+                axis.set_title(f"learner: {family}", loc="left", fontsize=8, pad=2)
+            axes.append(axis)
+            row += 1
+    for axis in axes[:-1]:
+        axis.tick_params(labelbottom=False)
+    axes[-1].set_xlabel("week of the resampled trace")
+    shared_legend(figure, axes, "order chosen", ORDERS)
+    figure.suptitle(f"{trace}: order chosen in each period (share of the variants)")
     return figure
+
+
+def _mosaic(axis, shares: pd.DataFrame, colours: dict) -> None:
+    table = shares.pivot_table(index="start", columns="order", values="share", fill_value=0.0).sort_index()
+    starts = table.index.to_numpy(dtype=float)
+    period = np.diff(starts).min() if len(starts) > 1 else WEEK
+    edges = np.append(starts, starts[-1] + period) / WEEK
+    orders = [order for order in ORDERS if order in table.columns]
+    axis.stackplot(
+        edges,
+        *(np.append(table[order].to_numpy(), table[order].iloc[-1]) for order in orders),
+        labels=orders,
+        colors=[colours[order] for order in orders],
+        step="post",
+        linewidth=0,
+    )
+    axis.set_xlim(edges[0], edges[-1])
+    axis.set_ylim(0, 1)
+    axis.set_yticks([0, 1])
+    axis.tick_params(axis="y", labelsize=7)

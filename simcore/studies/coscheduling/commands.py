@@ -173,7 +173,7 @@ def run_tables(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.figures import save
+    from simcore.reporting.style import save
     from simcore.studies.coscheduling import figures
 
     tables, outdir = Path(args.tables), Path(args.outdir)

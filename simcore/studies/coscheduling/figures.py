@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from simcore.reporting.figures import plt
+from simcore.reporting.style import BAND_ALPHA, plt
 from simcore.studies.coscheduling.sharing import EXPERTS
 from simcore.studies.coscheduling.study import SLOWDOWN_QUANTILES
 
@@ -39,7 +40,11 @@ def ratio_figure(summary: pd.DataFrame, trace: str, experiment: str, published: 
         for name, line in block.groupby("configuration", sort=False):
             axis.plot(line["load"], line[f"{metric}_ratio"], marker="o", color=colours[name], label=name)
             axis.fill_between(
-                line["load"], line[f"{metric}_ratio_p10"], line[f"{metric}_ratio_p90"], color=colours[name], alpha=0.15
+                line["load"],
+                line[f"{metric}_ratio_p10"],
+                line[f"{metric}_ratio_p90"],
+                color=colours[name],
+                alpha=BAND_ALPHA,
             )
         for (name, load), values in (published or {}).items():
             if metric in values:
@@ -54,9 +59,9 @@ def ratio_figure(summary: pd.DataFrame, trace: str, experiment: str, published: 
     if published:
         handles.append(plt.Line2D([], [], marker="x", linestyle="", color="grey", mew=2))
         labels.append("paper (Table 3)")
-    figure.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), title="configuration")
+    figure.legend(handles, labels, loc="outside right center", title="configuration")
     kappa = block["kappa"].min() if len(block) else 0.0
-    figure.suptitle(f"{trace}, {experiment}: sharing against space sharing (κ = {kappa:g})", y=1.02)
+    figure.suptitle(f"{trace}, {experiment}: sharing against space sharing (κ = {kappa:g})")
     return figure
 
 
@@ -72,12 +77,12 @@ def utilisation_figure(summary: pd.DataFrame, trace: str):
             axis.plot(line["load"], 100 * line["alloc_utilisation"], marker="o", color=colours[name], label=name)
         axis.set_xlabel(EXPERIMENT_TITLES[experiment])
         axis.set_xticks(sorted(block.loc[block["experiment"] == experiment, "load"].unique()))
-        axis.set_ylim(0, 100)
+        axis.set_ylim(0, min(100, 1.25 * 100 * block["alloc_utilisation"].max()))
         axis.grid(alpha=0.3)
     axes[0][0].set_ylabel("utilisation of allocated capacity (%)")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), title="configuration")
-    figure.suptitle(f"{trace}: CPU time used over processor time held", y=1.02)
+    figure.legend(handles, labels, loc="outside right center", title="configuration")
+    figure.suptitle(f"{trace}: CPU time used over processor time held")
     return figure
 
 
@@ -100,6 +105,8 @@ def slowdown_figure(runs: pd.DataFrame, trace: str):
                 label=f"{row['configuration']} ({row['paired_jobs']} jobs)",
             )
     axis.set_xscale("log")
+    axis.xaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.xaxis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if value in (2, 3, 5) else ""))
     axis.set_xlabel("sharing slowdown D = (end - start) / work (log)")
     axis.set_ylabel("fraction of the jobs that shared")
     axis.grid(alpha=0.3, which="both")
@@ -125,12 +132,13 @@ def weights_figure(weights: pd.DataFrame, trace: str):
             axis.plot(part["round"], part[expert], color=EXPERT_COLOURS[expert], label=expert)
         axis.set_title(f"offered load {load:g}")
         axis.set_xlabel("Hedge round")
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.grid(alpha=0.3)
     axes[0][0].set_ylabel("expert weight α")
     axes[0][0].set_ylim(0, 1)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), title="expert")
-    figure.suptitle(f"{trace}, E2: ASAX expert weights over rounds", y=1.03)
+    figure.legend(handles, labels, loc="outside right center", title="expert")
+    figure.suptitle(f"{trace}, E2: ASAX expert weights over rounds")
     return figure
 
 
@@ -162,5 +170,5 @@ def actions_figure(runs: pd.DataFrame, trace: str):
         axis.legend()
         axis.grid(alpha=0.3, axis="y")
     axes[0][0].set_ylabel("share of the learner's decisions (%)")
-    figure.suptitle(f"{trace}: quota levels chosen by the learner", y=1.03)
+    figure.suptitle(f"{trace}: quota levels chosen by the learner")
     return figure

@@ -148,7 +148,7 @@ def run_tables(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.figures import save
+    from simcore.reporting.style import save
     from simcore.studies.dynamic_scheduling.figures import dynamic_boxplot_figure
 
     runs, outdir = read_parquet(args.runs), Path(args.outdir)

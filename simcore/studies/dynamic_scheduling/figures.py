@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.reporting.figures import plt
+from simcore.reporting.style import plt
 
 
 def dynamic_boxplot_figure(runs: pd.DataFrame, setting: str):
@@ -29,5 +29,4 @@ def dynamic_boxplot_figure(runs: pd.DataFrame, setting: str):
     for axis in list(axes.flat)[len(traces) :]:
         axis.set_visible(False)
     figure.suptitle(f"Dynamic scheduling experiments, {SETTING_TITLES[setting]}")
-    figure.tight_layout()
     return figure

@@ -175,7 +175,7 @@ def run_tables(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.figures import save
+    from simcore.reporting.style import save
     from simcore.studies.elastic.figures import draw_figures
 
     series, pools = read_parquet(args.series), read_parquet(args.pools)

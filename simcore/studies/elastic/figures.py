@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from simcore.reporting.figures import plt, shared_legend
+from simcore.reporting.style import plt, shared_legend
 
 FIGURES = ("responsiveness", "pool", "utilisation", "fairness")
 BASELINE_COLOURS = {"NAT": "black", "FCFS": "grey", "EDF": "tab:brown"}
@@ -86,12 +86,6 @@ def time_axes(axes) -> None:
     axes[-1].set_xlabel(TIME_LABEL)
 
 
-def legend_right(figure, axes, title: str = "run") -> None:
-    """The panels packed first, so that the legend right of them leaves no gap."""
-    figure.tight_layout()
-    shared_legend(figure, axes, title)
-
-
 def responsiveness_figure(series: pd.DataFrame, jobset: str) -> Figure:
     """P(W > w) against w for the counted interactive and batch jobs (the paper's Figures 3-6), one
     line per run: the learners (seed 0), FCFS, EDF and NAT."""
@@ -112,7 +106,7 @@ def responsiveness_figure(series: pd.DataFrame, jobset: str) -> Figure:
         axis.grid(alpha=0.3)
     axes[0].set_ylabel("P(W > w)")
     figure.suptitle(f"{jobset}: inverse CDF of the responsiveness W = p / (p + wait) (dashed: elastic)")
-    legend_right(figure, axes)
+    shared_legend(figure, axes, "run")
     return figure
 
 
@@ -147,7 +141,7 @@ def pool_figure(series: pd.DataFrame, pools: pd.DataFrame, runs: pd.DataFrame, j
         axis.set_ylim(bottom=0)
     time_axes(axes)
     figure.suptitle(f"{jobset}: pool size over time")
-    legend_right(figure, axes, "")
+    shared_legend(figure, axes, "")
     return figure
 
 
@@ -171,7 +165,7 @@ def utilisation_figure(series: pd.DataFrame, pools: pd.DataFrame, runs: pd.DataF
     axis.set_ylabel("U(T) = completed work / pool area")
     axis.set_ylim(0, 1.02)
     time_axes([axis])
-    legend_right(figure, [axis])
+    shared_legend(figure, [axis], "run")
     return figure
 
 
@@ -206,7 +200,7 @@ def fairness_figure(series: pd.DataFrame, jobset: str) -> Figure:
         axes[1].axhline(0, color="black", linewidth=0.8)
         axes[1].set_ylabel("F − F(NAT)")
     time_axes(axes)
-    legend_right(figure, axes)
+    shared_legend(figure, axes, "run")
     return figure
 
 

@@ -120,7 +120,8 @@ def run_aggregate(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.figures import cumulative_wait_figure, save
+    from simcore.reporting.figures import cumulative_wait_figure
+    from simcore.reporting.style import save
     from simcore.studies.fixed_policy.figures import bsld_figure
 
     save(cumulative_wait_figure(read_parquet(args.curves), args.trace), args.cumulative_wait)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from simcore.engine.simulation import ORDERS
-from simcore.reporting.figures import configuration_title, configurations, plt
+from simcore.reporting.figures import configuration_title, configurations
+from simcore.reporting.style import plt
 
 
 def bsld_figure(runs: pd.DataFrame, trace: str):
@@ -26,5 +27,4 @@ def bsld_figure(runs: pd.DataFrame, trace: str):
         axis.grid(axis="y", alpha=0.3)
     axes[-1, 0].set_xlabel("queue order")
     figure.suptitle(f"{trace}: average bounded slowdown across {runs['variant'].nunique()} variants")
-    figure.tight_layout()
     return figure

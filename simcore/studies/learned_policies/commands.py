@@ -154,7 +154,7 @@ def run_fit(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.figures import save
+    from simcore.reporting.style import save
     from simcore.studies.learned_policies.figures import trial_scores_figure
 
     save(trial_scores_figure(read_all(args.scores), pd.read_csv(args.spread)), args.output)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simcore.reporting.figures import plt
+from simcore.reporting.style import plt
 
 
 def trial_scores_figure(scores: pd.DataFrame, spread: pd.DataFrame):
@@ -29,5 +29,4 @@ def trial_scores_figure(scores: pd.DataFrame, spread: pd.DataFrame):
     for axis in axes:
         axis.grid(alpha=0.3)
     figure.suptitle("Trial score distributions (|S| = 16, |Q| = 32)")
-    figure.tight_layout()
     return figure

@@ -238,7 +238,7 @@ def run_tables(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.figures import save
+    from simcore.reporting.style import save
     from simcore.studies.prediction.figures import prediction_ecdf_figure
 
     predictions = pd.concat([read_parquet(path) for path in args.predictions], axis=1)
@@ -252,7 +252,7 @@ def run_plot(args) -> int:
 
 
 def run_correlations(args) -> int:
-    from simcore.reporting.figures import save
+    from simcore.reporting.style import save
     from simcore.studies.prediction.figures import correlation_figure
 
     save(correlation_figure(read_parquet(args.grid)), args.output)

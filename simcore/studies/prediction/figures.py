@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from simcore.reporting.figures import plt
+from simcore.reporting.style import plt
 
 
 def _ecdf(axis, values, label, **style) -> None:
@@ -79,7 +79,7 @@ def correlation_figure(grid: pd.DataFrame):
         return figure
     columns = min(len(pairs), 4)
     rows = -(-len(pairs) // columns)
-    figure, axes = plt.subplots(rows, columns, figsize=(2.6 * columns, 2.5 * rows), squeeze=False)
+    figure, axes = plt.subplots(rows, columns, figsize=(3.3 * columns, 3.5 * rows), squeeze=False)
     for axis, (a, b) in zip(axes.flat, pairs):
         pair = wide[[a, b]].dropna()
         x, y = pair[a], pair[b]
@@ -88,6 +88,11 @@ def correlation_figure(grid: pd.DataFrame):
         axis.scatter(x[clairvoyant], y[clairvoyant], s=14, marker="*", color="tab:red", label="clairvoyant")
         axis.set_xscale("log")
         axis.set_yscale("log")
+        low, high = min(x.min(), y.min()) / 1.25, max(x.max(), y.max()) * 1.25
+        axis.plot([low, high], [low, high], color="grey", linewidth=0.6, linestyle=":", label="same on both")
+        axis.set_xlim(low, high)
+        axis.set_ylim(low, high)
+        axis.set_box_aspect(1)
         for scaled in (axis.xaxis, axis.yaxis):
             scaled.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
             scaled.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
@@ -100,6 +105,5 @@ def correlation_figure(grid: pd.DataFrame):
     for axis in axes.flat[len(pairs) :]:
         axis.set_visible(False)
     axes.flat[0].legend(loc="upper left")
-    figure.suptitle("Heuristic triples: AVEbsld relative to EASY, between traces")
-    figure.tight_layout()
+    figure.suptitle("Heuristic triples: AVEbsld relative to EASY,\non every pair of traces")
     return figure

@@ -135,7 +135,7 @@ def run_aggregate(args) -> int:
 
 def run_plot(args) -> int:
 
-    from simcore.reporting.figures import save
+    from simcore.reporting.style import save
     from simcore.studies.simple_policies.figures import (
         simple_backfilled_figure,
         simple_categories_figure,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
-from simcore.reporting.figures import plt
+from simcore.reporting.style import band, plt
 
 SIMPLE_COLOURS = {"FCFS": "black", "SPF": "tab:blue", "SQF": "tab:green", "SAF": "tab:red"}
 
@@ -23,23 +24,19 @@ def _simple_colour(order: str) -> str:
 
 def simple_objectives_figure(curves: pd.DataFrame, trace: str):
     """The thesis's Figure 4.1 for one trace: cumulative weekly mean of each
-    objective, mean over variants (solid) and 10th/90th percentiles (dashed)."""
+    objective: mean over variants (line) and 10th to 90th percentiles (band)."""
     figure, axes = plt.subplots(1, 3, figsize=(10.0, 3.0))
     for axis, objective in zip(axes, ("bsld", "wait", "ppbsld")):
         scale = 1 / 3600 if objective == "wait" else 1.0
         for order, part in curves.groupby("order", sort=False):
-            colour = _simple_colour(order)
-            axis.plot(part["week"], part[f"{objective}_mean"] * scale, color=colour, label=order)
-            for band in ("p10", "p90"):
-                axis.plot(
-                    part["week"], part[f"{objective}_{band}"] * scale, color=colour, linestyle="--", linewidth=0.6
-                )
+            low, mean, high = (part[f"{objective}_{column}"] * scale for column in ("p10", "mean", "p90"))
+            band(axis, part["week"], mean, low, high, _simple_colour(order), order)
         axis.set_xlabel("week")
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
         axis.set_ylabel(OBJECTIVE_LABELS[objective])
         axis.grid(alpha=0.3)
     axes[0].legend(title="queue order")
     figure.suptitle(f"{trace}: cumulative weekly means (EASY, threshold, aggressive backfilling)")
-    figure.tight_layout()
     return figure
 
 
@@ -62,7 +59,6 @@ def _per_trace_boxes(frame: pd.DataFrame, column: str, ylabel: str, title: str, 
         axis.grid(alpha=0.3, axis="y")
     axes.flat[0].set_ylabel(ylabel)
     figure.suptitle(title)
-    figure.tight_layout()
     return figure
 
 
@@ -104,5 +100,4 @@ def simple_categories_figure(summary: pd.DataFrame):
     axes.flat[0].set_ylabel("jobs (mean over variants)")
     axes.flat[0].legend()
     figure.suptitle("Jobs per slowdown category")
-    figure.tight_layout()
     return figure

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore.reporting.figures import plt
+from simcore.reporting.style import plt
 from simcore.studies.elastic.env import example_job_set
 from simcore.studies.elastic.figures import FIGURES, busy_cores, draw_figures, run_styles, running_utilisation
 from simcore.studies.elastic.study import run_jobset
