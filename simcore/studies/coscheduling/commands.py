@@ -122,10 +122,11 @@ def run_experiment(args) -> int:
     )
     try:
         if args.experiment == "E1":
-            runs = run_flush(workload, sweep, window=args.window, max_windows=args.max_windows)
+            label = f"{args.trace} E1 settings"  # a load and a run of the grid, over every window
+            runs = run_flush(workload, sweep, window=args.window, max_windows=args.max_windows, label=label)
             weights = None
         else:
-            runs, weights = run_replay(workload, sweep)
+            runs, weights = run_replay(workload, sweep, label=f"{args.trace} E2 runs")
     except SharingInputError as error:
         raise SharingInputError(f"{args.workload}: {error}") from None
     runs.insert(0, "trace", args.trace)

@@ -26,6 +26,7 @@ from simcore.studies.coscheduling.sharing import (
     default_memory_capacity,
     simulate_sharing,
 )
+from simcore.workloads.progress import progress
 
 HOUR = 3600.0
 BSLD_TAU = 10.0
@@ -173,35 +174,48 @@ def flush_workload(workload: Workload, indices: np.ndarray, load: float) -> tupl
     )
 
 
-def run_flush(workload: Workload, sweep: Sweep, window: int = 45, max_windows: int | None = None) -> pd.DataFrame:
-    """E1: every run of the sweep on every window; one row per window run."""
+def run_flush(
+    workload: Workload, sweep: Sweep, window: int = 45, max_windows: int | None = None, label: str | None = None
+) -> pd.DataFrame:
+    """E1: every run of the sweep on every window; one row per window run. With a `label`, a
+    progress line on stderr per setting (a load and a run of the grid, over all its windows;
+    simcore.workloads.progress)."""
     for *_, settings in sweep.grid(workload):
         check_efficiencies(workload, settings)
     frames = []  # one per setting: a whole trace's windows as dicts would take gigabytes
     windows = flush_windows(workload, window, max_windows)
-    for load in sweep.loads:
-        flushed = [flush_workload(workload, indices, load) for indices in windows]
-        # efficiencies checked on the trace above: a window may record none
-        for name, options, kappa, seed, settings in sweep.grid(workload, efficiency="assume-cpu-bound"):
-            state, rows = None, []
-            for number, (jobs, size_binds) in enumerate(flushed):
-                result = simulate_sharing(jobs, settings, seed=[seed, number], learner_state=state)
-                if options.get("warm"):
-                    state = result.learner["state"]
-                rows.append(
-                    {
-                        "experiment": "E1",
-                        "load": float(load),
-                        "kappa": kappa,
-                        "configuration": name,
-                        "strategy": options["strategy"],
-                        "seed": seed,
-                        "window": number,
-                        "size_binds": size_binds,
-                        **run_metrics(result),
-                    }
-                )
-            frames.append(pd.DataFrame(rows))
+    # efficiencies checked on the trace above: a window may record none
+    grid = list(sweep.grid(workload, efficiency="assume-cpu-bound"))
+
+    def settings_by_load():  # each load's windows flushed once, before its first setting
+        for load in sweep.loads:
+            flushed = [flush_workload(workload, indices, load) for indices in windows]
+            for run in grid:
+                yield load, flushed, run
+
+    chosen = settings_by_load()
+    if label is not None:
+        chosen = progress(chosen, len(sweep.loads) * len(grid), label)
+    for load, flushed, (name, options, kappa, seed, settings) in chosen:
+        state, rows = None, []
+        for number, (jobs, size_binds) in enumerate(flushed):
+            result = simulate_sharing(jobs, settings, seed=[seed, number], learner_state=state)
+            if options.get("warm"):
+                state = result.learner["state"]
+            rows.append(
+                {
+                    "experiment": "E1",
+                    "load": float(load),
+                    "kappa": kappa,
+                    "configuration": name,
+                    "strategy": options["strategy"],
+                    "seed": seed,
+                    "window": number,
+                    "size_binds": size_binds,
+                    **run_metrics(result),
+                }
+            )
+        frames.append(pd.DataFrame(rows))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
@@ -221,33 +235,41 @@ def replay_workload(workload: Workload, load: float) -> tuple[Workload, int]:
     return replace(workload.take(keep), machine_size=size), len(workload) - len(keep)
 
 
-def run_replay(workload: Workload, sweep: Sweep) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_replay(workload: Workload, sweep: Sweep, label: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """E2: (runs, learner weights per round) for every run of the sweep but the warm ones
-    (a replay is one run: there is nothing to carry a learner's state to)."""
+    (a replay is one run: there is nothing to carry a learner's state to). With a `label`, a
+    progress line on stderr per run (simcore.workloads.progress)."""
     rows, weights = [], []
-    for load in sweep.loads:
-        replayed, dropped = replay_workload(workload, load)
-        for name, options, kappa, seed, settings in sweep.grid(workload):
-            if options.get("warm"):
-                continue
-            result = simulate_sharing(replayed, settings, seed=seed)
-            key = {"load": float(load), "kappa": kappa, "configuration": name, "seed": seed}
-            rows.append(
-                {
-                    "experiment": "E2",
-                    **key,
-                    "strategy": options["strategy"],
-                    "window": 0,
-                    "size_binds": False,
-                    "dropped": dropped,
-                    **run_metrics(result),
-                    **slowdown_quantiles(result),
-                }
-            )
-            alphas = result.learner["alphas"]
-            if len(alphas):
-                frame = pd.DataFrame(alphas, columns=list(EXPERTS))
-                weights.append(frame.assign(**key, round=np.arange(1, len(alphas) + 1)))
+    grid = [run for run in sweep.grid(workload) if not run[1].get("warm")]  # run[1]: its options
+
+    def runs_by_load():  # each load's replayed trace built once, before its first run
+        for load in sweep.loads:
+            replayed, dropped = replay_workload(workload, load)
+            for run in grid:
+                yield load, replayed, dropped, run
+
+    chosen = runs_by_load()
+    if label is not None:
+        chosen = progress(chosen, len(sweep.loads) * len(grid), label)
+    for load, replayed, dropped, (name, options, kappa, seed, settings) in chosen:
+        result = simulate_sharing(replayed, settings, seed=seed)
+        key = {"load": float(load), "kappa": kappa, "configuration": name, "seed": seed}
+        rows.append(
+            {
+                "experiment": "E2",
+                **key,
+                "strategy": options["strategy"],
+                "window": 0,
+                "size_binds": False,
+                "dropped": dropped,
+                **run_metrics(result),
+                **slowdown_quantiles(result),
+            }
+        )
+        alphas = result.learner["alphas"]
+        if len(alphas):
+            frame = pd.DataFrame(alphas, columns=list(EXPERTS))
+            weights.append(frame.assign(**key, round=np.arange(1, len(alphas) + 1)))
     weights = (
         pd.concat(weights, ignore_index=True)
         if weights

@@ -129,7 +129,7 @@ def run_experiment(args) -> int:
     except (JobSetError, ValueError) as error:
         raise JobSetError(f"{args.workload}: {error}") from None
     runs = args.runs or DEFAULT_RUNS
-    frame, series, pools = run_jobset(jobs, runs, args.seeds)
+    frame, series, pools = run_jobset(jobs, runs, args.seeds, progress_lines=True)
     provenance = {
         "command": "elastic-run",
         "workload_file": args.workload,

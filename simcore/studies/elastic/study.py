@@ -20,6 +20,7 @@ from simcore.studies.elastic.metrics import (
     time_average_pool,
 )
 from simcore.studies.elastic.site import EDF, FCFS, pool_levels, run_site
+from simcore.workloads.progress import progress
 
 # the paper's runs: name -> (elastic, model, λ)
 DEFAULT_RUNS = {
@@ -66,9 +67,13 @@ def job_series(jobs: JobSet, name: str, start: np.ndarray, fairness: np.ndarray 
     )
 
 
-def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def run_jobset(
+    jobs: JobSet, runs: dict, seeds: int, progress_lines: bool = False
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Every learner run over `seeds` seeds, and the baselines once: (one row per run, the per-job
-    series of seed 0 and of the baselines, their pool over time)."""
+    series of seed 0 and of the baselines, their pool over time). With `progress_lines`, a line on
+    stderr per learner run (a setting and a seed), then per baseline, named by the job set
+    (simcore.workloads.progress)."""
     online = (jobs.pre_training, len(jobs))
     levels = pool_levels(jobs.rigid_pool)
     rows, series, pool_series = [], [], []
@@ -92,31 +97,36 @@ def run_jobset(jobs: JobSet, runs: dict, seeds: int) -> tuple[pd.DataFrame, pd.D
         }
 
     mean_pools: dict[str, list] = {}  # elastic run -> its time-average pool per seed
-    for name, (elastic, model, lam) in runs.items():
-        for seed in range(seeds):
-            result, record = train_and_run(jobs, lam, elastic, model, seed, levels)
-            rows.append(
-                row(
-                    name,
-                    "ELA" if elastic else "RIG",
-                    seed,
-                    result.start,
-                    result.fairness,
-                    result.pool_times,
-                    result.pool_sizes,
-                    result.end,
-                )
+    learners = [(name, options, seed) for name, options in runs.items() for seed in range(seeds)]
+    if progress_lines:
+        learners = progress(learners, len(learners), f"{jobs.name} learner runs")
+    for name, (elastic, model, lam), seed in learners:
+        result, record = train_and_run(jobs, lam, elastic, model, seed, levels)
+        rows.append(
+            row(
+                name,
+                "ELA" if elastic else "RIG",
+                seed,
+                result.start,
+                result.fairness,
+                result.pool_times,
+                result.pool_sizes,
+                result.end,
             )
-            if elastic:
-                mean_pools.setdefault(name, []).append(rows[-1]["mean_pool"])
-            if seed == 0:
-                keep_series(name, result.start, result.fairness, result.pool_times, result.pool_sizes)
+        )
+        if elastic:
+            mean_pools.setdefault(name, []).append(rows[-1]["mean_pool"])
+        if seed == 0:
+            keep_series(name, result.start, result.fairness, result.pool_times, result.pool_sizes)
     baselines = {"FCFS": (FCFS(), jobs.rigid_pool), "EDF": (EDF(), jobs.rigid_pool)}
     for name, pools in mean_pools.items():  # equal cost: FCFS on each elastic run's average pool
         baselines[f"FCFS on the pool of {name}"] = (FCFS(), max(1, round(float(np.mean(pools)))))
     if mean_pools:
         baselines["FCFS P_max"] = (FCFS(), int(levels[-1]))
-    for name, (policy, pool) in baselines.items():
+    chosen = baselines.items()
+    if progress_lines:
+        chosen = progress(chosen, len(baselines), f"{jobs.name} baselines")
+    for name, (policy, pool) in chosen:
         result = run_site(jobs, policy, pool, *online, model="EST")
         rows.append(
             row(name, "baseline", 0, result.start, result.fairness, result.pool_times, result.pool_sizes, result.end)

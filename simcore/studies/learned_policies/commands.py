@@ -57,11 +57,19 @@ def run_scores(args) -> int:
     workload = read_workload(args.workload)
     numbers = _span(args.select, args.tuples)
     tuples = draw_tuples(workload, args.tuples, args.seed)
-    scores = score_tuples([tuples[k] for k in numbers], workload.machine_size, args.trials, args.seed, numbers)
+    model = Path(args.workload).stem
+    scores = score_tuples(
+        [tuples[k] for k in numbers],
+        workload.machine_size,
+        args.trials,
+        args.seed,
+        numbers,
+        label=f"{model} tuples {args.select}",
+    )
     # the setup the scores rest on travels with them, for the report's comparison with the thesis's
     scores.insert(0, "trials", args.trials)
     scores.insert(0, "machine_size", workload.machine_size)
-    scores.insert(0, "model", Path(args.workload).stem)
+    scores.insert(0, "model", model)
     write_parquet(
         scores,
         args.output,

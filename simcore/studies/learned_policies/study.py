@@ -20,6 +20,7 @@ import pandas as pd
 
 from simcore.engine.priority import BASE_NAMES, BASES, OPERATORS, describe, evaluate
 from simcore.studies.learned_policies._trials import trial_scores
+from simcore.workloads.progress import progress
 
 WARM, QUEUE = 16, 32  # |S| and |Q| of the thesis
 
@@ -38,12 +39,18 @@ def draw_tuples(workload, count: int, seed: int, warm: int = WARM, queue: int = 
     ]
 
 
-def score_tuples(tuples, machine_size: int, trials: int, seed: int, numbers=None, warm: int = WARM) -> pd.DataFrame:
+def score_tuples(
+    tuples, machine_size: int, trials: int, seed: int, numbers=None, warm: int = WARM, label: str | None = None
+) -> pd.DataFrame:
     """One row per job of every Q: (tuple, p, q, r, score, first), `first`
     being the number of trials in which the job came first. Tuple k (its
-    number in `numbers`, default 0, 1, ...) draws its permutations from seed + k."""
+    number in `numbers`, default 0, 1, ...) draws its permutations from seed + k.
+    With a `label`, progress lines on stderr per tuple (simcore.workloads.progress)."""
     frames = []
-    for number, (release, run, procs) in zip(numbers if numbers is not None else itertools.count(), tuples):
+    chosen = zip(numbers if numbers is not None else itertools.count(), tuples)
+    if label is not None:
+        chosen = progress(chosen, len(tuples), label)
+    for number, (release, run, procs) in chosen:
         scores, first = trial_scores(release, run, procs, warm, machine_size, trials, seed + number)
         frames.append(
             pd.DataFrame(

@@ -12,6 +12,7 @@
 import json
 import math
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,7 @@ import pytest
 from simcore.cli import main
 from simcore.engine.workload import Workload
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.studies.coscheduling import study
 from simcore.studies.coscheduling.report import (
     LOAD_LABELS,
     coscheduling_markdown,
@@ -53,6 +55,7 @@ from simcore.studies.coscheduling.study import (
     summary_table,
 )
 from simcore.workloads.files import read_provenance, read_workload, write_workload
+from simcore.workloads.progress import progress
 
 # -- helpers ---------------------------------------------------------------------------
 
@@ -1033,3 +1036,23 @@ def test_cli_without_cpu_times_names_the_trace_and_field_6(capsys, small_file):
         capsys, path, "--configurations", config, "--memory", "off", "--efficiency", "assume-cpu-bound", experiment="E2"
     )
     assert code == 0 and len(pd.read_parquet(output)) == 2
+
+
+# -- progress lines ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("experiment, unit", [("E1", "settings"), ("E2", "runs")])
+def test_cli_run_logs_its_progress(capsys, small_file, monkeypatch, experiment, unit):
+    """A line per setting (E1: a load and a run of the grid over every window) or run (E2) on
+    stderr, with the time left but on the last; the Parquet rows are those of a run without."""
+    monkeypatch.setattr(study, "progress", partial(progress, every=0))  # a line after every unit
+    code, err, output = run_cli(capsys, small_file(), "--window", "5", experiment=experiment)
+    assert code == 0
+    count = 1 + 1 + 3 + 1  # one load: SPACE, STATIC and HEADROOM once, ASAX 3 seeds
+    lines = [line for line in err.splitlines() if line.startswith(f"T {experiment} {unit}: ")]
+    assert [line.split(", ")[0] for line in lines] == [
+        f"T {experiment} {unit}: {done}/{count} ({100 * done / count:.0f} %)" for done in range(1, count + 1)
+    ]
+    assert all(line.endswith(" left") for line in lines[:-1])
+    assert lines[-1].startswith(f"T {experiment} {unit}: {count}/{count} (100 %), ") and lines[-1].endswith("elapsed")
+    assert len(pd.read_parquet(output)) == (count * 4 if experiment == "E1" else count)  # 20 jobs: 4 windows of 5

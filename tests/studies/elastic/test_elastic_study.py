@@ -15,6 +15,7 @@
 
 import json
 from dataclasses import replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -24,12 +25,14 @@ from simcore.cli import main
 from simcore.engine.workload import Workload
 from simcore.reporting.published import ELASTIC_SPEEDUP, ELASTIC_TABLE_COLUMNS, ELASTIC_TABLES
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.studies.elastic import study
 from simcore.studies.elastic.figures import FIGURES
 from simcore.studies.elastic.jobsets import consecutive_sets
 from simcore.studies.elastic.report import EST_CLOSE, LAMBDA_LITTLE, OURS, claims
 from simcore.studies.elastic.site import pool_levels
 from simcore.studies.elastic.study import SUMMARISED
 from simcore.workloads.files import read_provenance, read_workload, write_workload
+from simcore.workloads.progress import progress
 from simcore.workloads.vo_profiles import apply_vo_profile
 
 # -- workloads ----------------------------------------------------------------------------------
@@ -396,8 +399,26 @@ def test_a_set_of_not_more_than_1000_online_jobs_is_an_error(capsys, grid_file, 
     assert_nothing_written(tmp_path / "out")
     # one more online job is enough
     code, err = run_cli(capsys, grid_file, tmp_path / "out", runs=runs, set_jobs=PRE_TRAINING + 1001)
-    assert (code, err) == (0, "")
+    assert (code, [line.split(", ")[0] for line in err.splitlines()]) == (
+        0,
+        [f"{GRID} set 1 learner runs: 1/1 (100 %)", f"{GRID} set 1 baselines: 2/2 (100 %)"],  # progress only
+    )
     assert (pd.read_parquet(outputs(tmp_path / "out")["runs"])["jobs"] == 1).all()
+
+
+def test_run_logs_its_progress_per_learner_run_then_per_baseline(capsys, grid_file, tmp_path, monkeypatch):
+    """A line on stderr after each learner run (a setting and a seed) and each baseline, named by
+    the job set, with the time left but on the last line of each."""
+    monkeypatch.setattr(study, "progress", partial(progress, every=0))  # a line after every run
+    code, err = run_cli(capsys, grid_file, tmp_path / "out", seeds="2", set_jobs=PRE_TRAINING + 1001)
+    assert code == 0
+    lines = err.splitlines()
+    expected = [f"{GRID} set 1 learner runs: {done}/4 ({25 * done} %)" for done in range(1, 5)]
+    expected += [f"{GRID} set 1 baselines: {done}/4 ({25 * done} %)" for done in range(1, 5)]
+    assert [line.split(", ")[0] for line in lines] == expected
+    assert [line.endswith("elapsed") for line in lines] == [False, False, False, True] * 2
+    assert all(line.endswith(" left") for line in lines if not line.endswith("elapsed"))
+    assert len(pd.read_parquet(outputs(tmp_path / "out")["runs"])) == 4 + 4 + 1  # and NAT
 
 
 # -- 3. a VO profile and compressed submissions --------------------------------------------------

@@ -1,13 +1,19 @@
 """Learned scheduling functions (the thesis's chapter 3): trial scores in the
 core, the function family and its weighted regression."""
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import pytest
 from simcore.studies.learned_policies._trials import trial_scores
 
+from simcore.cli import main
+from simcore.studies.learned_policies import study
 from simcore.studies.learned_policies.study import draw_tuples, evaluate, family, fit_family, score_spread, score_tuples
+from simcore.workloads.files import write_workload
 from simcore.workloads.lublin import lublin_workload
+from simcore.workloads.progress import progress
 
 
 def test_two_job_queue_by_hand():
@@ -62,6 +68,26 @@ def test_score_tuples_chunks_agree_with_one_run():
     )
     pd.testing.assert_frame_equal(whole, parts)
     assert len(whole) == 4 * 32 and np.allclose(whole.groupby("tuple")["score"].sum(), 1.0)
+
+
+def test_trial_scores_logs_its_progress_per_tuple(tmp_path, capsys, monkeypatch):
+    """`simcore trial-scores`: a line on stderr after each tuple of the chunk, named by the model
+    and the chunk, with the time left but on the last; the scores are those of score_tuples."""
+    path, output = tmp_path / "lublin-128.parquet", tmp_path / "scores.parquet"
+    workload = lublin_workload(3000, 128, 3)
+    write_workload(workload, path, {"command": "test"})
+    monkeypatch.setattr(study, "progress", partial(progress, every=0))  # a line after every tuple
+    argv = ["trial-scores", str(path), "--tuples", "6", "--select", "2:6", "--trials", "50", "--seed", "9"]
+    assert main([*argv, "--output", str(output)]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split(", ")[0] for line in lines] == [
+        f"lublin-128 tuples 2:6: {done}/4 ({25 * done} %)" for done in range(1, 5)
+    ]
+    assert [line.endswith("elapsed") for line in lines] == [False, False, False, True]
+    assert all(line.endswith(" left") for line in lines[:-1])
+    scores = pd.read_parquet(output)
+    direct = score_tuples(draw_tuples(workload, 6, 9)[2:6], 128, 50, 9, range(2, 6))
+    pd.testing.assert_frame_equal(scores.drop(columns=["model", "machine_size", "trials"]), direct)
 
 
 def test_family_and_precedence():
