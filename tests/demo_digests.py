@@ -3,11 +3,12 @@
 The demo (`snakemake --cores 2 demo`) is deterministic, so the digests of its
 outputs pin the behaviour of every study end to end. What legitimately varies
 between two runs of the same configuration is left out of the digest: the
-code version in the Parquet provenance (it names the git commit), pandas'
-own metadata (its version) and the creation date of a PDF. Logs are not
+code version in the Parquet provenance (it names the git commit) and pandas'
+own metadata (its version). Figures carry no date and no software version
+(simcore.reporting.style.save), so PNG and PDF files are digested whole: a
+new matplotlib release that draws differently needs a new pin. Logs are not
 outputs and are not digested, nor are the timings (benchmarks/, cost.csv,
-cost.md). Figures are digested as files, so a new matplotlib release that
-draws differently needs a new pin.
+cost.md).
 
     python tests/demo_digests.py --check results/demo     # after `snakemake --cores 2 demo`
     python tests/demo_digests.py --write results/demo     # pin an intended change (say why)
@@ -18,7 +19,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -43,10 +43,7 @@ def parquet_digest(path: Path) -> str:
 def file_digest(path: Path) -> str:
     if path.suffix == ".parquet":
         return parquet_digest(path)
-    data = path.read_bytes()
-    if path.suffix == ".pdf":
-        data = re.sub(rb"/CreationDate \(D:[^)]*\)", b"", data)
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 # Timings: what each job cost (benchmarks/) and their sums (cost.csv, cost.md).

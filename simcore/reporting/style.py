@@ -31,7 +31,6 @@ plt.rcParams.update(
         "figure.titlesize": 10,
         "figure.dpi": 150,
         "figure.constrained_layout.use": True,
-        "savefig.bbox": "tight",
         "pdf.fonttype": 42,  # TrueType: editable text in the PDF, as journals ask
     }
 )
@@ -90,4 +89,6 @@ def save(figure, paths) -> None:
         kind = str(path).rsplit(".", 1)[-1]
         with atomic_write(path) as tmp:
             figure.savefig(tmp, format=kind, metadata=METADATA.get(kind))
+        # laid out once: the next formats reuse the first's layout instead of redoing it (a third of the time)
+        figure.set_layout_engine("none")
     plt.close(figure)

@@ -33,12 +33,12 @@ def choices_figure(shares: pd.DataFrame, trace: str, grouped: dict[str, list[str
         heights += ([FAMILY_GAP] if heights else []) + [1.0] * len(members)
     figure = plt.figure(figsize=(7.0, 0.8 + 0.55 * len(heights)))
     grid = figure.add_gridspec(len(heights), 1, height_ratios=heights, hspace=0.08)
-    axes, row = [], 0
+    axes, row, end = [], 0, 0.0
     for family, members in grouped.items():
         row += 1 if axes else 0  # the gap row
         for position, strategy in enumerate(members):
             axis = figure.add_subplot(grid[row], sharex=axes[0] if axes else None)
-            _mosaic(axis, shares[shares["strategy"] == strategy], colours)
+            end = max(end, _mosaic(axis, shares[shares["strategy"] == strategy], colours))
             axis.set_ylabel(strategy, rotation=0, ha="right", va="center")
             if position == 0:
                 axis.set_title(f"learner: {family}", loc="left", fontsize=8, pad=2)
@@ -46,13 +46,15 @@ def choices_figure(shares: pd.DataFrame, trace: str, grouped: dict[str, list[str
             row += 1
     for axis in axes[:-1]:
         axis.tick_params(labelbottom=False)
+    axes[-1].set_xlim(0, end)
     axes[-1].set_xlabel("week of the resampled trace")
     shared_legend(figure, axes, "order chosen", ORDERS)
     figure.suptitle(f"{trace}: order chosen in each period (share of the variants)")
     return figure
 
 
-def _mosaic(axis, shares: pd.DataFrame, colours: dict) -> None:
+def _mosaic(axis, shares: pd.DataFrame, colours: dict) -> float:
+    """One strategy's strip; returns the week its last period ends."""
     table = shares.pivot_table(index="start", columns="order", values="share", fill_value=0.0).sort_index()
     starts = table.index.to_numpy(dtype=float)
     period = np.diff(starts).min() if len(starts) > 1 else WEEK
@@ -66,7 +68,7 @@ def _mosaic(axis, shares: pd.DataFrame, colours: dict) -> None:
         step="post",
         linewidth=0,
     )
-    axis.set_xlim(edges[0], edges[-1])
     axis.set_ylim(0, 1)
     axis.set_yticks([0, 1])
     axis.tick_params(axis="y", labelsize=7)
+    return float(edges[-1])

@@ -12,7 +12,6 @@ import pandas as pd
 from simcore.studies.elastic.jobsets import PRE_TRAINING_JOBS, SET_JOBS, JobSetError, consecutive_sets, whole_set
 from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import elastic_markdown, reproduction_rows
-from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset, speedups, summary_table
 from simcore.workloads.commands import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
@@ -106,6 +105,9 @@ def add_commands(commands) -> None:
 
 
 def run_experiment(args) -> int:
+    # here, not at the top: the learner loads scipy, which every other simcore command would pay for
+    from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset
+
     workload = read_workload(args.workload)
     source = LOG_GROUPS
     if args.vo_profile:
@@ -152,6 +154,8 @@ def run_experiment(args) -> int:
 
 
 def run_tables(args) -> int:
+    from simcore.studies.elastic.study import speedups, summary_table
+
     runs = read_all(args.runs)
     sources = {}  # trace -> where its VOs come from
     for path in args.runs:
