@@ -94,9 +94,11 @@ def slowdown_figure(runs: pd.DataFrame, trace: str):
     block = block[block["load"] == block["load"].max()]
     colours = configuration_colours(block["configuration"].unique())
     figure, axis = plt.subplots(figsize=(5.2, 3.4))
+    lowest = 1.0  # the smallest share of jobs at their curve's first step (D = 1 for most)
     for _, row in block.iterrows():
         quantiles = np.asarray(row["paired_slowdown_quantiles"], dtype=float)
         if len(quantiles):
+            lowest = min(lowest, SLOWDOWN_QUANTILES[quantiles == quantiles[0]].max())
             axis.step(
                 quantiles,
                 SLOWDOWN_QUANTILES,
@@ -109,6 +111,8 @@ def slowdown_figure(runs: pd.DataFrame, trace: str):
     axis.xaxis.set_minor_formatter(FuncFormatter(lambda value, _: f"{value:g}" if value in (2, 3, 5) else ""))
     axis.set_xlabel("sharing slowdown D = (end - start) / work (log)")
     axis.set_ylabel("fraction of the jobs that shared")
+    # the curves differ above their first step: the axis starts just below it
+    axis.set_ylim(max(0.0, np.floor(20 * lowest) / 20 - 0.05), 1.005)
     axis.grid(alpha=0.3, which="both")
     axis.legend(loc="lower right")
     load = block["load"].max() if len(block) else float("nan")
