@@ -132,8 +132,6 @@ def run_plot_learners(args) -> int:
     from simcore.reporting.style import save
     from simcore.studies.bandit.figures import choices_figure, families
 
-    if len(args.learners) != len(args.strategies):
-        raise SystemExit(f"--learners: {len(args.learners)} learners for {len(args.strategies)} strategies")
     grouped = families(args.strategies, args.learners)
     panels = [strategy for members in grouped.values() for strategy in members]
     curves = read_parquet(args.curves)

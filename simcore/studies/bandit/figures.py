@@ -14,8 +14,10 @@ FAMILY_GAP = 0.45  # height of the space between two families of strategies, in 
 
 def families(strategies, learners) -> dict[str, list[str]]:
     """The strategies grouped by learner, families and members in the order given."""
+    if len(learners) != len(strategies):
+        raise ValueError(f"{len(learners)} learners for {len(strategies)} strategies: one learner per strategy")
     grouped: dict[str, list[str]] = {}
-    for strategy, learner in zip(strategies, learners, strict=True):
+    for strategy, learner in zip(strategies, learners):
         grouped.setdefault(learner, []).append(strategy)
     return grouped
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from simcore.reporting.style import BAND_ALPHA, plt
+from simcore.reporting.style import BAND_ALPHA, plt, shared_legend
 from simcore.studies.coscheduling.sharing import EXPERTS
 from simcore.studies.coscheduling.study import SLOWDOWN_QUANTILES
 
@@ -80,8 +80,7 @@ def utilisation_figure(summary: pd.DataFrame, trace: str):
         axis.set_ylim(0, min(100, 1.25 * 100 * block["alloc_utilisation"].max()))
         axis.grid(alpha=0.3)
     axes[0][0].set_ylabel("utilisation of allocated capacity (%)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside right center", title="configuration")
+    shared_legend(figure, axes[0][:1], "configuration")
     figure.suptitle(f"{trace}: CPU time used over processor time held")
     return figure
 
@@ -140,8 +139,7 @@ def weights_figure(weights: pd.DataFrame, trace: str):
         axis.grid(alpha=0.3)
     axes[0][0].set_ylabel("expert weight α")
     axes[0][0].set_ylim(0, 1)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside right center", title="expert")
+    shared_legend(figure, axes[0][:1], "expert")
     figure.suptitle(f"{trace}, E2: ASAX expert weights over rounds")
     return figure
 
