@@ -1,5 +1,6 @@
 """The `simcore` command, run as a real subprocess."""
 
+import importlib
 import json
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import pandas as pd
 import pytest
 from conftest import HEADER, NO_REQUESTED_TIMES, job_line
 
-from simcore.cli import COMMANDS, main
+from simcore.cli import COMMAND_MODULES, MODULE_OF, main
 from simcore.workloads.files import read_provenance, read_workload, write_variants
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
@@ -500,4 +501,26 @@ def test_help_lists_every_command_once_by_layer_and_study_the_engine_first(capsy
     assert titles[:4] == ["options:", "commands:", "the engine and workloads:", "the fixed policy study:"]
     assert titles[-1] == "reporting:" and "the elastic study:" in titles
     listed = [line.split()[0] for line in text.split("the engine and workloads:")[1].splitlines() if line[:2] == "  "]
-    assert sorted(listed) == sorted(COMMANDS) and listed[0] == "simulate"
+    assert sorted(listed) == sorted(MODULE_OF) and listed[0] == "simulate"
+
+
+@pytest.mark.parametrize("module", sorted(COMMAND_MODULES))
+def test_the_command_table_names_each_modules_own_commands(module):
+    """cli.py lists the commands without importing their modules: the list must be theirs, in their order."""
+    assert COMMAND_MODULES[module] == tuple(importlib.import_module(module).COMMANDS)
+
+
+def test_a_command_imports_its_own_module_alone():
+    """`simcore info` must not pay for the studies' imports (gymnasium, scipy, matplotlib): in a fresh
+    interpreter, no study module is loaded after it ran."""
+    probe = """
+import sys
+from simcore.cli import main
+try:
+    main(["info", "--help"])
+except SystemExit:
+    pass
+print(sorted(name for name in sys.modules if name.startswith("simcore.studies") or name == "gymnasium"))
+"""
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.splitlines()[-1] == "[]"
