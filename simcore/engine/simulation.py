@@ -77,7 +77,11 @@ class Simulation:
         estimate="request",
         correction: str = "request",
         function: PriorityFunction | None = None,
+        *,
+        jobs: _core.Jobs | None = None,
     ):
+        """`jobs`: `core_jobs(workload)` when several simulations of one workload share it
+        (simulate_orders), validated and copied once."""
         if correction not in CORRECTIONS:
             raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
         if function is None and "FUNCTION" in (order, backfill):
@@ -98,7 +102,7 @@ class Simulation:
         if function is not None:
             self.options["function"] = str(function)
         self._core = _core.Simulation(
-            core_jobs(workload),
+            core_jobs(workload) if jobs is None else jobs,
             order_code(order),
             self.options["threshold"],
             backfill_code(backfill),
@@ -224,6 +228,14 @@ def simulate(
     function: the priority function of the order FUNCTION.
     """
     return Simulation(workload, order, threshold, backfill, estimate, correction, function).finish()
+
+
+def simulate_orders(workload: Workload, orders, threshold=None, backfill: str = "queue") -> list[SimulationResult]:
+    """simulate() of `workload` under each of `orders` (request estimates), its jobs validated and
+    copied for the core once: on a few jobs (the bandit's exact feedback per period) that is most
+    of the time."""
+    jobs = core_jobs(workload)
+    return [Simulation(workload, order, threshold, backfill, jobs=jobs).finish() for order in orders]
 
 
 @dataclass

@@ -98,6 +98,26 @@ def test_subset_on_an_empty_machine_equals_a_fresh_simulation():
     assert simcore.simulate(subset).start.tolist() == [0, 7]
 
 
+@pytest.mark.parametrize("threshold, backfill", [(None, "queue"), (3600.0, "SPF"), (0.0, "none")])
+def test_simulate_orders_shares_the_jobs_and_equals_simulate(threshold, backfill):
+    rng = np.random.default_rng(7)
+    n = 60
+    workload = simcore.Workload.from_arrays(
+        submit=np.sort(rng.integers(0, 20000, n)).astype(float),
+        run=rng.integers(1, 5000, n).astype(float),
+        requested=rng.integers(5000, 9000, n).astype(float),
+        procs=rng.integers(1, 9, n),
+        machine_size=8,
+        user=rng.integers(0, 5, n),
+    )
+    orders = simcore.BANDIT_ORDERS
+    shared = simcore.engine.simulation.simulate_orders(workload, orders, threshold, backfill)
+    for order, result in zip(orders, shared, strict=True):
+        alone = simcore.simulate(workload, order=order, threshold=threshold, backfill=backfill)
+        np.testing.assert_array_equal(result.start, alone.start)
+        assert result.options == alone.options
+
+
 def test_ave2_and_incremental_correction_by_hand():
     # One user, m = 1. Jobs 1 and 2 run 100 and 200 s (requests 1000): they
     # use the request. Job 3 (submitted at 400, after both finished) is

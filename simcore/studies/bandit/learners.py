@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simcore.engine.simulation import BANDIT_ORDERS, NAMED_ORDERS, Simulation, simulate
+from simcore.engine.simulation import BANDIT_ORDERS, NAMED_ORDERS, Simulation, simulate_orders
 
 DAY = 86400.0
 WEEK = 7 * DAY
@@ -274,8 +274,8 @@ def _exact_waits(workload, jobs: np.ndarray, candidates, threshold, backfill, rn
     if len(jobs) == 0:
         return waits
     subset = workload.take(jobs)
-    for index, order in enumerate(candidates):
-        wait = simulate(subset, order=order, threshold=threshold, backfill=backfill).start - subset.submit
+    for index, result in enumerate(simulate_orders(subset, candidates, threshold, backfill)):
+        wait = result.start - subset.submit
         if noise:
             wait = wait * rng.uniform(1.0 - noise, 1.0 + noise, size=len(wait))
         waits[index] = wait.sum()
