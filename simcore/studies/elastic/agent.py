@@ -87,25 +87,31 @@ class Learner(Policy):
         return inputs.reshape(-1, width)
 
     def _decide(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> int:
-        """ε-greedy over the candidates (job row, level) of `_inputs`; commits the chosen one's state.
-
-        Each distinct job row is scored once: BLAS may round identical rows of a product differently,
-        and candidates with identical inputs must have identical Q (the tie rule); it also spares
-        EST's repeated descriptions."""
-        distinct, row = distinct_rows(job_rows)
+        """ε-greedy over the candidates (job row, level) of `_inputs`; commits the chosen one's state."""
         per_row = len(levels) if self.elastic else 1
-        tentative = self.reservoir.tentative_readout(self.state, self._inputs(state, distinct, levels))
-        values = self.readout.values(tentative).reshape(len(distinct), per_row)[row].ravel()
+        candidates = len(job_rows) * per_row
         if self.explore.random() < self.epsilon:
-            chosen = int(self.explore.integers(len(values)))
+            chosen = int(self.explore.integers(candidates))
+        elif candidates == 1:
+            chosen = 0  # a lone candidate (most decisions) needs no score
         else:
-            chosen = int(np.argmax(values))  # the first of equal values: earliest job, smaller level
+            chosen = int(self._values(state, job_rows, levels).argmax())  # the first of equal values wins
         job, level = divmod(chosen, per_row)
         committed = self._inputs(state, job_rows[job : job + 1], levels[level : level + 1])[0]
         self.state = self.reservoir.step(self.state, committed)
         z = features(self.state[self.reservoir.readout_units])
         self._add(Decision(z, float(self.readout.values(z[None, 1:])[0])))
         return chosen
+
+    def _values(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
+        """Q of each candidate (job row, level) of `_inputs` on the reservoir's tentative next state.
+
+        Each distinct job row is scored once: BLAS may round identical rows of a product differently,
+        and candidates with identical inputs must have identical Q (the tie rule: the earliest job,
+        then the smaller level); it also spares EST's repeated descriptions."""
+        distinct, row = distinct_rows(job_rows)
+        tentative = self.reservoir.tentative_readout(self.state, self._inputs(state, distinct, levels))
+        return self.readout.values(tentative).reshape(len(distinct), -1)[row].ravel()
 
     # -- the Policy interface ----------------------------------------------------------
 
