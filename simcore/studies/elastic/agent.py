@@ -137,8 +137,8 @@ class Learner(Policy):
         jobs = site.jobs
         w = response(float(jobs.run[j]), float(site.result.start[j] - jobs.submit[j]))
         utilisation = self.utilisation.pop(j)
-        fairness = site.result.fairness[j]  # F_j, recorded by the site at j's start (its election)
-        self._reward(t, self.lam * w + (1 - self.lam) * (utilisation if self.elastic else fairness))
+        other = utilisation if self.elastic else site.result.fairness[j]  # F_j: the site's, at j's start (election)
+        self._reward(t, self.lam * w + (1 - self.lam) * other)
 
     def _elected(self, site: Site, j: int) -> None:
         """What j's reward needs from the instant it is elected."""
@@ -210,7 +210,7 @@ class PreTraining(Learner):
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows in lexicographic order and each row's index among them: numpy's
     `unique(axis=0, return_inverse=True)` without its slow structured sort."""
-    if len(rows) == 1:  # most decisions: one job waits
+    if len(rows) == 1:  # one job waits (an elastic decision among levels): nothing to sort
         return rows, np.zeros(1, dtype=np.int64)
     order = np.lexsort(rows.T[::-1])
     ordered = rows[order]
