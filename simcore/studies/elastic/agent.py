@@ -68,7 +68,6 @@ class Learner(Policy):
         self.state = np.zeros(reservoir.units)
         self.record = Record()
         self.job_decision: dict[int, int] = {}
-        self.fairness: dict[int, float] = {}  # F_j at j's election
         self.utilisation: dict[int, float] = {}  # U(T_t) at j's election (the elastic reward's)
 
     # -- inputs ------------------------------------------------------------------------
@@ -79,31 +78,40 @@ class Learner(Policy):
 
     def _inputs(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
         """One row per (job row, level), job-major and levels ascending (rigid: the job rows alone)."""
-        rows = np.repeat(job_rows, len(levels) if self.elastic else 1, axis=0)
-        parts = [np.broadcast_to(state, (len(rows), STATE_INPUTS)), rows]
+        width = self.reservoir.W_in.shape[1]
+        inputs = np.empty((len(job_rows), len(levels) if self.elastic else 1, width))
+        inputs[:, :, :STATE_INPUTS] = state
+        inputs[:, :, STATE_INPUTS : STATE_INPUTS + ACTION_INPUTS] = job_rows[:, None]
         if self.elastic:
-            parts.append(np.tile(levels / self.pool_top, len(job_rows))[:, None])
-        return np.hstack(parts)
+            inputs[:, :, -1] = levels / self.pool_top
+        return inputs.reshape(-1, width)
 
     def _decide(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> int:
-        """ε-greedy over the candidates (job row, level) of `_inputs`; commits the chosen one's state.
-
-        Each distinct job row is scored once: BLAS may round identical rows of a product differently,
-        and candidates with identical inputs must have identical Q (the tie rule); it also spares
-        EST's repeated descriptions."""
-        distinct, row = distinct_rows(job_rows)
+        """ε-greedy over the candidates (job row, level) of `_inputs`; commits the chosen one's state."""
         per_row = len(levels) if self.elastic else 1
-        tentative = self.reservoir.tentative_readout(self.state, self._inputs(state, distinct, levels))
-        values = self.readout.values(tentative).reshape(len(distinct), per_row)[row].ravel()
+        candidates = len(job_rows) * per_row
         if self.explore.random() < self.epsilon:
-            chosen = int(self.explore.integers(len(values)))
+            chosen = int(self.explore.integers(candidates))
+        elif candidates == 1:
+            chosen = 0  # a lone candidate (most decisions) needs no score
         else:
-            chosen = int(np.argmax(values))  # the first of equal values: earliest job, smaller level
+            chosen = int(self._values(state, job_rows, levels).argmax())  # the first of equal values wins
         job, level = divmod(chosen, per_row)
-        self.state = self.reservoir.step(self.state, self._inputs(state, job_rows[job : job + 1], levels)[level])
+        committed = self._inputs(state, job_rows[job : job + 1], levels[level : level + 1])[0]
+        self.state = self.reservoir.step(self.state, committed)
         z = features(self.state[self.reservoir.readout_units])
         self._add(Decision(z, float(self.readout.values(z[None, 1:])[0])))
         return chosen
+
+    def _values(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
+        """Q of each candidate (job row, level) of `_inputs` on the reservoir's tentative next state.
+
+        Each distinct job row is scored once: BLAS may round identical rows of a product differently,
+        and candidates with identical inputs must have identical Q (the tie rule: the earliest job,
+        then the smaller level); it also spares EST's repeated descriptions."""
+        distinct, row = distinct_rows(job_rows)
+        tentative = self.reservoir.tentative_readout(self.state, self._inputs(state, distinct, levels))
+        return self.readout.values(tentative).reshape(len(distinct), -1)[row].ravel()
 
     # -- the Policy interface ----------------------------------------------------------
 
@@ -128,13 +136,13 @@ class Learner(Policy):
             return
         jobs = site.jobs
         w = response(float(jobs.run[j]), float(site.result.start[j] - jobs.submit[j]))
-        fairness, utilisation = self.fairness.pop(j), self.utilisation.pop(j)
-        self._reward(t, self.lam * w + (1 - self.lam) * (utilisation if self.elastic else fairness))
+        utilisation = self.utilisation.pop(j)
+        other = utilisation if self.elastic else site.result.fairness[j]  # F_j: the site's, at j's start (election)
+        self._reward(t, self.lam * w + (1 - self.lam) * other)
 
     def _elected(self, site: Site, j: int) -> None:
         """What j's reward needs from the instant it is elected."""
         self.job_decision[j] = len(self.record.decisions) - 1
-        self.fairness[j] = site.fairness_of(j)
         self.utilisation[j] = site.utilisation()
 
     # -- SARSA ---------------------------------------------------------------------------
@@ -202,6 +210,8 @@ class PreTraining(Learner):
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct rows in lexicographic order and each row's index among them: numpy's
     `unique(axis=0, return_inverse=True)` without its slow structured sort."""
+    if len(rows) == 1:  # one job waits (an elastic decision among levels): nothing to sort
+        return rows, np.zeros(1, dtype=np.int64)
     order = np.lexsort(rows.T[::-1])
     ordered = rows[order]
     new = np.ones(len(rows), dtype=bool)

@@ -9,6 +9,7 @@ on the units, intercept unpenalised) on every example so far. The same arrays dr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 import numpy as np
 from scipy.special import expit
@@ -36,7 +37,7 @@ class Reservoir:
         mask = rng.random((units, units)) < CONNECTIVITY
         values = rng.random((units, units))
         W = np.where(mask, values, 0.0)
-        radius = float(np.max(np.abs(np.linalg.eigvals(W))))
+        radius = _spectral_radius(W.tobytes(), units)
         if radius > 0:
             W = W * (SPECTRAL_RADIUS / radius)
         W_in = rng.uniform(-1.0, 1.0, (units, inputs))
@@ -52,12 +53,25 @@ class Reservoir:
         """The next state, committed by the caller."""
         return expit(self.W @ state + self.W_in @ inputs + self.bias)
 
+    @cached_property
+    def _readout_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The rows of W, W_in and b that the readout units S read, copied once per reservoir."""
+        S = self.readout_units
+        return self.W[S], self.W_in[S], self.bias[S]
+
     def tentative_readout(self, state: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """The readout units of the state each candidate's inputs (rows) would lead to, without
         committing: only the |S| units Q reads are computed."""
-        S = self.readout_units
-        recurrent = self.W[S] @ state + self.bias[S]
-        return expit(recurrent + candidates @ self.W_in[S].T)
+        W, W_in, bias = self._readout_rows
+        recurrent = W @ state + bias
+        return expit(recurrent + candidates @ W_in.T)
+
+
+@lru_cache(maxsize=8)
+def _spectral_radius(weights: bytes, units: int) -> float:
+    """max |eigenvalue| of W (given as bytes, so it can be a cache key): W depends on the seed
+    alone, and every run of a seed generates it again; the eigenvalues are the dearest draw."""
+    return float(np.max(np.abs(np.linalg.eigvals(np.frombuffer(weights).reshape(units, units)))))
 
 
 @dataclass
@@ -81,10 +95,14 @@ class Readout:
         self.beta = np.zeros(self.size)
         self.examples = 0
 
-    def _solve(self) -> None:
+    @cached_property
+    def _penalty(self) -> np.ndarray:
         penalty = np.full(self.size, self.ridge)
         penalty[0] = 0.0  # the intercept is not penalised
-        self.beta = np.linalg.solve(self.A + np.diag(penalty), self.c)
+        return np.diag(penalty)
+
+    def _solve(self) -> None:
+        self.beta = np.linalg.solve(self.A + self._penalty, self.c)
 
     def add(self, z: np.ndarray, y: float) -> None:
         """One more example, then the refit."""

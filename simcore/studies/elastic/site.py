@@ -80,6 +80,12 @@ class Estimator:
             return self.jobs.run[jobs]
         return np.where(self.jobs.interactive[jobs], self.median(1, t), self.median(0, t))
 
+    def estimate(self, j: int, t: float) -> float:
+        """e_j of one job: `estimates` without the arrays."""
+        if self.model == "ORA":
+            return float(self.jobs.run[j])
+        return self.median(int(self.jobs.interactive[j]), t)
+
 
 @dataclass
 class SiteRun:
@@ -116,6 +122,7 @@ class Site:
         self.estimator = Estimator(jobs, model)
         self.t = -math.inf
         self.queue: list[int] = []  # waiting jobs in (r, id) order
+        self.queued_vo = np.zeros(VOS, dtype=np.int64)  # waiting jobs per VO
         self.running: dict[int, float] = {}  # job -> start
         self.expected: dict[int, float] = {}  # job -> e_j at its start
         self.completions: list[tuple[float, int]] = []
@@ -130,6 +137,14 @@ class Site:
         self.completed_work = 0.0
         self.pool_area = 0.0
         self.origin = float(jobs.submit[first])
+        self.top_share = float(np.max(jobs.shares))
+        # the action inputs of every job; φ(e_j) is the job's own under ORA, else filled per decision
+        self.job_inputs = np.zeros((len(jobs), ACTION_INPUTS))
+        self.job_inputs[:, 0] = jobs.interactive
+        named = np.flatnonzero(jobs.vo < VOS - 1)
+        self.job_inputs[named, 1 + jobs.vo[named]] = 1.0
+        if model == "ORA":
+            self.job_inputs[:, -1] = phi(jobs.run)
 
     # -- bookkeeping -------------------------------------------------------------------
 
@@ -151,8 +166,8 @@ class Site:
         if total <= 0:
             return 1.0  # nothing delivered yet, not even j's work: no VO is behind its share
         shares = delivered / total
-        deficit = np.max(np.maximum(self.jobs.shares - shares, 0.0))
-        return 1.0 - deficit / np.max(self.jobs.shares)
+        deficit = np.maximum(self.jobs.shares - shares, 0.0).max()
+        return 1.0 - deficit / self.top_share
 
     def idle(self) -> int:
         return self.pool - len(self.running)
@@ -164,41 +179,42 @@ class Site:
 
     def state_inputs(self) -> np.ndarray:
         """The 11 state numbers of docs/elastic.md §4."""
-        running = np.fromiter(self.running, dtype=np.int64, count=len(self.running))
-        if len(running):
-            remaining = np.maximum(
-                np.array([self.expected[j] for j in running]) - (self.t - np.array([self.running[j] for j in running])),
-                0.0,
-            )
-            workload, soonest = remaining.sum() / self.pool, remaining.min()
-        else:
-            workload, soonest = 0.0, 0.0
-        queue = np.asarray(self.queue, dtype=np.int64)
-        backlog = self.estimator.estimates(queue, self.t).sum() / self.pool if len(queue) else 0.0
-        shares = np.bincount(self.jobs.vo[queue], minlength=VOS) / len(queue) if len(queue) else np.zeros(VOS)
-        head = [phi(workload), phi(soonest) if len(running) else 0.0, phi(backlog), self.idle() / self.top]
-        return np.concatenate([np.array(head, dtype=float), shares])
+        inputs = np.zeros(STATE_INPUTS)
+        running = len(self.running)
+        if running:  # `expected` and `running` hold the same jobs in the same order
+            expected = np.fromiter(self.expected.values(), dtype=float, count=running)
+            starts = np.fromiter(self.running.values(), dtype=float, count=running)
+            remaining = np.maximum(expected - (self.t - starts), 0.0)
+            inputs[0], inputs[1] = remaining.sum() / self.pool, remaining.min()
+        if self.queue:
+            inputs[2] = self.estimator.estimates(np.asarray(self.queue), self.t).sum() / self.pool
+            inputs[4:] = self.queued_vo / len(self.queue)
+        inputs[:3] = phi(inputs[:3])  # φ(0) = 0: nothing running or waiting
+        inputs[3] = self.idle() / self.top
+        return inputs
 
     def action_inputs(self, candidates: np.ndarray) -> np.ndarray:
         """Per candidate job: type, VO one-hot (rest = zeros) and φ(e_j)."""
-        inputs = np.zeros((len(candidates), ACTION_INPUTS))
-        inputs[:, 0] = self.jobs.interactive[candidates]
-        vo = self.jobs.vo[candidates]
-        named = vo < VOS - 1
-        inputs[np.flatnonzero(named), 1 + vo[named]] = 1.0
-        inputs[:, -1] = phi(self.estimator.estimates(candidates, self.t))
+        inputs = self.job_inputs[candidates]
+        if self.estimator.model == "EST":
+            inputs[:, -1] = phi(self.estimator.estimates(candidates, self.t))
         return inputs
 
     # -- job life cycle ----------------------------------------------------------------
+
+    def submit(self, j: int) -> None:
+        self.queue.append(j)
+        self.queued_vo[self.jobs.vo[j]] += 1
 
     def start(self, j: int, level: int) -> None:
         """Start waiting job j on an idle core, the pool set to `level` first (elastic)."""
         self.resize(level)
         self.result.fairness[j] = self.fairness_of(j)
         self.queue.remove(j)
-        self.running[j] = self.t
-        self.expected[j] = float(self.estimator.estimates(np.array([j]), self.t)[0])
         vo = self.jobs.vo[j]
+        self.queued_vo[vo] -= 1
+        self.running[j] = self.t
+        self.expected[j] = self.estimator.estimate(j, self.t)
         self.n_running_vo[vo] += 1
         self.start_time_sum_vo[vo] += self.t
         self.result.start[j] = self.t
@@ -302,7 +318,7 @@ def site_decisions(
                 completed(site, j)
             completed_now = True
         while site.next_submission < last and jobs.submit[site.next_submission] == t:
-            site.queue.append(site.next_submission)
+            site.submit(site.next_submission)
             site.next_submission += 1
         while True:
             if site.queue and site.idle() > 0:
