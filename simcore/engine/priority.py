@@ -20,18 +20,24 @@ def _combine(a, b, op):
     return a + b if op == "+" else a * b if op == "*" else a / b
 
 
-def evaluate(form, theta, p, q, r):
-    """(θ1 φ1(p)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)) with the usual precedence
-    (× and ÷ before +, left to right); p, q, r are floored at 1 first."""
-    phi1, phi2, phi3, op1, op2 = form
-    terms = [
-        theta[0] * BASES[phi1](np.maximum(p, 1.0)),
-        theta[1] * BASES[phi2](np.maximum(q, 1.0)),
-        theta[2] * BASES[phi3](np.maximum(r, 1.0)),
-    ]
+def bases(form, p, q, r):
+    """φ1(p), φ2(q), φ3(r), each variable floored at 1 first."""
+    return tuple(BASES[phi](np.maximum(x, 1.0)) for phi, x in zip(form[:3], (p, q, r)))
+
+
+def combine(form, theta, based):
+    """(θ1 b1) op1 (θ2 b2) op2 (θ3 b3) of the `bases` b with the usual precedence
+    (× and ÷ before +, left to right)."""
+    op1, op2 = form[3:]
+    terms = [theta[0] * based[0], theta[1] * based[1], theta[2] * based[2]]
     if op1 == "+" and op2 != "+":
         return terms[0] + _combine(terms[1], terms[2], op2)
     return _combine(_combine(terms[0], terms[1], op1), terms[2], op2)
+
+
+def evaluate(form, theta, p, q, r):
+    """(θ1 φ1(p)) op1 (θ2 φ2(q)) op2 (θ3 φ3(r)); p, q, r are floored at 1 first."""
+    return combine(form, theta, bases(form, p, q, r))
 
 
 def describe(form, theta) -> str:

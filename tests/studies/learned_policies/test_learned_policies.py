@@ -9,8 +9,9 @@ import pytest
 from simcore.studies.learned_policies._trials import trial_scores
 
 from simcore.cli import main
+from simcore.engine.priority import evaluate
 from simcore.studies.learned_policies import study
-from simcore.studies.learned_policies.study import draw_tuples, evaluate, family, fit_family, score_spread, score_tuples
+from simcore.studies.learned_policies.study import draw_tuples, family, fit_family, score_spread, score_tuples
 from simcore.workloads.files import write_workload
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.progress import progress
