@@ -7,9 +7,11 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
+from simcore.studies.bandit.learners import LEARNERS
 from simcore.workloads.config_overrides import (
     check_registry_names,
     check_schema,
+    registries,
     type_overrides,
 )
 
@@ -27,7 +29,10 @@ check_schema(
     config, CONFIG_SCHEMA
 )  # one line naming the key, before Snakemake's long one
 validate(config, CONFIG_SCHEMA)
-check_registry_names(config, CONFIG_SCHEMA)  # queue orders and the like, from the code
+# queue orders and the like, and the learners, from the code
+check_registry_names(
+    config, CONFIG_SCHEMA, {**registries(), "learners": tuple(LEARNERS)}
+)
 
 
 include: "workflow/rules/common.smk"

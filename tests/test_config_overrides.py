@@ -9,11 +9,17 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 import simcore.engine.simulation
-from simcore.workloads.config_overrides import check_registry_names, check_schema, type_overrides
+from simcore.studies.bandit.learners import LEARNERS
+from simcore.workloads.config_overrides import check_registry_names, check_schema, registries, type_overrides
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+
+
+def names() -> dict:
+    """The registries the Snakefile checks the configuration against: the engine's and the learners."""
+    return {**registries(), "learners": tuple(LEARNERS)}
 
 
 def overridden(section: str, values: dict) -> dict:
@@ -61,7 +67,7 @@ def test_a_value_of_the_wrong_kind_is_left_for_validation_to_name():
 
 
 def test_every_configured_order_backfill_and_policy_is_checked_against_the_registries():
-    check_registry_names(CAMPAIGN, SCHEMA)  # the campaign's own names are known
+    check_registry_names(CAMPAIGN, SCHEMA, names())  # the campaign's own names are known
     config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
     config["fixed_policy"]["orders"].append("NOPE")
     config["fixed_policy"]["backfills"] = ["queue", "sideways"]
@@ -69,7 +75,7 @@ def test_every_configured_order_backfill_and_policy_is_checked_against_the_regis
     config["bandit"]["base"]["candidates"] = ["FCFS", "FUNCTION"]  # FUNCTION needs parameters
     validate(config, str(SCHEMA))  # the schema only wants strings there
     with pytest.raises(ValueError) as error:
-        check_registry_names(config, SCHEMA)
+        check_registry_names(config, SCHEMA, names())
     message = str(error.value)
     added = len(CAMPAIGN["fixed_policy"]["orders"])
     assert f"config: fixed_policy.orders[{added}]: 'NOPE' is not among the orders (FCFS" in message
@@ -85,7 +91,19 @@ def test_an_order_added_to_the_registry_is_accepted_without_editing_the_schema(m
     config["fixed_policy"]["backfills"] = ["queue", "LWF"]
     config["dynamic_scheduling"]["policies"].append("LWF")
     validate(config, str(SCHEMA))
-    check_registry_names(config, SCHEMA)
+    check_registry_names(config, SCHEMA, names())
+
+
+def test_a_learner_added_to_the_registry_is_accepted_without_editing_the_schema(monkeypatch):
+    config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
+    config["bandit"]["strategies"]["Thompson-D"] = {"learner": "thompson", "period": "day"}
+    validate(config, str(SCHEMA))  # the schema only wants a string
+    with pytest.raises(
+        ValueError, match=r"bandit.strategies.Thompson-D.learner: 'thompson' is not among the learners \(random"
+    ):
+        check_registry_names(config, SCHEMA, names())
+    monkeypatch.setitem(LEARNERS, "thompson", LEARNERS["ucb1"])
+    check_registry_names(config, SCHEMA, names())
 
 
 @pytest.mark.parametrize(

@@ -605,6 +605,8 @@ def test_invalid_configuration_is_rejected_before_anything_runs(tmp_path):
     assert done.returncode != 0 and "unknown traces ['NOPE-2000']" in done.stdout + done.stderr
     done = rejected(tmp_path, {"dynamic_scheduling": {"policies": ["FCFS", "F9"]}})
     assert done.returncode != 0 and "F9" in done.stdout + done.stderr
+    done = rejected(tmp_path, {"bandit": {"strategies": {"TS-D": {"learner": "thompson"}}}})
+    assert done.returncode != 0 and "'thompson' is not among the learners (random, full" in done.stdout + done.stderr
     # the Table 2 comparison needs a setting the sweep runs, or it would vanish from the report
     done = rejected(tmp_path, {"reproduction": {"threshold": 7200}})
     assert done.returncode != 0
