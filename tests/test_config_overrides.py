@@ -66,13 +66,15 @@ def test_a_value_of_the_wrong_kind_is_left_for_validation_to_name():
         validate(config, str(SCHEMA))
 
 
-def test_every_configured_order_backfill_and_policy_is_checked_against_the_registries():
+def test_every_configured_registry_name_is_checked_against_its_registry():
     check_registry_names(CAMPAIGN, SCHEMA, names())  # the campaign's own names are known
     config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
     config["fixed_policy"]["orders"].append("NOPE")
     config["fixed_policy"]["backfills"] = ["queue", "sideways"]
     config["dynamic_scheduling"]["policies"].append("F9")
     config["bandit"]["base"]["candidates"] = ["FCFS", "FUNCTION"]  # FUNCTION needs parameters
+    config["prediction"]["bases"] = ["squared", "cubic"]
+    config["prediction"]["corrections"] = ["incremental", "tripling"]
     validate(config, str(SCHEMA))  # the schema only wants strings there
     with pytest.raises(ValueError) as error:
         check_registry_names(config, SCHEMA, names())
@@ -81,6 +83,8 @@ def test_every_configured_order_backfill_and_policy_is_checked_against_the_regis
     assert f"config: fixed_policy.orders[{added}]: 'NOPE' is not among the orders (FCFS" in message
     assert "config: fixed_policy.backfills[1]: 'sideways' is not among the backfills (none, queue, FCFS" in message
     assert "'F9' is not among the policies" in message and "bandit.base.candidates[1]: 'FUNCTION'" in message
+    assert "config: prediction.bases[1]: 'cubic' is not among the regression bases (squared, linear)" in message
+    assert "prediction.corrections[1]: 'tripling' is not among the corrections (request, incremental" in message
 
 
 def test_an_order_added_to_the_registry_is_accepted_without_editing_the_schema(monkeypatch):

@@ -7,7 +7,8 @@ reject ``'20'``. Where the schema does not accept a string, a string value is re
 as YAML (``20`` -> 20, ``null`` -> None, ``true`` -> True) and kept when the schema
 accepts what it reads; anything else is left to the validation, which names the key.
 
-A string the schema marks with ``x-registry`` (``orders``, ``backfills``, ``policies``) must
+A string the schema marks with ``x-registry`` (``orders``, ``backfills``, ``policies``, the
+regression's bases and weightings, ``corrections``; the Snakefile adds ``learners``) must
 name an entry of that registry (`registries`): the names come from the code, so a queue order
 added to the registry (README, "adding a queue order") is accepted without editing the schema.
 """
@@ -118,10 +119,18 @@ def check_schema(config: dict, schema_path) -> None:
 
 def registries() -> dict[str, tuple[str, ...]]:
     """The names each ``x-registry`` of the schema accepts."""
+    from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS
     from simcore.engine.priority import THESIS_FUNCTIONS
-    from simcore.engine.simulation import BACKFILLS, NAMED_ORDERS
+    from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS
 
-    return {"orders": NAMED_ORDERS, "backfills": BACKFILLS, "policies": NAMED_ORDERS + tuple(THESIS_FUNCTIONS)}
+    return {
+        "orders": NAMED_ORDERS,
+        "backfills": BACKFILLS,
+        "policies": NAMED_ORDERS + tuple(THESIS_FUNCTIONS),
+        "regression bases": REGRESSION_BASES,
+        "regression weightings": REGRESSION_WEIGHTINGS,
+        "corrections": CORRECTIONS,
+    }
 
 
 def _unknown_names(value, schema: dict, root: dict, path: str, names: dict):
