@@ -18,6 +18,9 @@ from libc.stdlib cimport free, malloc, qsort
 
 from cython.parallel cimport prange
 
+from simcore.engine._checks cimport (
+    check_lengths, check_machine_size, check_procs, check_submit, copy_doubles,
+)
 from simcore.engine._jobs cimport JobArrays
 from simcore.engine._classes cimport (
     Classes, classes_add, classes_clear, classes_free, classes_init, classes_remove,
@@ -145,20 +148,12 @@ cdef class Jobs:
                   const double[::1] requested, const long long[::1] procs,
                   const int[::1] user, int n_users, long long machine_size):
         cdef Py_ssize_t n = submit.shape[0], j
-        for name, values in (("run", run), ("requested", requested),
-                             ("procs", procs), ("user", user)):
-            if values.shape[0] != n:
-                raise ValueError(f"'{name}' has {values.shape[0]} jobs, 'submit' has {n}")
-        if machine_size < 1:
-            raise ValueError(f"machine size must be >= 1, got {machine_size}")
+        check_lengths(n, (("run", run), ("requested", requested), ("procs", procs), ("user", user)))
+        check_machine_size(machine_size)
         if n_users < 1:
             raise ValueError(f"n_users must be >= 1, got {n_users}")
         for j in range(n):
-            if not isfinite(submit[j]):
-                raise ValueError(f"job {j}: submit time {submit[j]} is not finite")
-            if j > 0 and submit[j] < submit[j - 1]:
-                raise ValueError(f"job {j}: submit time {submit[j]} is before the previous "
-                                 f"job's {submit[j - 1]}; jobs must be sorted by submit time")
+            check_submit(submit, j)
             if not (isfinite(run[j]) and run[j] >= 0.0):
                 raise ValueError(f"job {j}: run time {run[j]} must be finite and >= 0")
             # an estimate is at most the request: a run beyond it would be
@@ -166,18 +161,16 @@ cdef class Jobs:
             if not (isfinite(requested[j]) and requested[j] >= run[j]):
                 raise ValueError(f"job {j}: requested time {requested[j]} must be finite "
                                  f"and >= its run time {run[j]}")
-            if not 1 <= procs[j] <= machine_size:
-                raise ValueError(f"job {j}: processor request {procs[j]} must be in "
-                                 f"[1, {machine_size}] (the machine size)")
+            check_procs(procs, j, machine_size)
             if not 0 <= user[j] < n_users:
                 raise ValueError(f"job {j}: user index {user[j]} must be in [0, {n_users})")
         self.machine_size = machine_size
         self.arrays.n = n
         self.arrays.n_users = n_users
         cdef size_t count = n if n > 0 else 1
-        self.arrays.submit = _copy_doubles(submit, count)
-        self.arrays.run = _copy_doubles(run, count)
-        self.arrays.requested = _copy_doubles(requested, count)
+        self.arrays.submit = copy_doubles(submit)
+        self.arrays.run = copy_doubles(run)
+        self.arrays.requested = copy_doubles(requested)
         cdef long long* own_procs = <long long*> malloc(count * sizeof(long long))
         cdef int* own_user = <int*> malloc(count * sizeof(int))
         self.arrays.procs = own_procs
@@ -197,16 +190,6 @@ cdef class Jobs:
 
     def __len__(self):
         return self.arrays.n
-
-
-cdef const double* _copy_doubles(const double[::1] values, size_t count) except NULL:
-    cdef double* copy = <double*> malloc(count * sizeof(double))
-    cdef Py_ssize_t j
-    if copy == NULL:
-        raise MemoryError()
-    for j in range(values.shape[0]):
-        copy[j] = values[j]
-    return copy
 
 
 cdef int _check_order(int code, str what) except -1:

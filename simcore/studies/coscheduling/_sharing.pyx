@@ -18,6 +18,7 @@ from libc.math cimport INFINITY, NAN, exp, floor, isfinite, isnan, log, sqrt
 from libc.stdlib cimport free, malloc, realloc
 from numpy.random cimport bitgen_t
 
+from simcore.engine._checks cimport check_lengths, check_machine_size, check_procs, check_submit, copy_doubles
 from simcore.engine._sorted cimport Entry, Heap, heap_pop, heap_push, sorted_insert, sorted_remove
 
 STRATEGY_NAMES = ("SPACE", "STATIC", "ASAX", "HEADROOM", "EXTERNAL")
@@ -81,42 +82,22 @@ cdef inline void learner_reset(Learner* learner) noexcept nogil:
     learner.round = 1.0
 
 
-cdef double* _copy_doubles(const double[::1] values) except NULL:
-    cdef size_t count = values.shape[0] if values.shape[0] > 0 else 1
-    cdef double* copy = <double*> malloc(count * sizeof(double))
-    cdef Py_ssize_t j
-    if copy == NULL:
-        raise MemoryError()
-    for j in range(values.shape[0]):
-        copy[j] = values[j]
-    return copy
-
-
 cdef int _check_jobs(const double[::1] submit, const double[::1] work,
                      const double[::1] estimate, const long long[::1] procs,
                      const double[::1] efficiency, const double[::1] memory,
                      long long machine_size) except -1:
     """What the event loop trusts of the jobs, checked once in O(n)."""
     cdef Py_ssize_t n = submit.shape[0], j
-    for name, values in (("work", work), ("estimate", estimate), ("procs", procs),
-                         ("efficiency", efficiency), ("memory", memory)):
-        if values.shape[0] != n:
-            raise ValueError(f"'{name}' has {values.shape[0]} jobs, 'submit' has {n}")
-    if machine_size < 1:
-        raise ValueError(f"machine size must be >= 1, got {machine_size}")
+    check_lengths(n, (("work", work), ("estimate", estimate), ("procs", procs),
+                      ("efficiency", efficiency), ("memory", memory)))
+    check_machine_size(machine_size)
     for j in range(n):
-        if not isfinite(submit[j]):
-            raise ValueError(f"job {j}: submit time {submit[j]} is not finite")
-        if j > 0 and submit[j] < submit[j - 1]:
-            raise ValueError(f"job {j}: submit time {submit[j]} is before the previous "
-                             f"job's {submit[j - 1]}; jobs must be sorted by submit time")
+        check_submit(submit, j)
         if not (isfinite(work[j]) and work[j] >= 0.0):
             raise ValueError(f"job {j}: work {work[j]} must be finite and >= 0")
         if not (isfinite(estimate[j]) and estimate[j] > 0.0):
             raise ValueError(f"job {j}: estimate {estimate[j]} must be finite and > 0")
-        if not 1 <= procs[j] <= machine_size:
-            raise ValueError(f"job {j}: processor request {procs[j]} must be in "
-                             f"[1, {machine_size}] (the machine size)")
+        check_procs(procs, j, machine_size)
         if not 0.0 <= efficiency[j] <= 1.0:
             raise ValueError(f"job {j}: efficiency {efficiency[j]} must be in [0, 1]")
         if not (isnan(memory[j]) or (isfinite(memory[j]) and memory[j] > 0.0)):
@@ -211,11 +192,11 @@ cdef class SharingSimulation:
         self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self._bit_generator = bit_generator
         self.n = n
-        self.submit = _copy_doubles(submit)
-        self.work = _copy_doubles(work)
-        self.estimate = _copy_doubles(estimate)
-        self.efficiency = _copy_doubles(efficiency)
-        self.memory = _copy_doubles(memory)
+        self.submit = copy_doubles(submit)
+        self.work = copy_doubles(work)
+        self.estimate = copy_doubles(estimate)
+        self.efficiency = copy_doubles(efficiency)
+        self.memory = copy_doubles(memory)
         self.procs = <long long*> malloc((n if n > 0 else 1) * sizeof(long long))
         if self.procs == NULL:
             raise MemoryError()
