@@ -47,7 +47,7 @@ def main(argv=None) -> int:
         for threshold, backfill in {
             (s.get("threshold", base["threshold"]), s.get("backfill", base["backfill"])) for s in strategies.values()
         }:
-            for order in simcore.ORDERS:
+            for order in dict.fromkeys(["FCFS", *(base.get("candidates") or simcore.BANDIT_ORDERS)]):  # as learn
                 simcore.simulate(variant, order=order, threshold=threshold, backfill=backfill)
         fixed = time.process_time() - began
         costs = []
