@@ -24,10 +24,12 @@ from simcore.engine._sorted cimport Entry, Heap, heap_pop, heap_push, sorted_ins
 STRATEGY_NAMES = ("SPACE", "STATIC", "ASAX", "HEADROOM", "EXTERNAL")
 LOSS_NAMES = ("degradation", "walltime")
 SCOPE_NAMES = ("shared", "per-donor")
+INTERFERENCE_NAMES = ("constant", "pressure")
 EXPERT_NAMES = ("CPU", "MEM", "TYPE", "PHASE")
 
 cdef enum:
     N_EXPERTS = 4
+    CASE_FIELDS = 8     # round, level, loss, mixture's probability, each expert's probability
     LEVELS_LIMIT = 64
     FAILED_KEPT = 8
 MAX_LEVELS = LEVELS_LIMIT
@@ -38,6 +40,10 @@ cdef enum Strategy:
     ASAX = 2
     HEADROOM = 3
     EXTERNAL = 4
+
+cdef enum Interference:
+    CONSTANT = 0    # kappa for every pair
+    PRESSURE = 1    # kappa x the pair's memory pressure x the guest's CPU use (section 2.3)
 
 cdef enum JobState:
     FUTURE = 0
@@ -106,9 +112,9 @@ cdef int _check_jobs(const double[::1] submit, const double[::1] work,
 
 
 cdef int _check_settings(int strategy, int levels, double kappa, double memory_capacity,
-                         int loss, int scope) except -1:
+                         int loss, int scope, int interference) except -1:
     for name, code, names in (("strategy", strategy, STRATEGY_NAMES), ("loss", loss, LOSS_NAMES),
-                              ("scope", scope, SCOPE_NAMES)):
+                              ("scope", scope, SCOPE_NAMES), ("interference", interference, INTERFERENCE_NAMES)):
         if not 0 <= code < len(names):
             raise ValueError(f"{name} code {code} is not in 0 to {len(names) - 1} "
                              f"({', '.join(names)})")
@@ -138,13 +144,16 @@ cdef class SharingSimulation:
     cdef double* memory          # NaN: unknown
     cdef long long* procs
     cdef long long machine_size, free_procs
-    cdef int strategy, levels, loss, scope
+    cdef int strategy, levels, loss, scope, interference
+    cdef bint protect_reservation, fall_through, learn, log_cases
     cdef double kappa, memory_capacity   # capacity NaN: memory off
     cdef readonly double now
     cdef readonly double busy_area       # integral of processors holding >= 1 job
-    cdef double busy_since
     # per job
     cdef double[::1] start, end, remaining, rate, updated, completion, estimated_end, quota
+    # CPU capacity allocated to each job (processor-seconds of quota): exclusive processors count 1,
+    # a guest's f, a donor's shared processors 1 - f (section 7)
+    cdef double[::1] allocated, allocation_rate, allocation_since
     cdef double[::1] reservation     # the first shadow time a job got as the head
     cdef long long[::1] partner, donor
     cdef signed char[::1] state
@@ -179,16 +188,22 @@ cdef class SharingSimulation:
     cdef double* alpha_log
     cdef Py_ssize_t n_rounds, alpha_capacity
     cdef bint alpha_log_lost
+    # the case log (log_cases): per case its round, level, loss, the mixture's and each expert's
+    # unrenormalised probability of the level (Theorem 1's excess risk is computed from it)
+    cdef double* case_rows
+    cdef Py_ssize_t case_capacity
+    cdef bint case_log_lost
 
     def __cinit__(self, const double[::1] submit, const double[::1] work,
                   const double[::1] estimate, const long long[::1] procs,
                   const double[::1] efficiency, const double[::1] memory,
                   long long machine_size, int strategy, int levels, double kappa,
                   double memory_capacity, int loss, int scope, bit_generator,
-                  learner_state=None):
+                  learner_state=None, int interference=CONSTANT, bint protect_reservation=True,
+                  bint fall_through=True, bint learn=True, bint log_cases=False):
         cdef Py_ssize_t n = submit.shape[0], j
         _check_jobs(submit, work, estimate, procs, efficiency, memory, machine_size)
-        _check_settings(strategy, levels, kappa, memory_capacity, loss, scope)
+        _check_settings(strategy, levels, kappa, memory_capacity, loss, scope, interference)
         self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self._bit_generator = bit_generator
         self.n = n
@@ -210,6 +225,11 @@ cdef class SharingSimulation:
         self.memory_capacity = memory_capacity
         self.loss = loss
         self.scope = scope
+        self.interference = interference
+        self.protect_reservation = protect_reservation
+        self.fall_through = fall_through
+        self.learn = learn
+        self.log_cases = log_cases
         self.now = -INFINITY
         self.start = np.full(n, NAN)
         self.end = np.full(n, NAN)
@@ -219,6 +239,9 @@ cdef class SharingSimulation:
         self.completion = np.zeros(n)
         self.estimated_end = np.zeros(n)
         self.quota = np.full(n, NAN)
+        self.allocated = np.zeros(n)
+        self.allocation_rate = np.zeros(n)
+        self.allocation_since = np.zeros(n)
         self.reservation = np.full(n, NAN)
         self.partner = np.full(n, -1, dtype=np.int64)
         self.donor = np.full(n, -1, dtype=np.int64)
@@ -266,6 +289,7 @@ cdef class SharingSimulation:
         free(self.completions.items)
         free(self.per_donor)
         free(self.alpha_log)
+        free(self.case_rows)
 
     cdef void _build_leaves(self):
         cdef int s, k, k_star, neighbours, others
@@ -327,6 +351,12 @@ cdef class SharingSimulation:
 
     # -- job life cycle -------------------------------------------------------
 
+    cdef inline void _allocate(self, Py_ssize_t j, double t, double processors) noexcept nogil:
+        """From t on, job j is allocated `processors` processors' worth of CPU quota."""
+        self.allocated[j] += self.allocation_rate[j] * (t - self.allocation_since[j])
+        self.allocation_since[j] = t
+        self.allocation_rate[j] = processors
+
     cdef void _start(self, Py_ssize_t j, double t) noexcept nogil:
         """Start j exclusively (space phase)."""
         self.state[j] = RUNNING
@@ -337,6 +367,7 @@ cdef class SharingSimulation:
         self.completion[j] = t + self.work[j] / 1.0
         self.estimated_end[j] = t + self.estimate[j] / 1.0
         self.free_procs -= self.procs[j]
+        self._allocate(j, t, <double> self.procs[j])
         self._add_releases(j)
         sorted_insert(self.unpaired, &self.n_unpaired, t, j)
         heap_push(&self.completions, self.completion[j], j)
@@ -353,13 +384,15 @@ cdef class SharingSimulation:
         self.start[b] = t
         self.remaining[b] = self.work[b]
         self.updated[b] = t
-        self.rate[b] = (1.0 - self.kappa) * capped(f, self.efficiency[b])
+        self.rate[b] = self._guest_rate(a, b, f)
         self.completion[b] = t + self.work[b] / self.rate[b]
         self.estimated_end[b] = t + self.estimate[b] / self.rate[b]
         self.quota[b] = f
         self.donor[b] = a
         self.partner[a] = b
         self.partner[b] = a
+        self._allocate(a, t, <double> (self.procs[a] - self.procs[b]) + <double> self.procs[b] * (1.0 - f))
+        self._allocate(b, t, <double> self.procs[b] * f)
         self._add_releases(a)
         heap_push(&self.completions, self.completion[b], b)
 
@@ -368,6 +401,7 @@ cdef class SharingSimulation:
         self.state[j] = DONE
         self.end[j] = t
         self.n_done += 1
+        self._allocate(j, t, 0.0)
         if other < 0:
             self._drop_releases(j)
             sorted_remove(self.unpaired, &self.n_unpaired, self.start[j], j)
@@ -383,6 +417,7 @@ cdef class SharingSimulation:
             self.is_guest[other] = False
         if self.completion[other] != t:      # a partner ending now is left as it is
             self._set_rate(other, t, 1.0)
+        self._allocate(other, t, <double> self.procs[other])   # its own processors, whole
         self._add_releases(other)
         sorted_insert(self.unpaired, &self.n_unpaired, self.start[other], other)
 
@@ -475,22 +510,41 @@ cdef class SharingSimulation:
 
     # -- the co-allocation phase ---------------------------------------------
 
-    cdef inline double _donor_rate(self, Py_ssize_t a, double f) noexcept nogil:
-        return (1.0 - self.kappa) * capped(1.0 - f, self.efficiency[a])
+    cdef inline double _interference(self, Py_ssize_t a, Py_ssize_t b, double guest_use) noexcept nogil:
+        """kappa of the pair (a, b) when the guest uses `guest_use` of each shared processor (section 2.3)."""
+        cdef double pressure = 1.0
+        if self.interference == CONSTANT:
+            return self.kappa
+        if not isnan(self.memory_capacity):
+            pressure = (self.memory[a] + self.memory[b]) / self.memory_capacity
+            if pressure > 1.0:
+                pressure = 1.0
+        return self.kappa * pressure * guest_use
+
+    cdef inline double _guest_use(self, Py_ssize_t b, double f) noexcept nogil:
+        return f if f < self.efficiency[b] else self.efficiency[b]
+
+    cdef inline double _donor_rate(self, Py_ssize_t a, Py_ssize_t b, double f) noexcept nogil:
+        return (1.0 - self._interference(a, b, self._guest_use(b, f))) * capped(1.0 - f, self.efficiency[a])
+
+    cdef inline double _guest_rate(self, Py_ssize_t a, Py_ssize_t b, double f) noexcept nogil:
+        return (1.0 - self._interference(a, b, self._guest_use(b, f))) * capped(f, self.efficiency[b])
 
     cdef long long _lost(self, Py_ssize_t a, Py_ssize_t b, double f, double t) noexcept nogil:
-        """L of the pair (a, b, f): processors the reservation loses (section 3)."""
+        """L of the pair (a, b, f): processors the reservation loses (section 3); 0 for every pair
+        when the reservation is not protected (the ablation of section 6)."""
         cdef double paired_rate, new_end
-        if self.estimated_end[a] > self.shadow:
+        if not self.protect_reservation or self.estimated_end[a] > self.shadow:
             return 0
-        paired_rate = self._donor_rate(a, f)
+        # the guest's efficiency is unknown while it waits: read as 1, the most interference
+        paired_rate = (1.0 - self._interference(a, b, f)) * capped(1.0 - f, self.efficiency[a])
         if paired_rate == self.rate[a]:
             new_end = self.estimated_end[a]
         else:
             new_end = t + (self.estimate[a] - (self.work[a] - self._remaining_at(a, t))) / paired_rate
         if new_end > self.shadow:
             return self.procs[a]
-        if t + self.estimate[b] / ((1.0 - self.kappa) * f) > self.shadow:
+        if t + self.estimate[b] / ((1.0 - self._interference(a, b, f)) * f) > self.shadow:
             return self.procs[b]
         return 0
 
@@ -586,12 +640,12 @@ cdef class SharingSimulation:
             self.case_guest = b
             if self.strategy == EXTERNAL:
                 return True
-            self._apply(self._learner_choice(a, t))
+            self._apply(self._learner_choice(a, b, t))
         return False
 
     cdef void _form(self, Py_ssize_t a, Py_ssize_t b, double f, double t) noexcept nogil:
         self.extra -= self._lost(a, b, f, t)
-        self._pair(a, b, f, self._donor_rate(a, f), t)
+        self._pair(a, b, f, self._donor_rate(a, b, f), t)
         self.walk_pos += 1
         self.donor_pos = 0
         self.guest_had_case = False
@@ -602,12 +656,14 @@ cdef class SharingSimulation:
         cdef Py_ssize_t a = self.case_donor, b = self.case_guest
         if self.strategy == EXTERNAL:   # the agent's decisions are logged as the learner's are
             self.cases += 1
-            self.loss_sum += self._case_loss(a, k, self.now)
+            self.loss_sum += self._case_loss(a, b, k, self.now)
             self.histogram[k] += 1
         self.case_donor = -1
         self.case_guest = -1
         if k > 0:
             self._form(a, b, <double> k / self.levels, self.now)
+        elif not self.fall_through:      # the ablation: a0 ends this guest's walk over the donors
+            self.donor_pos = self.n_unpaired
 
     # -- the ASAX learner (section 5) ----------------------------------------
 
@@ -630,11 +686,11 @@ cdef class SharingSimulation:
         leaf[2] = EXPERT_QUARTERS[18 + hp * 3 + (0 if u * self.procs[a] < 1.5 else 1)]
         leaf[3] = EXPERT_QUARTERS[27 + hp * 3 + phase_bin]
 
-    cdef double _case_loss(self, Py_ssize_t a, int k, double t) noexcept nogil:
+    cdef double _case_loss(self, Py_ssize_t a, Py_ssize_t b, int k, double t) noexcept nogil:
         cdef double paired_rate, late, loss
         if k == 0:
             return 0.0
-        paired_rate = self._donor_rate(a, <double> k / self.levels)
+        paired_rate = self._donor_rate(a, b, <double> k / self.levels)
         if self.loss == 0:
             loss = 2.0 * (1.0 / paired_rate - 1.0)
         else:
@@ -642,7 +698,7 @@ cdef class SharingSimulation:
             loss = (late if late > 0.0 else 0.0) / self.estimate[a]
         return loss if loss < 1.0 else 1.0
 
-    cdef int _learner_choice(self, Py_ssize_t a, double t) noexcept nogil:
+    cdef int _learner_choice(self, Py_ssize_t a, Py_ssize_t b, double t) noexcept nogil:
         cdef Learner* learner = &self.per_donor[a] if self.scope == 1 else &self.shared
         cdef int leaf[N_EXPERTS]
         cdef int i, k, chosen = 0
@@ -662,10 +718,12 @@ cdef class SharingSimulation:
                 cumulative += kept[k]
                 if draw * total < cumulative:
                     break
-        loss = self._case_loss(a, chosen, t)
+        loss = self._case_loss(a, b, chosen, t)
         self.cases += 1
         self.loss_sum += loss
         self.histogram[chosen] += 1
+        if self.log_cases:
+            self._log_case(learner, leaf, chosen, loss)
         worst = -INFINITY
         for i in range(N_EXPERTS):
             learner.risk[i] += self.leaf[leaf[i]][chosen] * loss
@@ -675,7 +733,8 @@ cdef class SharingSimulation:
             gamma = sqrt(2.0 * log(<double> N_EXPERTS) / learner.round)
             norm = 0.0
             for i in range(N_EXPERTS):
-                learner.alpha[i] = learner.alpha[i] * exp(-gamma * learner.risk[i])
+                if self.learn:      # a frozen learner (learn off) keeps its rounds, not its updates
+                    learner.alpha[i] = learner.alpha[i] * exp(-gamma * learner.risk[i])
                 norm += learner.alpha[i]
             for i in range(N_EXPERTS):
                 learner.alpha[i] = learner.alpha[i] / norm
@@ -684,6 +743,29 @@ cdef class SharingSimulation:
             if self.scope == 0:
                 self._log_alpha()
         return chosen
+
+    cdef void _log_case(self, Learner* learner, int* leaf, int chosen, double loss) noexcept nogil:
+        cdef double* grown
+        cdef double* row
+        cdef double mixture = 0.0
+        cdef int i
+        if self.case_log_lost:
+            return
+        if self.cases > self.case_capacity:
+            self.case_capacity = 2 * self.case_capacity + 256
+            grown = <double*> realloc(self.case_rows, self.case_capacity * CASE_FIELDS * sizeof(double))
+            if grown == NULL:
+                self.case_log_lost = True      # the run goes on; cases() raises
+                return
+            self.case_rows = grown
+        row = &self.case_rows[(self.cases - 1) * CASE_FIELDS]
+        row[0] = learner.round
+        row[1] = chosen
+        row[2] = loss
+        for i in range(N_EXPERTS):
+            mixture += learner.alpha[i] * self.leaf[leaf[i]][chosen]
+            row[4 + i] = self.leaf[leaf[i]][chosen]
+        row[3] = mixture
 
     cdef void _log_alpha(self) noexcept nogil:
         cdef double* grown
@@ -785,7 +867,7 @@ cdef class SharingSimulation:
     def case_losses(self):
         """The loss of each level for the pending case (section 5.5)."""
         self._pending()
-        return np.array([self._case_loss(self.case_donor, k, self.now) for k in range(self.levels)])
+        return np.array([self._case_loss(self.case_donor, self.case_guest, k, self.now) for k in range(self.levels)])
 
     def results(self):
         return {
@@ -794,8 +876,17 @@ cdef class SharingSimulation:
             "donor": np.asarray(self.donor).copy(),
             "quota": np.asarray(self.quota).copy(),
             "reservation": np.asarray(self.reservation).copy(),
+            "allocated": np.asarray(self.allocated).copy(),
             "busy_area": self.busy_area,
         }
+
+    def case_log(self):
+        """One row per learner case (log_cases on): round, level, loss, the mixture's and each
+        expert's probability of the level, unrenormalised (section 5.5)."""
+        if self.case_log_lost:
+            raise MemoryError("the learner's case log could not grow")
+        rows = np.array([self.case_rows[r] for r in range(self.cases * CASE_FIELDS if self.log_cases else 0)])
+        return rows.reshape(-1, CASE_FIELDS)
 
     def learner(self):
         if self.alpha_log_lost:

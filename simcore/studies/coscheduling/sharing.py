@@ -15,6 +15,7 @@ import numpy as np
 from simcore.engine.workload import Workload
 from simcore.studies.coscheduling._sharing import (
     EXPERT_NAMES,
+    INTERFERENCE_NAMES,
     LOSS_NAMES,
     MAX_LEVELS,
     SCOPE_NAMES,
@@ -25,6 +26,7 @@ from simcore.studies.coscheduling._sharing import (
 STRATEGIES = STRATEGY_NAMES[:4]  # EXTERNAL is the environment's
 LOSSES = LOSS_NAMES
 SCOPES = SCOPE_NAMES
+INTERFERENCES = INTERFERENCE_NAMES
 EXPERTS = EXPERT_NAMES
 GIB_KB = 1024 * 1024
 EFFICIENCY_MODES = ("require", "assume-cpu-bound")
@@ -54,6 +56,10 @@ class SharingSettings:
     loss: str = "degradation"
     scope: str = "shared"
     efficiency: str = "require"
+    interference: str = "constant"  # κ for every pair, or scaled by the pair's memory pressure and CPU use
+    protect_reservation: bool = True  # pairs may not delay the head's reservation (L <= extra)
+    fall_through: bool = True  # a learner's a0 tries the next donor (off: the guest's walk ends)
+    learn: bool = True  # off: the Hedge weights stay at 1/4 (a frozen mixture of the experts)
 
     def __post_init__(self):
         checks = (
@@ -62,6 +68,10 @@ class SharingSettings:
             (0.0 <= self.kappa < 1.0, f"kappa must be in [0, 1), got {self.kappa}"),
             (self.loss in LOSSES, f"loss {self.loss!r}: choose one of {', '.join(LOSSES)}"),
             (self.scope in SCOPES, f"scope {self.scope!r}: choose one of {', '.join(SCOPES)}"),
+            (
+                self.interference in INTERFERENCES,
+                f"interference {self.interference!r}: choose one of {', '.join(INTERFERENCES)}",
+            ),
             (
                 self.efficiency in EFFICIENCY_MODES,
                 f"efficiency {self.efficiency!r}: choose one of {', '.join(EFFICIENCY_MODES)}",
@@ -130,11 +140,16 @@ class SharingResult:
     donor: np.ndarray  # position of a guest's donor, -1 for jobs that did not start as guests
     quota: np.ndarray  # a guest's CPU quota, NaN otherwise
     reservation: np.ndarray  # the first shadow time a job got as the head of the queue, NaN if none
+    allocated: np.ndarray  # CPU quota allocated to each job, processor-seconds (docs/coscheduling.md §7)
     busy_area: float  # integral of the processors holding at least one job (processor-seconds)
     learner: dict = field(default_factory=dict)
+    cases: np.ndarray | None = None  # the learner's case log (log_cases), one row per case: CASE_COLUMNS
 
 
-def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner_state) -> SharingSimulation:
+CASE_COLUMNS = ("round", "level", "loss", "mixture", *(f"p_{expert}" for expert in EXPERTS))
+
+
+def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner_state, log_cases) -> SharingSimulation:
     """The C event loop over its own copy of the workload's arrays (it checks them)."""
     return SharingSimulation(
         np.ascontiguousarray(workload.submit, dtype=np.float64),
@@ -152,15 +167,23 @@ def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner
         SCOPES.index(settings.scope),
         np.random.PCG64(seed),
         learner_state,
+        INTERFERENCES.index(settings.interference),
+        settings.protect_reservation,
+        settings.fall_through,
+        settings.learn,
+        log_cases,
     )
 
 
 class SharingRun:
     """A co-scheduling run advanced case by case (strategy EXTERNAL) or to the end."""
 
-    def __init__(self, workload: Workload, settings: SharingSettings, seed=0, learner_state=None):
+    def __init__(
+        self, workload: Workload, settings: SharingSettings, seed=0, learner_state=None, log_cases: bool = False
+    ):
         """`seed`: an int or a sequence of ints, the entropy of the run's PCG64 generator;
-        `learner_state`: a previous run's `learner["state"]`, to start the shared learner from."""
+        `learner_state`: a previous run's `learner["state"]`, to start the shared learner from;
+        `log_cases`: keep the learner's case log (`SharingResult.cases`)."""
         check_learner_state(learner_state)
         workload.validate()
         self.workload = workload
@@ -168,9 +191,12 @@ class SharingRun:
         self.memory_capacity = _memory_capacity(workload, settings)
         self.efficiency = np.ascontiguousarray(_efficiencies(workload, settings))
         try:
-            self._core = _sharing_core(workload, settings, self.efficiency, self.memory_capacity, seed, learner_state)
+            self._core = _sharing_core(
+                workload, settings, self.efficiency, self.memory_capacity, seed, learner_state, log_cases
+            )
         except ValueError as error:
             raise SharingInputError(f"{workload.source}: {error}") from None
+        self.log_cases = log_cases
         self.finished = False
 
     @property
@@ -201,18 +227,20 @@ class SharingRun:
             donor=arrays["donor"],
             quota=arrays["quota"],
             reservation=arrays["reservation"],
+            allocated=arrays["allocated"],
             busy_area=arrays["busy_area"],
             learner=learner,
+            cases=self._core.case_log() if self.log_cases else None,
         )
 
 
 def simulate_sharing(
-    workload: Workload, settings: SharingSettings | None = None, seed=0, learner_state=None
+    workload: Workload, settings: SharingSettings | None = None, seed=0, learner_state=None, log_cases: bool = False
 ) -> SharingResult:
     """One whole co-scheduling run, every decision made in C."""
     settings = settings or SharingSettings()
     if settings.strategy == "EXTERNAL":
         raise SharingInputError("strategy EXTERNAL needs decisions: use SharingRun (or the Gymnasium environment)")
-    run = SharingRun(workload, settings, seed, learner_state)
+    run = SharingRun(workload, settings, seed, learner_state, log_cases)
     run.advance()  # only EXTERNAL pauses
     return run.result()

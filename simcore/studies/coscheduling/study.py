@@ -39,7 +39,19 @@ DEFAULT_CONFIGURATIONS = {
     "ASAX": {"strategy": "ASAX"},
     "HEADROOM": {"strategy": "HEADROOM"},
 }
-CONFIGURATION_KEYS = ("strategy", "levels", "loss", "scope", "warm")
+# The keys of a configuration: SharingSettings fields a configuration may set, and `warm`.
+CONFIGURATION_KEYS = (
+    "strategy",
+    "levels",
+    "loss",
+    "scope",
+    "interference",
+    "protect_reservation",
+    "fall_through",
+    "learn",
+    "memory_capacity",
+    "warm",
+)
 DETERMINISTIC = ("SPACE", "STATIC", "HEADROOM")
 
 
@@ -64,6 +76,27 @@ def check_configurations(configurations: dict) -> dict:
     return configurations
 
 
+def allocation_utilisations(result: SharingResult) -> np.ndarray:
+    """Per job, the CPU it used over the CPU it was allocated, u q W / allocated (the paper's "CPU
+    utilisation proportionally to allocated capacity", docs/coscheduling.md §7); NaN for a job
+    allocated nothing (zero work)."""
+    workload = result.workload
+    used = result.efficiency * workload.procs * workload.run
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(result.allocated > 0, used / result.allocated, np.nan)
+
+
+def memory_allocation_utilisations(result: SharingResult) -> np.ndarray:
+    """Per job, its memory per processor over the memory of a processor, mem / M (NaN when the
+    memory is unknown or memory is off): what a job uses of the memory of the processors it holds."""
+    return result.workload.memory / result.memory_capacity
+
+
+def _mean(values: np.ndarray) -> float:
+    known = values[~np.isnan(values)]
+    return float(known.mean()) if len(known) else math.nan
+
+
 def run_metrics(result: SharingResult) -> dict:
     """Section 7's metrics of one run."""
     workload = result.workload
@@ -78,6 +111,7 @@ def run_metrics(result: SharingResult) -> dict:
     slowdown = (end - start)[positive] / work[positive]
     paired_slowdown = (end - start)[positive & paired] / work[positive & paired]
     useful = float(np.sum(result.efficiency * procs * work))
+    memory_area = float(np.nansum(workload.memory * procs * (end - start)))  # jobs of known memory
     learner = result.learner
     cases = int(learner.get("cases", 0))
     return {
@@ -96,7 +130,12 @@ def run_metrics(result: SharingResult) -> dict:
         "guest_share": float(guests.mean()),
         "paired_jobs": int(paired.sum()),
         "cpu_utilisation": useful / (workload.machine_size * makespan) if makespan > 0 else math.nan,
-        "alloc_utilisation": useful / result.busy_area if result.busy_area > 0 else math.nan,
+        "held_utilisation": useful / result.busy_area if result.busy_area > 0 else math.nan,
+        "allocation_utilisation": _mean(allocation_utilisations(result)),
+        "memory_allocation_utilisation": _mean(memory_allocation_utilisations(result)),
+        "memory_held_utilisation": (
+            memory_area / (result.memory_capacity * result.busy_area) if result.busy_area > 0 else math.nan
+        ),
         "cases": cases,
         "mean_loss": learner["loss_sum"] / cases if cases else math.nan,
         "rounds": len(learner.get("alphas", ())),
@@ -138,13 +177,13 @@ class Sweep:
         if self.memory and capacity is None:
             capacity = default_memory_capacity(workload)
         for name, options in self.configurations.items():
-            strategy_options = {k: v for k, v in options.items() if k != "warm"}
+            # a configuration's own memory capacity (the node-memory ablation) replaces the trace's
+            strategy_options = {"memory_capacity": capacity} | {k: v for k, v in options.items() if k != "warm"}
             for kappa in [0.0] if options["strategy"] == "SPACE" else self.kappas:
                 settings = SharingSettings(
                     **strategy_options,
                     kappa=kappa,
                     memory=self.memory,
-                    memory_capacity=capacity,
                     efficiency=efficiency or self.efficiency,
                 )
                 for seed in range(1 if options["strategy"] in DETERMINISTIC else self.seeds):
@@ -281,8 +320,19 @@ def run_replay(workload: Workload, sweep: Sweep, label: str | None = None) -> tu
 # -- aggregation: every configuration against SPACE ------------------------------------
 
 RATIO_METRICS = ("mean_wait", "mean_response", "makespan")
-# SPACE forms no pair, so one SPACE run (κ = 0, seed 0) is the base of every κ and seed.
+UTILISATIONS = ("cpu_utilisation", "held_utilisation", "allocation_utilisation", "memory_held_utilisation")
+# The utilisations whose gain over SPACE is set against a ceiling (docs/coscheduling.md §7): the
+# analytic bound of the sharing model, and what HEADROOM reaches on the same window.
+CEILINGS = {
+    # at most two jobs a processor, rates <= 1: U <= min(1, 2 U_SPACE), so a gain <= min(U, 1 - U)
+    "held_utilisation": lambda space: 100.0 * np.minimum(space, 1.0 - space),
+    # no job uses more than it is allocated: U <= 1
+    "allocation_utilisation": lambda space: 100.0 * (1.0 - space),
+}
+# SPACE forms no pair, so one SPACE run (κ = 0, seed 0) is the base of every κ and seed;
+# HEADROOM is deterministic: its run of the same κ is the base of every seed.
 BASE_KEYS = ["trace", "experiment", "load", "window"]
+HEADROOM_KEYS = [*BASE_KEYS, "kappa"]
 GROUP_KEYS = ["trace", "experiment", "load", "kappa", "configuration", "strategy"]
 # "≈" in the paper's orderings: within 25 % of each other; "≫": at least 10 points more.
 SIMILAR = 1.25
@@ -290,22 +340,42 @@ MUCH_MORE_POINTS = 10.0
 
 
 def against_space(runs: pd.DataFrame) -> pd.DataFrame:
-    """Every run beside its SPACE base (columns <metric>_space), ratios and utilisation gains added."""
-    base_columns = [*RATIO_METRICS, "cpu_utilisation", "alloc_utilisation"]
-    space = runs.loc[runs["strategy"] == "SPACE", BASE_KEYS + base_columns]
+    """Every run beside its SPACE base (columns <metric>_space): ratios, utilisation gains in points,
+    and each gain as a fraction of its analytic ceiling and of HEADROOM's gain on the same window."""
+    space = runs.loc[runs["strategy"] == "SPACE", BASE_KEYS + [*RATIO_METRICS, *UTILISATIONS]]
     merged = runs.merge(space, on=BASE_KEYS, suffixes=("", "_space"), validate="many_to_one")
     for metric in RATIO_METRICS:
         base = merged[f"{metric}_space"]
         merged[f"{metric}_ratio"] = (merged[metric] / base).where(base > 0)
-    for metric in ("cpu_utilisation", "alloc_utilisation"):
+    for metric in UTILISATIONS:
         merged[f"{metric}_gain"] = 100.0 * (merged[metric] - merged[f"{metric}_space"])
+    headroom = merged.loc[merged["strategy"] == "HEADROOM", HEADROOM_KEYS + [f"{m}_gain" for m in CEILINGS]]
+    headroom = headroom.drop_duplicates(HEADROOM_KEYS).rename(columns={f"{m}_gain": f"{m}_headroom" for m in CEILINGS})
+    merged = merged.merge(headroom, on=HEADROOM_KEYS, how="left", validate="many_to_one")
+    for metric, ceiling in CEILINGS.items():
+        gain = merged[f"{metric}_gain"]
+        merged[f"{metric}_ceiling"] = ceiling(merged[f"{metric}_space"])
+        merged[f"{metric}_of_ceiling"] = (gain / merged[f"{metric}_ceiling"]).where(merged[f"{metric}_ceiling"] > 0)
+        merged[f"{metric}_of_headroom"] = (gain / merged[f"{metric}_headroom"]).where(merged[f"{metric}_headroom"] > 0)
     merged["runtime_change"] = 100.0 * (merged["mean_slowdown"] - 1.0)
     return merged
 
 
+# Columns summarised by their mean and their 10th and 90th percentiles over windows (E1) or seeds (E2).
+SPREAD_COLUMNS = (
+    *(f"{metric}_ratio" for metric in RATIO_METRICS),
+    *UTILISATIONS,
+    *(f"{metric}_gain" for metric in UTILISATIONS),
+    *(f"{metric}_{part}" for metric in CEILINGS for part in ("ceiling", "of_ceiling", "of_headroom")),
+    "mean_slowdown",
+    "runtime_change",
+)
+
+
 def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per trace, experiment, load, κ and configuration: means of the metrics and of the ratios to
-    SPACE, with their 10th and 90th percentiles over windows (E1) or seeds (E2)."""
+    """Per trace, experiment, load, κ and configuration: means of the metrics, and of the ratios,
+    gains and shares of the ceilings with their 10th and 90th percentiles (<column>_p10, _p90) over
+    windows (E1) or seeds (E2)."""
     merged = against_space(runs)
     grouped = merged.groupby(GROUP_KEYS, sort=False)
     summary = grouped.agg(
@@ -314,22 +384,18 @@ def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
         mean_wait_h=("mean_wait", lambda v: v.mean() / HOUR),
         mean_response_h=("mean_response", lambda v: v.mean() / HOUR),
         makespan_h=("makespan", lambda v: v.mean() / HOUR),
-        cpu_utilisation=("cpu_utilisation", "mean"),
-        alloc_utilisation=("alloc_utilisation", "mean"),
-        cpu_gain_points=("cpu_utilisation_gain", "mean"),
-        alloc_gain_points=("alloc_utilisation_gain", "mean"),
-        mean_slowdown=("mean_slowdown", "mean"),
-        runtime_change=("runtime_change", "mean"),
+        memory_allocation_utilisation=("memory_allocation_utilisation", "mean"),
         guest_share=("guest_share", "mean"),
         cases=("cases", "sum"),
         mean_loss=("mean_loss", "mean"),
     ).reset_index()
-    for metric in RATIO_METRICS:
-        column = merged[f"{metric}_ratio"]
-        stats = column.groupby([merged[k] for k in GROUP_KEYS], sort=False).agg(
-            ["mean", lambda v: v.quantile(0.1), lambda v: v.quantile(0.9)]
+    for column in SPREAD_COLUMNS:
+        stats = (
+            merged[column]
+            .groupby([merged[k] for k in GROUP_KEYS], sort=False)
+            .agg(["mean", lambda v: v.quantile(0.1), lambda v: v.quantile(0.9)])
         )
-        stats.columns = [f"{metric}_ratio", f"{metric}_ratio_p10", f"{metric}_ratio_p90"]
+        stats.columns = [column, f"{column}_p10", f"{column}_p90"]
         summary = summary.merge(stats.reset_index(), on=GROUP_KEYS)
     return summary
 
@@ -341,10 +407,134 @@ def similar(a: float, b: float) -> bool:
     return 1 / SIMILAR <= a / b <= SIMILAR
 
 
-def orderings(summary: pd.DataFrame, configurations=("SPACE", "STATIC", "ASAX")) -> pd.DataFrame:
-    """Whether the paper's orderings hold, per trace, experiment, load and κ (docs/coscheduling.md §8):
-    wait STATIC ≈ ASAX < SPACE; response ASAX < SPACE < STATIC; U_alloc STATIC ≥ ASAX ≫ SPACE;
-    slowdown SPACE < ASAX < STATIC."""
+CLAIMS = {
+    "wait": "wait STATIC ≈ ASAX < SPACE",
+    "response": "response ASAX < SPACE < STATIC",
+    "utilisation": "utilisation of allocated capacity STATIC ≥ ASAX ≫ SPACE",
+    "slowdown": "slowdown SPACE < ASAX < STATIC",
+}
+CLAIM_COLUMNS = ["trace", "experiment", "load", "kappa", "claim", "holds", "evidence", "reason"]
+
+
+def _spread(row, column: str, scale: float = 1.0, fmt: str = ".2f") -> str:
+    """'mean [p10, p90]' of a summary column."""
+    values = (row[column], row[f"{column}_p10"], row[f"{column}_p90"])
+    mean, low, high = (format(scale * value, fmt) for value in values)
+    return f"{mean} [{low}, {high}]"
+
+
+def _wait_claim(space, static, asax) -> tuple[bool, str, str]:
+    evidence = (
+        f"wait / SPACE: STATIC {_spread(static, 'mean_wait_ratio')}, ASAX {_spread(asax, 'mean_wait_ratio')}; "
+        f"STATIC {static['mean_wait_h']:.3g} h, ASAX {asax['mean_wait_h']:.3g} h"
+    )
+    for name, row in (("ASAX", asax), ("STATIC", static)):
+        if not row["mean_wait_ratio"] < 1:
+            return (
+                False,
+                evidence,
+                (
+                    f"{name} does not wait less than SPACE: it starts {100 * row['guest_share']:.1f} % of the jobs "
+                    "as guests, too few to shorten the queue"
+                ),
+            )
+    if not similar(asax["mean_wait_h"], static["mean_wait_h"]):
+        return (
+            False,
+            evidence,
+            (
+                f"ASAX's wait is {asax['mean_wait_h'] / static['mean_wait_h']:.2f} times STATIC's (beyond 1.25): "
+                f"ASAX starts {100 * asax['guest_share']:.1f} % of the jobs as guests, STATIC "
+                f"{100 * static['guest_share']:.1f} %"
+            ),
+        )
+    return True, evidence, ""
+
+
+def _response_claim(space, static, asax) -> tuple[bool, str, str]:
+    evidence = (
+        f"response / SPACE: ASAX {_spread(asax, 'mean_response_ratio')}, "
+        f"STATIC {_spread(static, 'mean_response_ratio')}"
+    )
+    if not asax["mean_response_ratio"] < 1:
+        return (
+            False,
+            evidence,
+            (f"ASAX's shorter waits do not make up for its runtime change of {asax['runtime_change']:+.1f} %"),
+        )
+    if not static["mean_response_ratio"] > 1:
+        return (
+            False,
+            evidence,
+            (
+                f"STATIC's runtime change of {static['runtime_change']:+.1f} % is smaller than its wait saving "
+                f"(wait / SPACE {static['mean_wait_ratio']:.2f}): in the rate model a half CPU slows only the jobs "
+                "that need more than half a CPU"
+            ),
+        )
+    return True, evidence, ""
+
+
+def _utilisation_claim(space, static, asax) -> tuple[bool, str, str]:
+    evidence = (
+        f"utilisation of allocated capacity: SPACE {_spread(space, 'allocation_utilisation', 100, '.1f')} %, "
+        f"STATIC {_spread(static, 'allocation_utilisation', 100, '.1f')} %, "
+        f"ASAX {_spread(asax, 'allocation_utilisation', 100, '.1f')} %"
+    )
+    if not static["allocation_utilisation"] >= asax["allocation_utilisation"]:
+        return (
+            False,
+            evidence,
+            (
+                f"ASAX's quotas below one half ({100 * asax['guest_share']:.1f} % of the jobs as guests) use their "
+                "allocations more fully than STATIC's"
+            ),
+        )
+    if not asax["allocation_utilisation_gain"] >= MUCH_MORE_POINTS:
+        return (
+            False,
+            evidence,
+            (
+                f"ASAX gains {asax['allocation_utilisation_gain']:+.1f} points, "
+                f"{100 * asax['allocation_utilisation_of_ceiling']:.0f} % of the ceiling of "
+                f"{asax['allocation_utilisation_ceiling']:.1f} points, with {100 * asax['guest_share']:.1f} % of the "
+                "jobs as guests: too few jobs share for the mean to rise by 10 points"
+            ),
+        )
+    return True, evidence, ""
+
+
+def _slowdown_claim(space, static, asax) -> tuple[bool, str, str]:
+    evidence = (
+        f"mean sharing slowdown: SPACE {_spread(space, 'mean_slowdown', fmt='.3f')}, "
+        f"ASAX {_spread(asax, 'mean_slowdown', fmt='.3f')}, STATIC {_spread(static, 'mean_slowdown', fmt='.3f')}"
+    )
+    if not space["mean_slowdown"] < asax["mean_slowdown"]:
+        return False, evidence, "ASAX slows no job down: its pairs leave every donor's and guest's rate at 1"
+    if not asax["mean_slowdown"] < static["mean_slowdown"]:
+        return (
+            False,
+            evidence,
+            (
+                f"ASAX slows jobs more than STATIC: {100 * asax['guest_share']:.1f} % of the jobs are its guests, "
+                f"{100 * static['guest_share']:.1f} % STATIC's"
+            ),
+        )
+    return True, evidence, ""
+
+
+CLAIM_CHECKS = {
+    "wait": _wait_claim,
+    "response": _response_claim,
+    "utilisation": _utilisation_claim,
+    "slowdown": _slowdown_claim,
+}
+
+
+def claims(summary: pd.DataFrame, configurations=("SPACE", "STATIC", "ASAX")) -> pd.DataFrame:
+    """Whether each of the paper's orderings holds, per trace, experiment, load and κ, on the means
+    (docs/coscheduling.md §8), with the numbers (mean [10th, 90th percentile]) and, where it fails,
+    the measured reason."""
     space_name, static_name, asax_name = configurations
     rows = []
     keys = ["trace", "experiment", "load", "kappa"]
@@ -354,20 +544,8 @@ def orderings(summary: pd.DataFrame, configurations=("SPACE", "STATIC", "ASAX"))
         if static_name not in by_name.index or asax_name not in by_name.index:
             continue
         static, asax, base = by_name.loc[static_name], by_name.loc[asax_name], space.loc[key[:3]]
-        rows.append(
-            {
-                **dict(zip(keys, key)),
-                "wait": bool(
-                    asax["mean_wait_ratio"] < 1
-                    and static["mean_wait_ratio"] < 1
-                    and similar(asax["mean_wait_h"], static["mean_wait_h"])
-                ),
-                "response": bool(asax["mean_response_ratio"] < 1 < static["mean_response_ratio"]),
-                "utilisation": bool(
-                    static["alloc_utilisation"] >= asax["alloc_utilisation"]
-                    and asax["alloc_gain_points"] >= MUCH_MORE_POINTS
-                ),
-                "slowdown": bool(base["mean_slowdown"] < asax["mean_slowdown"] < static["mean_slowdown"]),
-            }
-        )
-    return pd.DataFrame(rows, columns=[*keys, "wait", "response", "utilisation", "slowdown"])
+        for claim, check in CLAIM_CHECKS.items():
+            holds, evidence, reason = check(base, static, asax)
+            rows.append({**dict(zip(keys, key)), "claim": claim, "holds": holds, "evidence": evidence})
+            rows[-1]["reason"] = reason
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)

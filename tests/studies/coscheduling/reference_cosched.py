@@ -55,6 +55,16 @@ Arithmetic choices where docs/coscheduling.md leaves the order of operations or 
 14. Candidate donors are all running jobs in no pair at the co-allocation phase: jobs the space phase
     started at this same instant, and a former guest whose donor has ended, included.  The walk
     recomputes the candidates for each waiting job (a donor paired earlier in the walk drops out).
+15. Interference ``pressure``: ``kappa_ab = kappa * p * use`` (left to right), ``p = 1.0`` with memory
+    off, else ``min(1.0, (mem_a + mem_b) / M)``; ``use = min(f, u_b)`` for the rates and ``f`` for the
+    guest's bound end (its efficiency read as 1 while it waits).  ``constant``: ``kappa_ab = kappa``.
+16. Ablations: unprotected reservation: L = 0 for every pair; no fall-through: a case decided a0 ends
+    the guest's walk over the donors (a donor without an admissible level is still skipped); a frozen
+    learner (learn off) skips the products ``α_i * exp(...)`` but still divides by their sum.
+17. Allocation (processor-seconds of CPU quota): ``allocated += rate * (t - since)`` whenever a job's
+    allocation rate changes: ``q`` at a start, ``float(q_a - q_b) + float(q_b) * (1.0 - f)`` for a donor
+    and ``float(q_b) * f`` for a guest when they pair, ``q`` for the survivor of a pair, 0 at the end.
+    ``busy_area += float(busy) * (t - previous instant)`` at each instant before its completions.
 """
 
 import math
@@ -166,8 +176,9 @@ def pick_level(mixed, kept_levels, draw):
     return kept_levels[-1]  # rounding left no level: the last kept one
 
 
-def hedge_update(state, leaves, chosen_level, loss):
-    """Risk update; a Hedge round when some risk exceeds 1. Returns True if a round happened."""
+def hedge_update(state, leaves, chosen_level, loss, learn=True):
+    """Risk update; a Hedge round when some risk exceeds 1 (a frozen learner's α only renormalised).
+    Returns True if a round happened."""
     risk = state["risk"]
     for i in range(EXPERT_COUNT):
         risk[i] = risk[i] + leaves[i][chosen_level] * loss
@@ -175,7 +186,8 @@ def hedge_update(state, leaves, chosen_level, loss):
         gamma = math.sqrt(2 * math.log(4) / state["round"])
         alpha = state["alpha"]
         for i in range(EXPERT_COUNT):
-            alpha[i] = alpha[i] * math.exp(-gamma * risk[i])
+            if learn:
+                alpha[i] = alpha[i] * math.exp(-gamma * risk[i])
         total = 0.0
         for i in range(EXPERT_COUNT):
             total += alpha[i]
@@ -247,6 +259,10 @@ def simulate_reference(
     scope="shared",
     seed=0,
     learner_state=None,
+    interference="constant",
+    protect_reservation=True,
+    fall_through=True,
+    learn=True,
 ):
     submit = [float(x) for x in submit]
     work = [float(x) for x in work]
@@ -283,6 +299,9 @@ def simulate_reference(
     end = [math.nan] * n
     donor_position = [-1] * n
     guest_quota = [math.nan] * n
+    allocated = [0.0] * n
+    allocation_rate = [0.0] * n
+    allocation_since = [0.0] * n
 
     # state of running jobs (valid while the job runs)
     remaining = [0.0] * n  # R_j
@@ -305,9 +324,26 @@ def simulate_reference(
     loss_sum = 0.0
     histogram = [0] * K
 
-    def paired_rate(share, efficiency_value):
+    def pair_interference(a, b, use):
+        if interference == "constant":
+            return kappa
+        pressure = 1.0 if not memory_on else min(1.0, (memory[a] + memory[b]) / M)
+        return kappa * pressure * use
+
+    def paired_rate(a, b, share, efficiency_value, f, guest_use=None):
         cap = 1.0 if efficiency_value == 0.0 else min(1.0, share / efficiency_value)
-        return (1.0 - kappa) * cap
+        return (1.0 - pair_interference(a, b, min(f, u[b]) if guest_use is None else guest_use)) * cap
+
+    def donor_rate(a, b, f):
+        return paired_rate(a, b, 1.0 - f, u[a], f)
+
+    def guest_rate(a, b, f):
+        return paired_rate(a, b, f, u[b], f)
+
+    def allocate(j, t, processors):
+        allocated[j] += allocation_rate[j] * (t - allocation_since[j])
+        allocation_since[j] = t
+        allocation_rate[j] = processors
 
     def begin(j, t, rho):
         start[j] = t
@@ -318,6 +354,7 @@ def simulate_reference(
         estimated_end[j] = t + estimate[j] / rho
         running.add(j)
         waiting.remove(j)
+        allocate(j, t, float(procs[j]))
 
     def change_rate(j, t, new_rho):
         if new_rho == rate[j]:
@@ -331,6 +368,7 @@ def simulate_reference(
     def complete(j, t):
         running.remove(j)
         end[j] = t
+        allocate(j, t, 0.0)
         partner = current_guest[j] if current_guest[j] >= 0 else current_donor[j]
         current_guest[j] = current_donor[j] = -1
         if partner >= 0:
@@ -338,6 +376,7 @@ def simulate_reference(
             current_guest[partner] = current_donor[partner] = -1
             if completion[partner] != t:
                 change_rate(partner, t, 1.0)
+            allocate(partner, t, float(procs[partner]))
 
     def busy_processors():
         # a paired guest sits on its donor's processors
@@ -365,21 +404,21 @@ def simulate_reference(
         return max(0.0, remaining[a] - (t - last_update[a]))  # candidate donors run at rate 1
 
     def reservation_cost(a, b, f, t, T):
-        """L of docs §3 for the pair (a, b, f), and the donor's paired rate."""
-        donor_rate = paired_rate(1.0 - f, u[a])
-        if donor_rate == 1.0:
+        """L of docs §3 for the pair (a, b, f); the waiting guest's efficiency is read as 1."""
+        bound_rate = paired_rate(a, b, 1.0 - f, u[a], f, guest_use=f)
+        if bound_rate == 1.0:
             new_estimated_end = estimated_end[a]  # decided: the donor is untouched
         else:
-            new_estimated_end = t + (estimate[a] - (work[a] - remaining_now(a, t))) / donor_rate
-        if estimated_end[a] > T:
+            new_estimated_end = t + (estimate[a] - (work[a] - remaining_now(a, t))) / bound_rate
+        if not protect_reservation or estimated_end[a] > T:
             cost = 0
         elif new_estimated_end > T:
             cost = procs[a]
-        elif t + estimate[b] / ((1.0 - kappa) * f) > T:
+        elif t + estimate[b] / ((1.0 - pair_interference(a, b, f)) * f) > T:
             cost = procs[b]
         else:
             cost = 0
-        return cost, donor_rate
+        return cost
 
     def memory_fits(a, b):
         if not memory_on:
@@ -412,13 +451,13 @@ def simulate_reference(
         if chosen == 0:
             case_loss = 0.0
         else:
-            donor_rate = paired_rate(1.0 - chosen / K, u[a])
+            rho = donor_rate(a, b, chosen / K)
             if loss == "degradation":
-                case_loss = min(1.0, 2.0 * (1.0 / donor_rate - 1.0))
+                case_loss = min(1.0, 2.0 * (1.0 / rho - 1.0))
             else:
-                overrun = (t - start[a]) + R_now / donor_rate - estimate[a]
+                overrun = (t - start[a]) + R_now / rho - estimate[a]
                 case_loss = min(1.0, max(0.0, overrun) / estimate[a])
-        if hedge_update(state, leaves, chosen, case_loss) and scope == "shared":
+        if hedge_update(state, leaves, chosen, case_loss, learn) and scope == "shared":
             alphas_after_rounds.append(list(state["alpha"]))
         case_count += 1
         loss_sum += case_loss
@@ -426,22 +465,22 @@ def simulate_reference(
         return chosen
 
     def choose_quota(a, b, t, T, extra):
-        """The strategy's quota for donor a and guest b, or None (try the next donor)."""
+        """The strategy's quota for donor a and guest b; None: try the next donor; 0.0: ASAX decided a0."""
         if strategy == "STATIC":
-            cost, _ = reservation_cost(a, b, STATIC_QUOTA, t, T)
+            cost = reservation_cost(a, b, STATIC_QUOTA, t, T)
             return STATIC_QUOTA if cost <= extra else None
         if strategy == "HEADROOM":
             for k in range(K - 1, 0, -1):
                 f = k / K
-                if f <= 1.0 - u[a] and reservation_cost(a, b, f, t, T)[0] <= extra:
+                if f <= 1.0 - u[a] and reservation_cost(a, b, f, t, T) <= extra:
                     return f
             return None
         # ASAX
-        admissible_levels = [k for k in range(1, K) if reservation_cost(a, b, k / K, t, T)[0] <= extra]
+        admissible_levels = [k for k in range(1, K) if reservation_cost(a, b, k / K, t, T) <= extra]
         if not admissible_levels:
             return None  # decided: no case, no draw
         chosen = asax_case(a, b, t, admissible_levels)
-        return None if chosen == 0 else chosen / K
+        return 0.0 if chosen == 0 else chosen / K
 
     def co_allocation_phase(t, T, extra):
         for b in list(waiting):
@@ -454,10 +493,15 @@ def simulate_reference(
                 f = choose_quota(a, b, t, T, extra)
                 if f is None:
                     continue
-                cost, donor_rate = reservation_cost(a, b, f, t, T)
-                extra -= cost
-                change_rate(a, t, donor_rate)
-                begin(b, t, paired_rate(f, u[b]))
+                if f == 0.0:
+                    if fall_through:
+                        continue
+                    break
+                extra -= reservation_cost(a, b, f, t, T)
+                change_rate(a, t, donor_rate(a, b, f))
+                begin(b, t, guest_rate(a, b, f))
+                allocate(a, t, float(procs[a] - procs[b]) + float(procs[b]) * (1.0 - f))
+                allocate(b, t, float(procs[b]) * f)
                 current_guest[a] = b
                 current_donor[b] = a
                 donor_position[b] = a
@@ -496,11 +540,16 @@ def simulate_reference(
 
     next_submission = 0
     finished = 0
+    busy_area = 0.0
+    previous = None
     while finished < n:
         instants = [completion[j] for j in running]
         if next_submission < n:
             instants.append(submit[next_submission])
         t = min(instants)
+        if previous is not None:
+            busy_area += float(busy_processors()) * (t - previous)
+        previous = t
         while True:
             due = [j for j in running if completion[j] == t]
             if not due:
@@ -518,6 +567,8 @@ def simulate_reference(
         "end": np.array(end, dtype=np.float64),
         "donor": np.array(donor_position, dtype=np.int64),
         "quota": np.array(guest_quota, dtype=np.float64),
+        "allocated": np.array(allocated, dtype=np.float64),
+        "busy_area": busy_area,
         "learner": {
             "alphas": alphas_after_rounds,
             "cases": case_count,

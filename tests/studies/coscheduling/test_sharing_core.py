@@ -6,6 +6,8 @@ weights must be identical (exact float equality). Then the invariants of the sha
 on the core's own schedules, and SPACE = EASY job for job on every real trace.
 """
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from conftest import PWA, SIMULABLE_MIRROR
@@ -38,15 +40,21 @@ def random_workload(rng: np.random.Generator) -> Workload:
 
 
 def random_settings(rng: np.random.Generator) -> SharingSettings:
+    """Every strategy and option; the ablations (unprotected reservation, no fall-through, a frozen
+    learner) and the pressure interference in about a third of the cases each."""
     return SharingSettings(
         strategy=str(rng.choice(STRATEGIES)),
         levels=int(rng.choice([4, 10])),
-        kappa=float(rng.choice([0.0, 0.1, 0.2])),
+        kappa=float(rng.choice([0.0, 0.1, 0.2, 0.6])),
         memory=bool(rng.random() < 0.5),
         memory_capacity=CAPACITY,
         loss=str(rng.choice(["degradation", "walltime"])),
         scope=str(rng.choice(["shared", "per-donor"])),
         efficiency="assume-cpu-bound",
+        interference=str(rng.choice(["constant", "pressure", "pressure"])),
+        protect_reservation=bool(rng.random() < 0.7),
+        fall_through=bool(rng.random() < 0.7),
+        learn=bool(rng.random() < 0.7),
     )
 
 
@@ -67,6 +75,10 @@ def reference_of(workload: Workload, settings: SharingSettings, seed: int, state
         scope=settings.scope,
         seed=seed,
         learner_state=state,
+        interference=settings.interference,
+        protect_reservation=settings.protect_reservation,
+        fall_through=settings.fall_through,
+        learn=settings.learn,
     )
 
 
@@ -75,6 +87,8 @@ def assert_same(core, reference, label):
     np.testing.assert_array_equal(core.end, reference["end"], err_msg=f"{label}: ends")
     np.testing.assert_array_equal(core.donor, reference["donor"], err_msg=f"{label}: donors")
     np.testing.assert_array_equal(core.quota, reference["quota"], err_msg=f"{label}: quotas")
+    np.testing.assert_array_equal(core.allocated, reference["allocated"], err_msg=f"{label}: allocations")
+    assert core.busy_area == reference["busy_area"], f"{label}: busy area"
     learner = reference["learner"]
     assert core.learner["cases"] == learner["cases"], label
     assert core.learner["loss_sum"] == learner["loss_sum"], label
@@ -87,15 +101,23 @@ def assert_same(core, reference, label):
 def test_core_equals_reference_on_random_workloads(block):
     rng = np.random.default_rng(1000 + block)
     strategies_seen, pairs = set(), 0
+    variants = {"pressure": 0, "unprotected": 0, "no fall-through": 0, "frozen": 0}  # runs with pairs
     for case in range(CASES // 6):
         workload, settings = random_workload(rng), random_settings(rng)
         seed = int(rng.integers(0, 2**32))
         core = simulate_sharing(workload, settings, seed=seed)
         assert_same(core, reference_of(workload, settings, seed), f"block {block} case {case}: {settings}")
         strategies_seen.add(settings.strategy)
-        pairs += int((core.donor >= 0).sum())
+        paired = int((core.donor >= 0).sum())
+        pairs += paired
+        if paired:
+            variants["pressure"] += settings.interference == "pressure" and settings.kappa > 0
+            variants["unprotected"] += not settings.protect_reservation
+            variants["no fall-through"] += settings.strategy == "ASAX" and not settings.fall_through
+            variants["frozen"] += settings.strategy == "ASAX" and not settings.learn
     assert strategies_seen == set(STRATEGIES)
     assert pairs > 200  # the cases exercise sharing, not only EASY
+    assert min(variants.values()) >= 10, variants  # and every variant with pairs
 
 
 def test_warm_learner_state_is_carried_like_the_reference():
@@ -111,8 +133,9 @@ def test_warm_learner_state_is_carried_like_the_reference():
     assert core_state["round"] > 1  # the weights did move across windows
 
 
-def processors_in_use(workload, result):
-    """Per instant: processors holding at least one job (guests sit on their donors')."""
+def processors_in_use(workload, result, with_times=False):
+    """Per event: processors holding at least one job (guests sit on their donors') after it; with
+    `with_times`, (event times, processors in use after each) for integrating over time."""
     events = []
     for j in range(len(workload)):
         if result.donor[j] >= 0:
@@ -123,6 +146,8 @@ def processors_in_use(workload, result):
         if result.end[j] > donor_end:  # the guest outlives its donor: it holds its own processors
             events += [(donor_end, workload.procs[j]), (result.end[j], -workload.procs[j])]
     events.sort(key=lambda event: (event[0], event[1]))  # releases first at equal times
+    if with_times:
+        return np.array([time for time, _ in events]), np.cumsum([change for _, change in events])
     return np.cumsum([change for _, change in events]) if events else np.zeros(1)
 
 
@@ -154,9 +179,10 @@ def test_invariants_of_the_core_schedules():
 
 def test_a_guest_never_delays_the_reservation():
     """With exact estimates every head starts by the shadow time it was first given, whatever
-    the strategy: the L <= extra rule keeps its processors free at T."""
+    the strategy: the L <= extra rule keeps its processors free at T. Without it (the ablation),
+    guests do delay some heads."""
     rng = np.random.default_rng(5)
-    heads = 0
+    heads = delayed_unprotected = 0
     for case in range(600):
         workload = random_workload(rng)
         exact = np.maximum(workload.run, 1.0)
@@ -169,13 +195,35 @@ def test_a_guest_never_delays_the_reservation():
             efficiency=workload.efficiency,
             memory=workload.memory,
         )
-        settings = random_settings(rng)
+        settings = replace(random_settings(rng), protect_reservation=True)
         result = simulate_sharing(workload, settings, seed=case)
         reserved = ~np.isnan(result.reservation)
         heads += int(reserved.sum())
         late = result.start[reserved] - result.reservation[reserved]
         assert (late <= 1e-9 * np.maximum(1.0, result.reservation[reserved])).all(), (case, settings)
+        unprotected = simulate_sharing(workload, replace(settings, protect_reservation=False), seed=case)
+        reserved = ~np.isnan(unprotected.reservation)
+        delayed_unprotected += int((unprotected.start[reserved] > unprotected.reservation[reserved] + 1e-6).sum())
     assert heads > 300
+    assert delayed_unprotected > 20
+
+
+def test_busy_area_is_the_integral_of_the_processors_in_use():
+    """busy_area (the denominator of the held-processor utilisation) against the processors holding
+    a job integrated from the schedule alone, and against the jobs' allocations, which add up to it."""
+    rng = np.random.default_rng(17)
+    shared = 0
+    for case in range(1500):
+        workload, settings = random_workload(rng), random_settings(rng)
+        result = simulate_sharing(workload, settings, seed=case)
+        times, in_use = processors_in_use(workload, result, with_times=True)
+        integral = float(np.sum(in_use[:-1] * np.diff(times))) if len(times) else 0.0
+        assert result.busy_area == pytest.approx(integral, rel=1e-12, abs=1e-9), (case, settings)
+        assert result.allocated.sum() == pytest.approx(result.busy_area, rel=1e-12, abs=1e-9), (case, settings)
+        used = result.efficiency * workload.procs * workload.run
+        assert (used <= result.allocated * (1 + 1e-12) + 1e-9).all()  # no job uses more than it is allocated
+        shared += int((result.donor >= 0).any())
+    assert shared > 300
 
 
 @pytest.mark.slow
