@@ -31,7 +31,12 @@ COMMAND_MODULES = {
     "simcore.studies.simple_policies.commands": ("simple-sweep", "simple-aggregate", "simple-plot"),
     "simcore.studies.learned_policies.commands": ("trial-scores", "trial-spread", "fit-functions", "plot-trial-scores"),
     "simcore.studies.dynamic_scheduling.commands": ("dynamic-sweep", "dynamic-tables", "plot-dynamic"),
-    "simcore.studies.coscheduling.commands": ("coscheduling-run", "coscheduling-tables", "plot-coscheduling"),
+    "simcore.studies.coscheduling.commands": (
+        "coscheduling-run",
+        "coscheduling-paper-queue",
+        "coscheduling-tables",
+        "plot-coscheduling",
+    ),
     "simcore.studies.elastic.commands": ("elastic-run", "elastic-tables", "plot-elastic"),
     "simcore.studies.job_selection.commands": ("rl-baselines", "rl-baselines-tables"),
     "simcore.reporting.commands": ("report", "cost"),
@@ -53,12 +58,15 @@ def build_parser(modules=COMMAND_MODULES) -> argparse.ArgumentParser:
         prog="simcore", description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", title="commands")
-    lines = []
+    groups = []
     for module in modules:
         first = len(commands._choices_actions)  # argparse keeps each subcommand's help line there
         importlib.import_module(module).add_commands(commands)
-        lines += ["", f"{_group_title(module)}:"]
-        lines += [f"  {action.dest:<22}{action.help}" for action in commands._choices_actions[first:]]
+        groups.append((_group_title(module), commands._choices_actions[first:]))
+    width = max(22, *(len(action.dest) + 2 for _, actions in groups for action in actions))
+    lines = []
+    for title, actions in groups:
+        lines += ["", f"{title}:", *(f"  {action.dest:<{width}}{action.help}" for action in actions)]
     commands._choices_actions.clear()  # listed by group in the epilog instead, in the same words
     commands.help = "one of the following; `simcore COMMAND --help` for its options"
     parser.epilog = "\n".join(lines[1:])

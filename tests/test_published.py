@@ -136,6 +136,55 @@ EXPECTED = {
         ("ASAX", "4x"): (9.0, 5.0, 0.0),
         ("ASAX", "2x"): (5.0, 50.0, 1.0),
     },
+    # Table 2 per workflow, added as data (typed here from the seed text, the CSV separately):
+    # runtime h, runtime sd %, CPU util %, CPU util sd, mem util %, mem util sd
+    "ASAX_WORKFLOWS": ("Montage", "BLAST", "Statistics", "Synthetic"),
+    "ASAX_TABLE2_WORKFLOW_COLUMNS": (
+        "runtime h",
+        "runtime sd %",
+        "CPU util %",
+        "CPU util sd",
+        "mem util %",
+        "mem util sd",
+    ),
+    "ASAX_TABLE2_WORKFLOWS": {
+        ("SPACE", "8x", "Montage"): (0.35, 4.0, 45.0, 5.0, 10.0, 5.0),
+        ("SPACE", "8x", "BLAST"): (0.71, 21.0, 96.0, 4.0, 44.0, 5.0),
+        ("SPACE", "8x", "Statistics"): (0.69, 10.0, 26.0, 2.0, 5.0, 1.0),
+        ("SPACE", "8x", "Synthetic"): (0.49, 15.0, 99.0, 1.0, 95.0, 3.0),
+        ("SPACE", "4x", "Montage"): (0.32, 4.0, 33.0, 5.0, 7.0, 3.0),
+        ("SPACE", "4x", "BLAST"): (0.72, 22.0, 95.0, 3.0, 45.0, 5.0),
+        ("SPACE", "4x", "Statistics"): (0.7, 10.0, 16.0, 2.0, 1.0, 1.0),
+        ("SPACE", "4x", "Synthetic"): (0.5, 15.0, 99.0, 1.0, 93.0, 4.0),
+        ("SPACE", "2x", "Montage"): (0.29, 4.0, 21.0, 5.0, 5.0, 3.0),
+        ("SPACE", "2x", "BLAST"): (0.7, 21.0, 91.0, 3.0, 42.0, 6.0),
+        ("SPACE", "2x", "Statistics"): (0.72, 10.0, 10.0, 2.0, 1.0, 1.0),
+        ("SPACE", "2x", "Synthetic"): (0.48, 14.0, 99.0, 1.0, 92.0, 2.0),
+        ("STATIC", "8x", "Montage"): (0.38, 7.0, 94.0, 5.0, 10.0, 5.0),
+        ("STATIC", "8x", "BLAST"): (0.82, 30.0, 99.0, 1.0, 44.0, 5.0),
+        ("STATIC", "8x", "Statistics"): (0.77, 30.0, 51.0, 3.0, 6.0, 1.0),
+        ("STATIC", "8x", "Synthetic"): (0.57, 21.0, 99.0, 1.0, 95.0, 1.0),
+        ("STATIC", "4x", "Montage"): (0.35, 6.0, 73.0, 5.0, 7.0, 3.0),
+        ("STATIC", "4x", "BLAST"): (0.79, 29.0, 99.0, 1.0, 44.0, 5.0),
+        ("STATIC", "4x", "Statistics"): (0.76, 11.0, 36.0, 6.0, 2.0, 1.0),
+        ("STATIC", "4x", "Synthetic"): (0.57, 21.0, 99.0, 1.0, 93.0, 3.0),
+        ("STATIC", "2x", "Montage"): (0.32, 6.0, 55.0, 5.0, 5.0, 3.0),
+        ("STATIC", "2x", "BLAST"): (0.8, 29.0, 99.0, 1.0, 43.0, 6.0),
+        ("STATIC", "2x", "Statistics"): (0.76, 11.0, 26.0, 2.0, 1.0, 1.0),
+        ("STATIC", "2x", "Synthetic"): (0.53, 19.0, 99.0, 1.0, 91.0, 2.0),
+        ("ASAX", "8x", "Montage"): (0.35, 5.0, 95.0, 4.0, 10.0, 4.0),
+        ("ASAX", "8x", "BLAST"): (0.75, 25.0, 99.0, 1.0, 44.0, 5.0),
+        ("ASAX", "8x", "Statistics"): (0.73, 11.0, 61.0, 4.0, 5.0, 1.0),
+        ("ASAX", "8x", "Synthetic"): (0.56, 18.0, 99.0, 1.0, 95.0, 1.0),
+        ("ASAX", "4x", "Montage"): (0.33, 5.0, 75.0, 5.0, 7.0, 3.0),
+        ("ASAX", "4x", "BLAST"): (0.73, 24.0, 99.0, 1.0, 44.0, 5.0),
+        ("ASAX", "4x", "Statistics"): (0.72, 11.0, 43.0, 7.0, 1.0, 1.0),
+        ("ASAX", "4x", "Synthetic"): (0.55, 18.0, 99.0, 1.0, 93.0, 4.0),
+        ("ASAX", "2x", "Montage"): (0.3, 4.0, 51.0, 5.0, 5.0, 3.0),
+        ("ASAX", "2x", "BLAST"): (0.76, 25.0, 99.0, 1.0, 43.0, 6.0),
+        ("ASAX", "2x", "Statistics"): (0.73, 11.0, 86.0, 6.0, 1.0, 1.0),
+        ("ASAX", "2x", "Synthetic"): (0.52, 17.0, 99.0, 1.0, 93.0, 1.0),
+    },
     # Responsive elastic computing (Perez et al., GMAC'09), added as data (never code): Table 1 (LAL
     # workload), Tables 2-5 per run (W interactive mean/std, W batch mean/std, interactive delay
     # mean/std in s), Table 5's speedups (%), Section 4.2's shares and the text's numbers.
@@ -336,6 +385,7 @@ FROM_DATA = (
     "THESIS_TABLE33",
     "ASAX_TABLE3",
     "ASAX_TABLE2",
+    "ASAX_TABLE2_WORKFLOWS",
     "ELASTIC_TABLE1",
     "ELASTIC_TABLES",
     "ELASTIC_SPEEDUP",
@@ -398,9 +448,10 @@ def test_every_row_of_every_file_is_used_by_a_constant():
     rows = sum(len(read_rows(PUBLISHED_DIR / f"{paper}.csv")) - 1 for paper in PAPERS)
     numbers = sum(count_cells(EXPECTED[name]) for name in FROM_DATA)
     formulas = len(EXPECTED["THESIS_TABLE32"])  # Table 3.2's functions: text cells
-    # 45: the ASA_X paper's Tables 3 and 2; 96: the elastic paper's Tables 1 to 5 (66), its shares (7)
-    # and the numbers of its text (23); 96: RLScheduler's README, two metrics x 8 rows x 6 policies
-    assert rows == numbers + formulas == 421 + 45 + 96 + 96
+    # 45: the ASA_X paper's Tables 3 and 2; 216: its Table 2 per workflow, 3 strategies x 3 sizes x
+    # 4 workflows x 6 columns; 96: the elastic paper's Tables 1 to 5 (66), its shares (7) and the numbers
+    # of its text (23); 96: RLScheduler's README, two metrics x 8 rows x 6 policies
+    assert rows == numbers + formulas == 421 + 45 + 216 + 96 + 96
 
 
 @pytest.fixture
@@ -477,6 +528,12 @@ def test_a_copy_of_the_files_loads_from_a_given_directory(data):
             lambda rows: rows.pop(5),
             r"bandit-2017.csv: no row for table 'Table 2', row 'KTH-SP2', column 'SQF'",
         ),
+        (
+            "asax-2024",
+            lambda rows: rows.pop(),
+            r"asax-2024.csv: no row for table 'Table 2 per workflow', row 'ASA_X 256 cores \(2x\) Synthetic', "
+            r"column 'mem util sd'",
+        ),
         ("thesis-2019", set_cell(2, "paper", "thesis"), r"line 2: paper 'thesis', but this file holds 'thesis-2019'"),
         ("thesis-2019", lambda rows: rows[2].append("extra"), r"line 3: 7 fields, expected 6"),
         (
@@ -497,3 +554,18 @@ def test_a_missing_file_is_named(data):
     (data / "prediction-sc15.csv").unlink()
     with pytest.raises(FileNotFoundError, match="prediction-sc15.csv: published numbers file missing"):
         load_published(data)
+
+
+def test_asax_table2_per_workflow_rows_name_the_paper_and_its_odd_cells():
+    """Every (strategy, size, workflow) has its six cells; the paper's abbreviations and the cells
+    it prints oddly ("+30%" without the ±, two outliers) say so in `conditions`."""
+    header, *rows = read_rows(PUBLISHED_DIR / "asax-2024.csv")
+    per_workflow = [dict(zip(header, row)) for row in rows if row[1] == "Table 2 per workflow"]
+    assert len(per_workflow) == len(published.ASAX_TABLE2_WORKFLOWS) * 6 == 216
+    conditions = {(row["row"], row["column"]): row["conditions"] for row in per_workflow}
+    assert "printed '+30%' without the ±, read as ±30%" in conditions[("Static 64 cores (8x) BLAST", "runtime sd %")]
+    assert "as printed" in conditions[("Static 64 cores (8x) Statistics", "runtime sd %")]
+    assert "as printed" in conditions[("ASA_X 256 cores (2x) Statistics", "CPU util %")]
+    for ours, printed in (("Statistics", "'Stats'"), ("Synthetic", "'Synth.'")):
+        abbreviated = [text for (row, _), text in conditions.items() if row.endswith(ours)]
+        assert len(abbreviated) == 54 and all(f"{printed} (the paper's abbreviation" in text for text in abbreviated)

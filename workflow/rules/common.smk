@@ -614,12 +614,33 @@ def coscheduling_options(root, trace):
     )
 
 
+def coscheduling_queue_options(root):
+    """`simcore coscheduling-paper-queue` options: the study's configurations, κ and seeds."""
+    chosen = coscheduling(root)
+    return " ".join(
+        [
+            f"--configurations '{json.dumps(chosen['configurations'])}'",
+            "--kappas " + " ".join(str(kappa) for kappa in chosen["kappas"]),
+            f"--seeds {chosen['seeds']}",
+            f"--walltime-factor {chosen['paper_queue']['walltime_factor']}",
+        ]
+    )
+
+
+def coscheduling_queue_classes(root):
+    """The paper queue's per-workflow rows, when the study runs the queue (`paper_queue`)."""
+    if not coscheduling(root)["paper_queue"]:
+        return []
+    return [f"{root}/coscheduling/runs/ASA_X-queue/classes.parquet"]
+
+
 def coscheduling_runs(root):
+    queue = coscheduling_queue_classes(root)
     return [
         f"{root}/coscheduling/runs/{trace}/{experiment}.parquet"
         for trace in coscheduling(root)["traces"]
         for experiment in ("E1", "E2")
-    ]
+    ] + [path.replace("classes.parquet", "E1.parquet") for path in queue]
 
 
 def coscheduling_outputs(study):

@@ -1,6 +1,6 @@
 # Co-scheduling with the ASA_X learner (seed 002, docs/coscheduling.md): E1 (queue
-# flush of 45-job windows) and E2 (online replay) per trace, then the tables, the
-# report section and the figures of each trace.
+# flush of 45-job windows) and E2 (online replay) per trace, the paper's own queue,
+# then the tables, the report section and the figures of each trace.
 
 
 rule coscheduling_flush:
@@ -60,15 +60,36 @@ rule coscheduling_replay:
         "--weights {output.weights} > {log} 2>&1"
 
 
+rule coscheduling_paper_queue:
+    output:
+        runs="{root}/coscheduling/runs/ASA_X-queue/E1.parquet",
+        classes="{root}/coscheduling/runs/ASA_X-queue/classes.parquet",
+    log:
+        "{root}/logs/coscheduling/ASA_X-queue.log",
+    benchmark:
+        "{root}/benchmarks/coscheduling/coscheduling_paper_queue.tsv"
+    conda:
+        "../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        options=lambda wildcards: coscheduling_queue_options(wildcards.root),
+    shell:
+        "simcore coscheduling-paper-queue {params.options} --output {output.runs} "
+        "--classes {output.classes} > {log} 2>&1"
+
+
 rule coscheduling_tables:
     input:
-        lambda wildcards: coscheduling_runs(wildcards.root),
+        runs=lambda wildcards: coscheduling_runs(wildcards.root),
+        classes=lambda wildcards: coscheduling_queue_classes(wildcards.root),
     output:
         tables=multiext(
             "{root}/coscheduling/tables/",
             "runs.parquet",
             "summary.csv",
-            "orderings.csv",
+            "claims.csv",
         ),
         markdown=report(
             "{root}/coscheduling/report.md",
@@ -87,9 +108,12 @@ rule coscheduling_tables:
         mem_mb=6000,
     params:
         outdir=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
+        classes=lambda wildcards, input: (
+            f"--classes {input.classes}" if input.classes else ""
+        ),
     shell:
-        "simcore coscheduling-tables {input} --outdir {params.outdir} "
-        "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+        "simcore coscheduling-tables {input.runs} --outdir {params.outdir} "
+        "--markdown {output.markdown} --rows {output.rows} {params.classes} > {log} 2>&1"
 
 
 rule plot_coscheduling:

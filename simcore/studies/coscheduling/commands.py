@@ -9,18 +9,21 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.engine.workload import EmptyWorkloadError
+from simcore.reporting.published import ASAX_TABLE3
+from simcore.studies.coscheduling.paper_queue import DEFAULT_WALLTIME_FACTOR, PAPER_QUEUE_TRACE, queue_runs
 from simcore.studies.coscheduling.report import (
     LOAD_LABELS,
+    ablation_configurations,
     coscheduling_markdown,
     published_ratios,
     reproduction_rows,
 )
-from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES, SharingInputError
+from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES, STRATEGIES, SharingInputError
 from simcore.studies.coscheduling.study import (
     DEFAULT_CONFIGURATIONS,
     Sweep,
     check_configurations,
-    orderings,
+    claims,
     run_flush,
     run_replay,
     summary_table,
@@ -58,8 +61,9 @@ def add_commands(commands) -> None:
         "--configurations",
         type=json.loads,
         default=DEFAULT_CONFIGURATIONS,
-        help='JSON {name: {"strategy": ..., "levels": ..., "loss": ..., "scope": ..., "warm": ...}} (default: '
-        "SPACE, STATIC, ASAX, HEADROOM)",
+        help='JSON {name: {"strategy": ..., "levels": ..., "loss": ..., "scope": ..., "interference": ..., '
+        '"protect_reservation": ..., "fall_through": ..., "learn": ..., "memory_capacity": ..., "warm": ...}} '
+        "(default: SPACE, STATIC, ASAX, HEADROOM)",
     )
     run.add_argument("--loads", type=positive_float, nargs="+", required=True, help="E1: 8 4 2; E2: 0.5 0.7 0.9")
     run.add_argument("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)")
@@ -83,6 +87,24 @@ def add_commands(commands) -> None:
     tables.add_argument("--outdir", required=True, help="directory of the tables")
     tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
     tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
+    tables.add_argument("--classes", metavar="CLASSES.parquet", help="the paper queue's per-workflow rows")
+
+    queue = commands.add_parser(
+        "coscheduling-paper-queue", help="the co-scheduling configurations on the ASA_X paper's queue (seed 002, §4.4)"
+    )
+    queue.add_argument(
+        "--configurations", type=json.loads, default=DEFAULT_CONFIGURATIONS, help="as coscheduling-run's"
+    )
+    queue.add_argument("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)")
+    queue.add_argument("--seeds", type=int, default=3, help="learner seeds per setting (default 3)")
+    queue.add_argument(
+        "--walltime-factor",
+        type=float,
+        default=DEFAULT_WALLTIME_FACTOR,
+        help="requested time over run time (default 2)",
+    )
+    queue.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
+    queue.add_argument("--classes", required=True, type=output_file, metavar="CLASSES.parquet")
 
     plot = commands.add_parser("plot-coscheduling", help="the co-scheduling figures of one trace")
     plot.add_argument("--tables", required=True, help="coscheduling-tables' directory")
@@ -153,22 +175,46 @@ def run_experiment(args) -> int:
     return 0
 
 
+def run_paper_queue(args) -> int:
+    configurations = check_configurations(args.configurations)
+    if args.seeds < 1:
+        raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
+    sweep = Sweep(configurations, (), tuple(args.kappas), args.seeds)
+    runs, classes = queue_runs(sweep, args.walltime_factor)
+    runs.insert(0, "trace", PAPER_QUEUE_TRACE)
+    provenance = {
+        "command": "coscheduling-paper-queue",
+        "configurations": configurations,
+        "kappas": args.kappas,
+        "seeds": args.seeds,
+        "walltime_factor": args.walltime_factor,
+        "efficiency_source": "the ASA_X paper's Table 2, Slurm column (docs/sharing_profiles.md)",
+    }
+    write_parquet(runs, args.output, provenance)
+    write_parquet(classes, args.classes, provenance)
+    print(f"{args.output}: the paper's queue at {len(set(runs['load']))} sizes, {len(runs)} runs")
+    return 0
+
+
 def run_tables(args) -> int:
     runs = read_all(args.runs)
-    sources = {}
+    sources, ablations = {}, {}
     for path in args.runs:
         provenance = read_provenance(path)
+        ablations |= ablation_configurations(provenance.get("configurations", {}))
         trace = read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
             sources[trace.iloc[0]] = provenance.get("efficiency_source", "the trace")
     summary = summary_table(runs)
-    ordering = orderings(summary)
+    summary["ablation"] = summary["configuration"].isin(list(ablations))  # their own table, not the figures
+    checked = claims(summary)
     outdir = Path(args.outdir)
     write_parquet(runs, outdir / "runs.parquet", {"command": "coscheduling-tables", "inputs": args.runs})
     write_csv(summary, outdir / "summary.csv")
-    write_csv(ordering, outdir / "orderings.csv")
-    write_csv(reproduction_rows(summary), args.rows)
-    write_text(args.markdown, coscheduling_markdown(summary, ordering, sources))
+    write_csv(checked, outdir / "claims.csv")
+    classes = read_parquet(args.classes) if args.classes else None
+    write_csv(reproduction_rows(summary, classes), args.rows)
+    write_text(args.markdown, coscheduling_markdown(summary, checked, sources, ablations, classes))
     print(f"{outdir}: {summary['trace'].nunique()} traces, {len(runs)} runs")
     return 0
 
@@ -178,8 +224,9 @@ def run_plot(args) -> int:
     from simcore.studies.coscheduling import figures
 
     tables, outdir = Path(args.tables), Path(args.outdir)
-    runs = read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
     summary = pd.read_csv(tables / "summary.csv")
+    runs = read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
+    runs = runs[~runs["configuration"].isin(set(summary.loc[summary["ablation"], "configuration"]))]
     weights = read_all(args.weights) if args.weights else pd.DataFrame(columns=["trace", "seed", "kappa"])
     published = {
         (name, load): {
@@ -190,10 +237,13 @@ def run_plot(args) -> int:
         for name in ("STATIC", "ASAX")
         for values in [published_ratios(name, label)]
     }
+    published_utilisation = {  # the paper's Table 3 CPU utilisation (%), beside our U_alloc
+        (name, load): ASAX_TABLE3[(name, label)][1] for load, label in LOAD_LABELS.items() for name in STRATEGIES[:3]
+    }
     drawn = {  # FIGURES, in order
         "ratios_e1": figures.ratio_figure(summary, args.trace, "E1", published),
         "ratios_e2": figures.ratio_figure(summary, args.trace, "E2"),
-        "utilisation": figures.utilisation_figure(summary, args.trace),
+        "utilisation": figures.utilisation_figure(summary, args.trace, published_utilisation),
         "slowdown": figures.slowdown_figure(runs, args.trace),
         "weights": figures.weights_figure(weights, args.trace),
         "actions": figures.actions_figure(runs, args.trace),
@@ -204,4 +254,9 @@ def run_plot(args) -> int:
     return 0
 
 
-COMMANDS = {"coscheduling-run": run_experiment, "coscheduling-tables": run_tables, "plot-coscheduling": run_plot}
+COMMANDS = {
+    "coscheduling-run": run_experiment,
+    "coscheduling-paper-queue": run_paper_queue,
+    "coscheduling-tables": run_tables,
+    "plot-coscheduling": run_plot,
+}

@@ -80,7 +80,7 @@ class CoSchedulingEnv(gymnasium.Env):
     Reward: ``"loss"`` (default): minus the §5.5 loss of the chosen level, in [-1, 0], the
     signal the paper's Hedge learner minimises (never pairing costs nothing, so it alone does
     not reward sharing); ``"utilisation"``: 0 at every step but the last, which gives the
-    episode's allocation efficiency ``alloc_utilisation`` = sum(u q W) / processor-seconds
+    episode's held-processor utilisation ``held_utilisation`` = sum(u q W) / processor-seconds
     holding a job, in [0, 1] (0 if no processor was ever busy).
 
     Episode: the whole workload (``episode_jobs=None``), or `episode_jobs` consecutive jobs
@@ -88,7 +88,7 @@ class CoSchedulingEnv(gymnasium.Env):
     run on the same machine with their logged submit times. It terminates when every job of it
     is done. A run without any case still gives one step: reset returns the zero observation
     with only level 0 valid, and step(0) terminates it with reward 0 ("loss") or its
-    allocation efficiency ("utilisation").
+    held-processor utilisation ("utilisation").
 
     Info: ``time``, ``donor`` and ``guest`` (positions in ``self.episode_workload``, -1 when no
     case is pending), ``case`` (the core's `case_state()`, unclipped), ``action_mask``,
@@ -190,7 +190,7 @@ class CoSchedulingEnv(gymnasium.Env):
         if self.reward == "loss":
             reward = -loss
         elif terminated and self.result.busy_area > 0:
-            reward = info["metrics"]["alloc_utilisation"]
+            reward = info["metrics"]["held_utilisation"]
         else:
             reward = 0.0
         return self._observation(), reward, terminated, False, info

@@ -1,6 +1,6 @@
-"""Figures of the co-scheduling study: ratios to SPACE against load with percentile bands,
-utilisation of allocated capacity, the ECDF of the sharing slowdown, the learner's expert
-weights over rounds and its action histograms. One trace a figure."""
+"""Figures of the co-scheduling study: ratios to SPACE against load with percentile bars, both
+utilisations with their ceilings, the ECDF of the sharing slowdown, the learner's expert weights
+over rounds and its action histograms. One trace a figure."""
 
 from __future__ import annotations
 
@@ -8,80 +8,188 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from simcore.reporting.style import BAND_ALPHA, plt, shared_legend
+from simcore.reporting.style import plt, shared_legend
 from simcore.studies.coscheduling.sharing import EXPERTS
-from simcore.studies.coscheduling.study import SLOWDOWN_QUANTILES
+from simcore.studies.coscheduling.study import CEILINGS, SLOWDOWN_QUANTILES
 
-# one colour per configuration, SPACE black, the same in every figure
+# one colour, marker and line style per configuration, SPACE black, the same in every figure: lines
+# that coincide stay told apart by their markers and dashes
 STRATEGY_COLOURS = {"SPACE": "black", "STATIC": "tab:orange", "ASAX": "tab:blue", "HEADROOM": "tab:green"}
 EXTRA_COLOURS = ("tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan", "tab:gray", "tab:red")
+MARKERS = {"SPACE": "s", "STATIC": "^", "ASAX": "o", "HEADROOM": "D"}
+EXTRA_MARKERS = ("v", "P", "X", "<", ">", "h", "*")
+LINESTYLES = {"SPACE": "-", "STATIC": "--", "ASAX": "-", "HEADROOM": ":"}
+EXTRA_LINESTYLES = ("-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 1)))
 EXPERT_COLOURS = dict(zip(EXPERTS, ("tab:red", "tab:purple", "tab:green", "tab:blue")))
-RATIO_PANELS = (("mean_wait", "mean wait"), ("mean_response", "mean response"), ("makespan", "makespan"))
+RATIO_PANELS = {
+    "E1": (("mean_wait", "mean wait"), ("mean_response", "mean response"), ("makespan", "makespan")),
+    # a replay's makespan is the trace's span: its ratio is 1 whatever the strategy, so no panel
+    "E2": (("mean_wait", "mean wait"), ("mean_response", "mean response")),
+}
 EXPERIMENT_TITLES = {"E1": "E1, queue flush: cluster load", "E2": "E2, online replay: offered load"}
+UTILISATION_PANELS = (
+    ("allocation_utilisation", "U_alloc (the paper's):\nCPU used / CPU allocated, mean over jobs"),
+    ("held_utilisation", "U_held:\nCPU used / processor time held"),
+)
+DODGE = 0.025  # the x offset between configurations' percentile bars, as a share of the x range
 
 
-def configuration_colours(names) -> dict:
-    extra = iter(EXTRA_COLOURS * 3)
-    return {name: STRATEGY_COLOURS.get(name) or next(extra) for name in names}
+def configuration_styles(names) -> dict:
+    """{name: dict(color, marker, linestyle)}: fixed for the four strategies, distinct for the rest."""
+    extra = iter(range(len(EXTRA_COLOURS) * 3))
+    styles = {}
+    for name in names:
+        if name in STRATEGY_COLOURS:
+            styles[name] = {"color": STRATEGY_COLOURS[name], "marker": MARKERS[name], "linestyle": LINESTYLES[name]}
+        else:
+            index = next(extra)
+            styles[name] = {
+                "color": EXTRA_COLOURS[index % len(EXTRA_COLOURS)],
+                "marker": EXTRA_MARKERS[index % len(EXTRA_MARKERS)],
+                "linestyle": EXTRA_LINESTYLES[index % len(EXTRA_LINESTYLES)],
+            }
+    return styles
+
+
+def merged_names(block: pd.DataFrame, columns) -> dict:
+    """{kept name: legend label}: configurations whose plotted values are all identical are drawn
+    once, labelled "A = B"."""
+    kept = {}
+    for name, part in block.groupby("configuration", sort=False):
+        values = part.sort_values("load")[list(columns)].to_numpy()
+        for other in kept:
+            if np.array_equal(values, kept[other][1], equal_nan=True):
+                kept[other][0].append(name)
+                break
+        else:
+            kept[name] = ([name], values)
+    return {name: " = ".join(names) for name, (names, _) in kept.items()}
 
 
 def _lowest_kappa(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows at the lowest κ, without the ablations (the report's ablation table shows them)."""
+    if "ablation" in frame:
+        frame = frame[~frame["ablation"].astype(bool)]
     return frame[frame["kappa"] == frame["kappa"].min()]
 
 
+def _dodged(axis, loads, index: int, count: int) -> np.ndarray:
+    span = (max(loads) - min(loads)) or 1.0
+    return np.asarray(loads, dtype=float) + (index - (count - 1) / 2) * DODGE * span
+
+
+def _line_with_percentiles(axis, line, column, label, style, index, count, scale=1.0):
+    """The mean as a line with markers; the 10th-90th percentiles as a bar at each load, dodged so
+    that configurations never hide each other's bars."""
+    x = _dodged(axis, line["load"], index, count)
+    mean = scale * line[column].to_numpy()
+    axis.plot(x, mean, label=label, markersize=5, **style)
+    low, high = scale * line[f"{column}_p10"].to_numpy(), scale * line[f"{column}_p90"].to_numpy()
+    # drawn from the percentiles themselves: a mean of ratios can lie outside its 10th-90th range
+    axis.vlines(x, low, high, color=style["color"], linewidth=0.8)
+    axis.plot(np.concatenate([x, x]), np.concatenate([low, high]), linestyle="", marker="_", color=style["color"])
+
+
 def ratio_figure(summary: pd.DataFrame, trace: str, experiment: str, published: dict | None = None):
-    """Wait, response and makespan over SPACE's against load: mean line and 10th-90th percentile
-    band per configuration (κ = its lowest value); the paper's ratios as crosses (E1)."""
+    """Wait and response (and makespan, E1) over SPACE's against load: mean line per configuration
+    (κ = its lowest value) with its 10th-90th percentile bars; the paper's ratios (E1, beside our
+    κ = 0 runs) as hollow markers of the configuration's shape."""
     block = _lowest_kappa(summary[(summary["trace"] == trace) & (summary["experiment"] == experiment)])
     block = block[block["configuration"] != "SPACE"].sort_values("load")
-    colours = configuration_colours(block["configuration"].unique())
-    figure, axes = plt.subplots(1, 3, figsize=(10.5, 3.3), sharey=True)
-    for axis, (metric, title) in zip(axes, RATIO_PANELS):
-        for name, line in block.groupby("configuration", sort=False):
-            axis.plot(line["load"], line[f"{metric}_ratio"], marker="o", color=colours[name], label=name)
-            axis.fill_between(
-                line["load"],
-                line[f"{metric}_ratio_p10"],
-                line[f"{metric}_ratio_p90"],
-                color=colours[name],
-                alpha=BAND_ALPHA,
-            )
+    panels = RATIO_PANELS[experiment]
+    labels = merged_names(block, [f"{metric}_ratio{part}" for metric, _ in panels for part in ("", "_p10", "_p90")])
+    styles = configuration_styles(block["configuration"].unique())
+    figure, axes = plt.subplots(1, len(panels), figsize=(3.5 * len(panels), 3.3), sharey=True)
+    for axis, (metric, title) in zip(axes, panels):
+        for index, name in enumerate(labels):
+            line = block[block["configuration"] == name]
+            _line_with_percentiles(axis, line, f"{metric}_ratio", labels[name], styles[name], index, len(labels))
         for (name, load), values in (published or {}).items():
-            if metric in values:
-                axis.plot(load, values[metric], "x", color=colours.get(name, "grey"), markersize=8, mew=2)
+            if metric in values and name in styles:
+                axis.plot(
+                    load,
+                    values[metric],
+                    linestyle="",
+                    marker=styles[name]["marker"],
+                    markersize=9,
+                    markerfacecolor="none",
+                    markeredgecolor=styles[name]["color"],
+                    markeredgewidth=1.5,
+                )
         axis.axhline(1.0, color="black", linewidth=0.8)
         axis.set_title(f"{title} / SPACE")
         axis.set_xlabel(EXPERIMENT_TITLES[experiment])
         axis.set_xticks(sorted(block["load"].unique()))
         axis.grid(alpha=0.3)
-    axes[0].set_ylabel("ratio to SPACE (band: 10th-90th percentile)")
-    handles, labels = axes[0].get_legend_handles_labels()
-    if published:
-        handles.append(plt.Line2D([], [], marker="x", linestyle="", color="grey", mew=2))
-        labels.append("paper (Table 3)")
-    figure.legend(handles, labels, loc="outside right center", title="configuration")
+    axes[0].set_ylabel("ratio to SPACE (bars: 10th-90th percentile)")
+    handles, names = axes[0].get_legend_handles_labels()
     kappa = block["kappa"].min() if len(block) else 0.0
+    if published:
+        handles.append(plt.Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="grey", mew=1.5))
+        names.append(f"paper, Table 3 (hollow; beside our κ = {kappa:g})")
+    figure.legend(handles, names, loc="outside right center", title="configuration")
     figure.suptitle(f"{trace}, {experiment}: sharing against space sharing (κ = {kappa:g})")
     return figure
 
 
-def utilisation_figure(summary: pd.DataFrame, trace: str):
-    """Utilisation of allocated capacity (useful CPU over processor-time held) against load,
-    one panel per experiment, one line per configuration (κ = its lowest value)."""
+def utilisation_figure(summary: pd.DataFrame, trace: str, published: dict | None = None):
+    """Both utilisations against load, one row per experiment, one column per utilisation: a line
+    per configuration (κ = its lowest value) with 10th-90th percentile bars, and each metric's
+    analytic ceiling over SPACE (grey, dashed); the paper's Table 3 utilisations (E1) hollow."""
     block = _lowest_kappa(summary[summary["trace"] == trace]).sort_values("load")
     experiments = [e for e in EXPERIMENT_TITLES if (block["experiment"] == e).any()]
-    colours = configuration_colours(block["configuration"].unique())
-    figure, axes = plt.subplots(1, len(experiments), figsize=(4.2 * len(experiments), 3.3), squeeze=False)
-    for axis, experiment in zip(axes[0], experiments):
-        for name, line in block[block["experiment"] == experiment].groupby("configuration", sort=False):
-            axis.plot(line["load"], 100 * line["alloc_utilisation"], marker="o", color=colours[name], label=name)
-        axis.set_xlabel(EXPERIMENT_TITLES[experiment])
-        axis.set_xticks(sorted(block.loc[block["experiment"] == experiment, "load"].unique()))
-        axis.set_ylim(0, min(100, 1.25 * 100 * block["alloc_utilisation"].max()))
-        axis.grid(alpha=0.3)
-    axes[0][0].set_ylabel("utilisation of allocated capacity (%)")
-    shared_legend(figure, axes[0][:1], "configuration")
-    figure.suptitle(f"{trace}: CPU time used over processor time held")
+    styles = configuration_styles(block["configuration"].unique())
+    figure, axes = plt.subplots(
+        len(experiments), len(UTILISATION_PANELS), figsize=(8.4, 3.0 * len(experiments)), squeeze=False
+    )
+    for row, experiment in zip(axes, experiments):
+        part = block[block["experiment"] == experiment]
+        for axis, (metric, title) in zip(row, UTILISATION_PANELS):
+            labels = merged_names(part, [metric, f"{metric}_p10", f"{metric}_p90"])
+            for index, name in enumerate(labels):
+                line = part[part["configuration"] == name]
+                _line_with_percentiles(axis, line, metric, labels[name], styles[name], index, len(labels), 100)
+            space = part[part["configuration"] == "SPACE"].sort_values("load")
+            ceiling = CEILINGS[metric](space[metric].to_numpy())
+            axis.plot(
+                space["load"],
+                100 * space[metric] + ceiling,
+                color="grey",
+                linestyle="--",
+                linewidth=1,
+                label="ceiling over SPACE (analytic)",
+            )
+            if experiment == "E1" and metric == "allocation_utilisation":
+                for (name, load), value in (published or {}).items():
+                    if name in styles:
+                        axis.plot(
+                            load,
+                            value,
+                            linestyle="",
+                            marker=styles[name]["marker"],
+                            markersize=9,
+                            markerfacecolor="none",
+                            markeredgecolor=styles[name]["color"],
+                            markeredgewidth=1.5,
+                        )
+            axis.set_title(title)
+            axis.set_xlabel(EXPERIMENT_TITLES[experiment])
+            axis.set_xticks(sorted(part["load"].unique()))
+            axis.set_ylim(0, 100)
+            axis.grid(alpha=0.3)
+        row[0].set_ylabel("utilisation (%)")
+    handles, names = [], []
+    for axis in axes.flat:
+        for handle, name in zip(*axis.get_legend_handles_labels()):
+            if name not in names:
+                handles.append(handle)
+                names.append(name)
+    if published:
+        handles.append(plt.Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="grey", mew=1.5))
+        names.append("paper, Table 3 (hollow; beside our lowest κ)")
+    figure.legend(handles, names, loc="outside right center", title="configuration")
+    kappa = block["kappa"].min() if len(block) else 0.0
+    figure.suptitle(f"{trace}: both utilisations and their ceilings (κ = {kappa:g})")
     return figure
 
 
@@ -91,7 +199,7 @@ def slowdown_figure(runs: pd.DataFrame, trace: str):
     block = runs[(runs["trace"] == trace) & (runs["experiment"] == "E2") & (runs["seed"] == 0)]
     block = _lowest_kappa(block)
     block = block[block["load"] == block["load"].max()]
-    colours = configuration_colours(block["configuration"].unique())
+    styles = configuration_styles(block["configuration"].unique())
     figure, axis = plt.subplots(figsize=(5.2, 3.4))
     lowest = 1.0  # the smallest share of jobs at their curve's first step (D = 1 for most)
     for _, row in block.iterrows():
@@ -102,7 +210,8 @@ def slowdown_figure(runs: pd.DataFrame, trace: str):
                 quantiles,
                 SLOWDOWN_QUANTILES,
                 where="post",
-                color=colours[row["configuration"]],
+                color=styles[row["configuration"]]["color"],
+                linestyle=styles[row["configuration"]]["linestyle"],
                 label=f"{row['configuration']} ({row['paired_jobs']} jobs)",
             )
     axis.set_xscale("log")
