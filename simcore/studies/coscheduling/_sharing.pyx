@@ -19,12 +19,16 @@ from libc.stdlib cimport free, malloc, realloc
 from numpy.random cimport bitgen_t
 
 from simcore.engine._checks cimport check_lengths, check_machine_size, check_procs, check_submit, copy_doubles
+from simcore.engine._jobs cimport JobArrays
+from simcore.engine._predictor cimport Predictor
 from simcore.engine._sorted cimport Entry, Heap, heap_pop, heap_push, sorted_insert, sorted_remove
 
 STRATEGY_NAMES = ("SPACE", "STATIC", "ASAX", "HEADROOM", "EXTERNAL")
 LOSS_NAMES = ("degradation", "walltime")
 SCOPE_NAMES = ("shared", "per-donor")
 INTERFERENCE_NAMES = ("constant", "pressure")
+QUOTA_NAMES = ("fixed", "dynamic")
+FEEDBACK_NAMES = ("decision", "completion")
 EXPERT_NAMES = ("CPU", "MEM", "TYPE", "PHASE")
 
 cdef enum:
@@ -44,6 +48,14 @@ cdef enum Strategy:
 cdef enum Interference:
     CONSTANT = 0    # kappa for every pair
     PRESSURE = 1    # kappa x the pair's memory pressure x the guest's CPU use (section 2.3)
+
+cdef enum Quotas:
+    FIXED = 0       # a pair keeps the quota it formed with
+    DYNAMIC = 1     # re-decided at a pass that finds the donor's expert leaves changed (section 3)
+
+cdef enum Feedback:
+    AT_DECISION = 0     # the loss the model predicts, at the case
+    AT_COMPLETION = 1   # the donor's slowdown observed when the pair ends or is re-decided
 
 cdef enum JobState:
     FUTURE = 0
@@ -112,9 +124,10 @@ cdef int _check_jobs(const double[::1] submit, const double[::1] work,
 
 
 cdef int _check_settings(int strategy, int levels, double kappa, double memory_capacity,
-                         int loss, int scope, int interference) except -1:
+                         int loss, int scope, int interference, int quotas, int feedback) except -1:
     for name, code, names in (("strategy", strategy, STRATEGY_NAMES), ("loss", loss, LOSS_NAMES),
-                              ("scope", scope, SCOPE_NAMES), ("interference", interference, INTERFERENCE_NAMES)):
+                              ("scope", scope, SCOPE_NAMES), ("interference", interference, INTERFERENCE_NAMES),
+                              ("quotas", quotas, QUOTA_NAMES), ("feedback", feedback, FEEDBACK_NAMES)):
         if not 0 <= code < len(names):
             raise ValueError(f"{name} code {code} is not in 0 to {len(names) - 1} "
                              f"({', '.join(names)})")
@@ -122,6 +135,8 @@ cdef int _check_settings(int strategy, int levels, double kappa, double memory_c
         raise ValueError(f"levels must be in [2, {LEVELS_LIMIT}], got {levels}")
     if not 0.0 <= kappa < 1.0:
         raise ValueError(f"kappa must be in [0, 1), got {kappa}")
+    if (quotas == DYNAMIC or feedback == AT_COMPLETION) and strategy != ASAX:
+        raise ValueError("dynamic quotas and feedback at completion are the ASAX learner's (strategy ASAX)")
     if not (isnan(memory_capacity) or (isfinite(memory_capacity) and memory_capacity > 0.0)):
         raise ValueError(f"memory capacity must be positive and finite, or NaN (memory off), "
                          f"got {memory_capacity}")
@@ -144,7 +159,7 @@ cdef class SharingSimulation:
     cdef double* memory          # NaN: unknown
     cdef long long* procs
     cdef long long machine_size, free_procs
-    cdef int strategy, levels, loss, scope, interference
+    cdef int strategy, levels, loss, scope, interference, quotas, feedback
     cdef bint protect_reservation, fall_through, learn, log_cases
     cdef double kappa, memory_capacity   # capacity NaN: memory off
     cdef readonly double now
@@ -155,6 +170,20 @@ cdef class SharingSimulation:
     # a guest's f, a donor's shared processors 1 - f (section 7)
     cdef double[::1] allocated, allocation_rate, allocation_since
     cdef double[::1] reservation     # the first shadow time a job got as the head
+    # the estimate the experts read (phase, Hp): the predictor's at submission, clipped to [1, estimate]
+    cdef double[::1] seen_estimate
+    cdef Predictor predictor         # None: the request
+    cdef JobArrays jobs              # what the predictor reads
+    cdef int* user
+    # pairs: their guests in position order, the level of each, and the donor's leaves it was decided on
+    cdef Entry* paired
+    cdef Py_ssize_t n_paired
+    cdef int[::1] level, decided_leaves
+    cdef readonly long long redecisions, quota_changes
+    # feedback at completion: per guest, the decision waiting for its loss
+    cdef double[:, ::1] pending      # level, mixture, the experts' probabilities, since, donor's work left
+    cdef unsigned char[::1] has_pending
+    cdef Py_ssize_t completion_capacity
     cdef long long[::1] partner, donor
     cdef signed char[::1] state
     cdef unsigned char[::1] is_guest, may_share     # is_guest: in a pair, as its guest
@@ -191,7 +220,7 @@ cdef class SharingSimulation:
     # the case log (log_cases): per case its round, level, loss, the mixture's and each expert's
     # unrenormalised probability of the level (Theorem 1's excess risk is computed from it)
     cdef double* case_rows
-    cdef Py_ssize_t case_capacity
+    cdef Py_ssize_t case_capacity, logged
     cdef bint case_log_lost
 
     def __cinit__(self, const double[::1] submit, const double[::1] work,
@@ -200,10 +229,13 @@ cdef class SharingSimulation:
                   long long machine_size, int strategy, int levels, double kappa,
                   double memory_capacity, int loss, int scope, bit_generator,
                   learner_state=None, int interference=CONSTANT, bint protect_reservation=True,
-                  bint fall_through=True, bint learn=True, bint log_cases=False):
+                  bint fall_through=True, bint learn=True, bint log_cases=False, int quotas=FIXED,
+                  int feedback=AT_DECISION, Predictor predictor=None, const int[::1] user=None, int n_users=1):
         cdef Py_ssize_t n = submit.shape[0], j
         _check_jobs(submit, work, estimate, procs, efficiency, memory, machine_size)
-        _check_settings(strategy, levels, kappa, memory_capacity, loss, scope, interference)
+        _check_settings(strategy, levels, kappa, memory_capacity, loss, scope, interference, quotas, feedback)
+        if predictor is not None and (user is None or user.shape[0] != n):
+            raise ValueError("a predictor of the experts' estimates needs one user index per job")
         self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self._bit_generator = bit_generator
         self.n = n
@@ -230,6 +262,8 @@ cdef class SharingSimulation:
         self.fall_through = fall_through
         self.learn = learn
         self.log_cases = log_cases
+        self.quotas = quotas
+        self.feedback = feedback
         self.now = -INFINITY
         self.start = np.full(n, NAN)
         self.end = np.full(n, NAN)
@@ -243,6 +277,11 @@ cdef class SharingSimulation:
         self.allocation_rate = np.zeros(n)
         self.allocation_since = np.zeros(n)
         self.reservation = np.full(n, NAN)
+        self.seen_estimate = np.asarray(estimate).copy()
+        self.level = np.zeros(n, dtype=np.intc)
+        self.decided_leaves = np.zeros(n, dtype=np.intc)
+        self.pending = np.zeros((n if feedback == AT_COMPLETION else 0, 4 + N_EXPERTS))
+        self.has_pending = np.zeros(n, dtype=np.uint8)
         self.partner = np.full(n, -1, dtype=np.int64)
         self.donor = np.full(n, -1, dtype=np.int64)
         self.state = np.zeros(n, dtype=np.int8)
@@ -255,11 +294,34 @@ cdef class SharingSimulation:
         self.waiting = <Py_ssize_t*> malloc(count * sizeof(Py_ssize_t))
         self.releases = <Entry*> malloc(2 * count * sizeof(Entry))
         self.unpaired = <Entry*> malloc(count * sizeof(Entry))
-        # a start pushes one entry, a pair two rate changes: at most 3 per job
-        self.completions.items = <Entry*> malloc(3 * count * sizeof(Entry))
+        self.paired = <Entry*> malloc(count * sizeof(Entry))
+        # at most one live entry per running job: a full heap is compacted (dynamic quotas change
+        # rates any number of times)
+        self.completion_capacity = 3 * count
+        self.completions.items = <Entry*> malloc(self.completion_capacity * sizeof(Entry))
         if (self.waiting == NULL or self.releases == NULL or self.unpaired == NULL
-                or self.completions.items == NULL):
+                or self.completions.items == NULL or self.paired == NULL):
             raise MemoryError()
+        if predictor is not None:
+            if predictor.owner != 0:
+                raise ValueError("the predictor already serves a running simulation")
+            self.user = <int*> malloc(count * sizeof(int))
+            if self.user == NULL:
+                raise MemoryError()
+            for j in range(n):
+                if not 0 <= user[j] < n_users:
+                    raise ValueError(f"job {j}: user index {user[j]} must be in [0, {n_users})")
+                self.user[j] = user[j]
+            self.jobs.n = n
+            self.jobs.n_users = n_users
+            self.jobs.submit = self.submit
+            self.jobs.run = self.work
+            self.jobs.requested = self.estimate
+            self.jobs.procs = self.procs
+            self.jobs.user = self.user
+            predictor.bind(self.jobs)
+            predictor.owner = <size_t> <void*> self
+            self.predictor = predictor
         if scope == 1:
             self.per_donor = <Learner*> malloc(count * sizeof(Learner))
             if self.per_donor == NULL:
@@ -290,6 +352,10 @@ cdef class SharingSimulation:
         free(self.per_donor)
         free(self.alpha_log)
         free(self.case_rows)
+        free(self.paired)
+        free(self.user)
+        if self.predictor is not None and self.predictor.owner == <size_t> <void*> self:
+            self.predictor.owner = 0
 
     cdef void _build_leaves(self):
         cdef int s, k, k_star, neighbours, others
@@ -324,6 +390,22 @@ cdef class SharingSimulation:
         self.rate[j] = new_rate
         self.completion[j] = t + self.remaining[j] / new_rate
         self.estimated_end[j] = t + (self.estimate[j] - (self.work[j] - self.remaining[j])) / new_rate
+        self._push_completion(j)
+
+    cdef void _push_completion(self, Py_ssize_t j) noexcept nogil:
+        cdef Py_ssize_t i, kept = 0
+        cdef Entry entry
+        if self.completions.size == self.completion_capacity:
+            # keep the live entries (at most one a running job) and heap them again
+            for i in range(self.completions.size):
+                entry = self.completions.items[i]
+                if not self._stale(&entry):
+                    self.completions.items[kept] = entry
+                    kept += 1
+            self.completions.size = 0
+            for i in range(kept):
+                entry = self.completions.items[i]
+                heap_push(&self.completions, entry.key, entry.idx)
         heap_push(&self.completions, self.completion[j], j)
 
     cdef inline double _pair_end(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
@@ -367,10 +449,12 @@ cdef class SharingSimulation:
         self.completion[j] = t + self.work[j] / 1.0
         self.estimated_end[j] = t + self.estimate[j] / 1.0
         self.free_procs -= self.procs[j]
+        if self.predictor is not None:
+            self.predictor.started(j, t)
         self._allocate(j, t, <double> self.procs[j])
         self._add_releases(j)
         sorted_insert(self.unpaired, &self.n_unpaired, t, j)
-        heap_push(&self.completions, self.completion[j], j)
+        self._push_completion(j)
 
     cdef void _pair(self, Py_ssize_t a, Py_ssize_t b, double f, double donor_rate,
                     double t) noexcept nogil:
@@ -388,13 +472,19 @@ cdef class SharingSimulation:
         self.completion[b] = t + self.work[b] / self.rate[b]
         self.estimated_end[b] = t + self.estimate[b] / self.rate[b]
         self.quota[b] = f
+        self.level[b] = <int> floor(f * self.levels + 0.5)
         self.donor[b] = a
         self.partner[a] = b
         self.partner[b] = a
+        sorted_insert(self.paired, &self.n_paired, <double> b, b)
+        if self.quotas == DYNAMIC:
+            self.decided_leaves[b] = self._state_bins(a, t)
+        if self.predictor is not None:
+            self.predictor.started(b, t)
         self._allocate(a, t, <double> (self.procs[a] - self.procs[b]) + <double> self.procs[b] * (1.0 - f))
         self._allocate(b, t, <double> self.procs[b] * f)
         self._add_releases(a)
-        heap_push(&self.completions, self.completion[b], b)
+        self._push_completion(b)
 
     cdef void _complete(self, Py_ssize_t j, double t) noexcept nogil:
         cdef Py_ssize_t other = self.partner[j], a
@@ -402,12 +492,16 @@ cdef class SharingSimulation:
         self.end[j] = t
         self.n_done += 1
         self._allocate(j, t, 0.0)
+        if self.predictor is not None:
+            self.predictor.learn(j, t)
         if other < 0:
             self._drop_releases(j)
             sorted_remove(self.unpaired, &self.n_unpaired, self.start[j], j)
             self.free_procs += self.procs[j]
             return
         a = other if self.is_guest[j] else j      # the donor
+        self._settle(a, self.partner[a], t)
+        sorted_remove(self.paired, &self.n_paired, <double> self.partner[a], self.partner[a])
         self._drop_releases(a)
         self.partner[j] = -1
         self.partner[other] = -1
@@ -470,6 +564,7 @@ cdef class SharingSimulation:
         cdef long long q
         cdef bint ends_after_shadow
         if i == self.n_waiting:
+            self._redecide_without_reservation(t)
             return
         if self.free_procs > 0:
             while i < self.n_waiting:
@@ -483,6 +578,7 @@ cdef class SharingSimulation:
                     h = j
                     break
             if h < 0:
+                self._redecide_without_reservation(t)
                 return
             self._reserve(h)
             while self.free_procs > 0 and i < self.n_waiting:
@@ -499,6 +595,8 @@ cdef class SharingSimulation:
                     self.extra -= q
         else:
             self._reserve(self.waiting[i])
+        if self.quotas == DYNAMIC:
+            self._redecide(t)
         if self.strategy != SPACE and self.n_unpaired > 0:
             self.walking = True
             self.walk_pos = 0
@@ -507,6 +605,71 @@ cdef class SharingSimulation:
             self.n_failed = 0
             self.failed_slot = 0
             self._donor_bounds()
+
+    # -- dynamic quotas (section 3) -------------------------------------------
+
+    cdef void _redecide_without_reservation(self, double t) noexcept nogil:
+        """Dynamic quotas when no job waits (or every waiting job started): no reservation to keep."""
+        if self.quotas == DYNAMIC:
+            self.shadow = INFINITY
+            self.extra = 0
+            self._redecide(t)
+
+    cdef void _redecide(self, double t) noexcept nogil:
+        """Each pair whose donor's expert leaves changed since its quota was decided is a case
+        again, over the levels 1..K-1 (a pair cannot be undone) that keep the reservation; the
+        pair's present level always can. Pairs in their guests' position order."""
+        cdef Py_ssize_t i, a, b
+        cdef int bins, k, chosen, present
+        for i in range(self.n_paired):
+            b = self.paired[i].idx
+            a = self.partner[b]
+            bins = self._state_bins(a, t)
+            if bins == self.decided_leaves[b]:
+                continue
+            self.decided_leaves[b] = bins
+            present = self.level[b]
+            self.admissible[0] = False
+            for k in range(1, self.levels):
+                self.admissible[k] = k == present or self._requota_cost(a, b, k, t) <= self.extra
+            self._settle(a, b, t)
+            chosen = self._learner_choice(a, b, t)
+            self.redecisions += 1
+            if chosen != present:
+                self.extra -= self._requota_cost(a, b, chosen, t)
+                self._requota(a, b, chosen, t)
+                self.quota_changes += 1
+
+    cdef inline double _end_at_rate(self, Py_ssize_t j, double t, double new_rate) noexcept nogil:
+        """Job j's estimated end if its rate became new_rate at t (unchanged if the rate is)."""
+        if new_rate == self.rate[j]:
+            return self.estimated_end[j]
+        return t + (self.estimate[j] - (self.work[j] - self._remaining_at(j, t))) / new_rate
+
+    cdef long long _requota_cost(self, Py_ssize_t a, Py_ssize_t b, int k, double t) noexcept nogil:
+        """Processors the reservation loses if pair (a, b) moves to level k: the donor's own part
+        and the pair's part, each counted when it was released by the shadow time and no longer is."""
+        cdef double f = <double> k / self.levels, donor_end, guest_end
+        cdef long long lost = 0
+        if not self.protect_reservation:
+            return 0
+        donor_end = self._end_at_rate(a, t, self._donor_rate(a, b, f))
+        guest_end = self._end_at_rate(b, t, self._guest_rate(a, b, f))
+        if self.estimated_end[a] <= self.shadow < donor_end:
+            lost += self.procs[a] - self.procs[b]
+        if self._pair_end(a, b) <= self.shadow < (guest_end if guest_end > donor_end else donor_end):
+            lost += self.procs[b]
+        return lost
+
+    cdef void _requota(self, Py_ssize_t a, Py_ssize_t b, int k, double t) noexcept nogil:
+        cdef double f = <double> k / self.levels
+        self._drop_releases(a)
+        self._set_rate(a, t, self._donor_rate(a, b, f))
+        self._set_rate(b, t, self._guest_rate(a, b, f))
+        self.level[b] = k
+        self._allocate(a, t, <double> (self.procs[a] - self.procs[b]) + <double> self.procs[b] * (1.0 - f))
+        self._allocate(b, t, <double> self.procs[b] * f)
+        self._add_releases(a)
 
     # -- the co-allocation phase ---------------------------------------------
 
@@ -667,20 +830,27 @@ cdef class SharingSimulation:
 
     # -- the ASAX learner (section 5) ----------------------------------------
 
-    cdef void _leaves(self, Py_ssize_t a, double t, int* leaf) noexcept nogil:
-        """Each expert's leaf for donor a at t, as an index into self.leaf."""
-        cdef double u = self.efficiency[a], remaining = self._remaining_at(a, t)
-        cdef double e = self.estimate[a], s = self.start[a], mem = 0.0, left, happiness
-        cdef int hp, phase_bin
-        if not isnan(self.memory_capacity) and not isnan(self.memory[a]):
-            mem = self.memory[a] / self.memory_capacity
+    cdef int _state_bins(self, Py_ssize_t a, double t) noexcept nogil:
+        """What of donor a's state changes while it runs: 3 x its Hp bin + its phase bin (section
+        5.2), both from the estimate the experts read. Hp divides the time left before that
+        estimate by the time the donor still needs at its present rate (1 for a candidate donor)."""
+        cdef double remaining = self._remaining_at(a, t)
+        cdef double e = self.seen_estimate[a], s = self.start[a], left, happiness
+        cdef int hp
         if remaining == 0.0:
             hp = 2
         else:
             left = s + e - t
-            happiness = (left if left > 0.0 else 0.0) / remaining
+            happiness = (left if left > 0.0 else 0.0) / (remaining / self.rate[a])
             hp = 0 if happiness < 1.0 else (1 if happiness <= 1.1 else 2)
-        phase_bin = 0 if (t - s) / e < 0.25 else (1 if (t - s) / e < 0.75 else 2)
+        return 3 * hp + (0 if (t - s) / e < 0.25 else (1 if (t - s) / e < 0.75 else 2))
+
+    cdef void _leaves(self, Py_ssize_t a, double t, int* leaf) noexcept nogil:
+        """Each expert's leaf for donor a at t, as an index into self.leaf."""
+        cdef double u = self.efficiency[a], mem = 0.0
+        cdef int bins = self._state_bins(a, t), hp = bins // 3, phase_bin = bins % 3
+        if not isnan(self.memory_capacity) and not isnan(self.memory[a]):
+            mem = self.memory[a] / self.memory_capacity
         leaf[0] = EXPERT_QUARTERS[hp * 3 + metric_bin(u)]
         leaf[1] = EXPERT_QUARTERS[9 + hp * 3 + metric_bin(mem)]
         leaf[2] = EXPERT_QUARTERS[18 + hp * 3 + (0 if u * self.procs[a] < 1.5 else 1)]
@@ -699,11 +869,14 @@ cdef class SharingSimulation:
         return loss if loss < 1.0 else 1.0
 
     cdef int _learner_choice(self, Py_ssize_t a, Py_ssize_t b, double t) noexcept nogil:
+        """The learner's level for the pending case (donor a, guest b): drawn from the mixture
+        over the admissible levels, then charged now or, with feedback at completion, held."""
         cdef Learner* learner = &self.per_donor[a] if self.scope == 1 else &self.shared
         cdef int leaf[N_EXPERTS]
         cdef int i, k, chosen = 0
-        cdef double mixture, total = 0.0, cumulative = 0.0, draw, loss, gamma, norm, worst
+        cdef double mixture, total = 0.0, cumulative = 0.0, draw
         cdef double kept[LEVELS_LIMIT]
+        cdef double probabilities[N_EXPERTS]
         self._leaves(a, t, leaf)
         for k in range(self.levels):
             mixture = 0.0
@@ -718,15 +891,28 @@ cdef class SharingSimulation:
                 cumulative += kept[k]
                 if draw * total < cumulative:
                     break
-        loss = self._case_loss(a, b, chosen, t)
-        self.cases += 1
-        self.loss_sum += loss
-        self.histogram[chosen] += 1
-        if self.log_cases:
-            self._log_case(learner, leaf, chosen, loss)
-        worst = -INFINITY
+        mixture = 0.0
         for i in range(N_EXPERTS):
-            learner.risk[i] += self.leaf[leaf[i]][chosen] * loss
+            probabilities[i] = self.leaf[leaf[i]][chosen]
+            mixture += learner.alpha[i] * probabilities[i]
+        self.cases += 1
+        self.histogram[chosen] += 1
+        if self.feedback == AT_DECISION:
+            self._charge(learner, chosen, mixture, probabilities, self._case_loss(a, b, chosen, t))
+        elif chosen > 0:        # a0 costs nothing: there is nothing to observe
+            self._hold(b, chosen, mixture, probabilities, t, self._remaining_at(a, t))
+        return chosen
+
+    cdef void _charge(self, Learner* learner, int chosen, double mixture, double* probabilities,
+                      double loss) noexcept nogil:
+        """A case's loss charged to the experts (section 5.5): risks, and a Hedge round past 1."""
+        cdef int i
+        cdef double gamma, norm, worst = -INFINITY
+        self.loss_sum += loss
+        if self.log_cases:
+            self._log_case(learner.round, chosen, loss, mixture, probabilities)
+        for i in range(N_EXPERTS):
+            learner.risk[i] += probabilities[i] * loss
             if learner.risk[i] > worst:
                 worst = learner.risk[i]
         if worst > 1.0:
@@ -742,30 +928,70 @@ cdef class SharingSimulation:
             learner.round += 1.0
             if self.scope == 0:
                 self._log_alpha()
-        return chosen
 
-    cdef void _log_case(self, Learner* learner, int* leaf, int chosen, double loss) noexcept nogil:
+    cdef void _hold(self, Py_ssize_t b, int chosen, double mixture, double* probabilities, double t,
+                    double donor_left) noexcept nogil:
+        """Feedback at completion: keep guest b's decision until its pair ends or is re-decided."""
+        cdef int i
+        self.has_pending[b] = True
+        self.pending[b, 0] = chosen
+        self.pending[b, 1] = mixture
+        self.pending[b, 2] = t
+        self.pending[b, 3] = donor_left
+        for i in range(N_EXPERTS):
+            self.pending[b, 4 + i] = probabilities[i]
+
+    cdef void _settle(self, Py_ssize_t a, Py_ssize_t b, double t) noexcept nogil:
+        """Charge guest b's held decision with the loss observed on its donor a since it was taken:
+        the donor's slowdown over that time (degradation), or its overrun at its present rate
+        (walltime; its actual overrun when it has just ended)."""
+        cdef Learner* learner = &self.per_donor[a] if self.scope == 1 else &self.shared
+        cdef double elapsed, progress, loss, late
+        cdef double probabilities[N_EXPERTS]
+        cdef int i
+        if not self.has_pending[b]:
+            return
+        self.has_pending[b] = False
+        if self.loss == 0:
+            elapsed = t - self.pending[b, 2]
+            progress = self.pending[b, 3] - self._remaining_at(a, t)
+            if elapsed <= 0.0:
+                loss = 0.0
+            elif progress <= 0.0:
+                loss = 1.0
+            else:
+                loss = 2.0 * (elapsed / progress - 1.0)
+                loss = 0.0 if loss < 0.0 else (1.0 if loss > 1.0 else loss)
+        else:
+            late = (t - self.start[a]) + self._remaining_at(a, t) / self.rate[a] - self.estimate[a]
+            loss = (late if late > 0.0 else 0.0) / self.estimate[a]
+            loss = loss if loss < 1.0 else 1.0
+        for i in range(N_EXPERTS):
+            probabilities[i] = self.pending[b, 4 + i]
+        self._charge(learner, <int> self.pending[b, 0], self.pending[b, 1], probabilities, loss)
+
+    cdef void _log_case(self, double round, int chosen, double loss, double mixture,
+                        double* probabilities) noexcept nogil:
         cdef double* grown
         cdef double* row
-        cdef double mixture = 0.0
         cdef int i
         if self.case_log_lost:
             return
-        if self.cases > self.case_capacity:
+        if self.logged == self.case_capacity:
             self.case_capacity = 2 * self.case_capacity + 256
             grown = <double*> realloc(self.case_rows, self.case_capacity * CASE_FIELDS * sizeof(double))
             if grown == NULL:
                 self.case_log_lost = True      # the run goes on; cases() raises
                 return
             self.case_rows = grown
-        row = &self.case_rows[(self.cases - 1) * CASE_FIELDS]
-        row[0] = learner.round
+        row = &self.case_rows[self.logged * CASE_FIELDS]
+        self.logged += 1
+        row[0] = round
         row[1] = chosen
         row[2] = loss
-        for i in range(N_EXPERTS):
-            mixture += learner.alpha[i] * self.leaf[leaf[i]][chosen]
-            row[4 + i] = self.leaf[leaf[i]][chosen]
         row[3] = mixture
+        for i in range(N_EXPERTS):
+            row[4 + i] = probabilities[i]
 
     cdef void _log_alpha(self) noexcept nogil:
         cdef double* grown
@@ -782,6 +1008,13 @@ cdef class SharingSimulation:
         for i in range(N_EXPERTS):
             self.alpha_log[self.n_rounds * N_EXPERTS + i] = self.shared.alpha[i]
         self.n_rounds += 1
+
+    cdef void _predict(self, Py_ssize_t j, double t) noexcept nogil:
+        """The estimate the experts will read of job j, submitted at t: clipped to [1, request]."""
+        cdef double e = self.predictor.predict(j, t)
+        if not e <= self.estimate[j]:       # also maps NaN to the request
+            e = self.estimate[j]
+        self.seen_estimate[j] = e if e >= 1.0 else 1.0
 
     # -- the event loop -------------------------------------------------------
 
@@ -803,6 +1036,8 @@ cdef class SharingSimulation:
                     self._complete(j, t)
             while self.next_submission < self.n and self.submit[self.next_submission] == t:
                 j = self.next_submission
+                if self.predictor is not None:
+                    self._predict(j, t)
                 self.state[j] = WAITING
                 self.waiting[self.n_waiting] = j
                 self.n_waiting += 1
@@ -840,7 +1075,7 @@ cdef class SharingSimulation:
         self._pending()
         cdef Py_ssize_t a = self.case_donor, b = self.case_guest
         cdef double t = self.now, remaining = self._remaining_at(a, t)
-        cdef double left = self.start[a] + self.estimate[a] - t
+        cdef double left = self.start[a] + self.seen_estimate[a] - t
         known_memory = not isnan(self.memory_capacity) and not isnan(self.memory[a])
         return {
             "time": t,
@@ -849,7 +1084,7 @@ cdef class SharingSimulation:
             "donor_cpu": self.efficiency[a],
             "donor_memory": self.memory[a] / self.memory_capacity if known_memory else 0.0,
             "donor_sequential": self.efficiency[a] * self.procs[a] < 1.5,
-            "donor_phase": (t - self.start[a]) / self.estimate[a],
+            "donor_phase": (t - self.start[a]) / self.seen_estimate[a],
             "donor_happiness": (max(left, 0.0) / remaining) if remaining > 0 else INFINITY,
             "donor_procs": self.procs[a],
             "donor_estimate": self.estimate[a],
@@ -881,11 +1116,12 @@ cdef class SharingSimulation:
         }
 
     def case_log(self):
-        """One row per learner case (log_cases on): round, level, loss, the mixture's and each
-        expert's probability of the level, unrenormalised (section 5.5)."""
+        """One row per charged learner case (log_cases on): round, level, loss, the mixture's and
+        each expert's probability of the level, unrenormalised (section 5.5). With feedback at
+        completion a case is logged when it is charged, in the round it is charged to."""
         if self.case_log_lost:
             raise MemoryError("the learner's case log could not grow")
-        rows = np.array([self.case_rows[r] for r in range(self.cases * CASE_FIELDS if self.log_cases else 0)])
+        rows = np.array([self.case_rows[r] for r in range(self.logged * CASE_FIELDS)])
         return rows.reshape(-1, CASE_FIELDS)
 
     def learner(self):
@@ -896,6 +1132,8 @@ cdef class SharingSimulation:
         return {
             "alphas": alphas,
             "cases": self.cases,
+            "redecisions": self.redecisions,
+            "quota_changes": self.quota_changes,
             "loss_sum": self.loss_sum,
             "histogram": np.asarray(self.histogram).copy(),
             "state": {

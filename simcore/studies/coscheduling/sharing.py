@@ -12,12 +12,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from simcore.engine.predictors import make_predictor
 from simcore.engine.workload import Workload
 from simcore.studies.coscheduling._sharing import (
     EXPERT_NAMES,
+    FEEDBACK_NAMES,
     INTERFERENCE_NAMES,
     LOSS_NAMES,
     MAX_LEVELS,
+    QUOTA_NAMES,
     SCOPE_NAMES,
     STRATEGY_NAMES,
     SharingSimulation,
@@ -27,6 +30,10 @@ STRATEGIES = STRATEGY_NAMES[:4]  # EXTERNAL is the environment's
 LOSSES = LOSS_NAMES
 SCOPES = SCOPE_NAMES
 INTERFERENCES = INTERFERENCE_NAMES
+QUOTAS = QUOTA_NAMES
+FEEDBACKS = FEEDBACK_NAMES
+# the estimates the experts may read (phase, Hp): the engine's predictors but the learned regression
+FEATURES = ("request", "clairvoyant", "ave2")
 EXPERTS = EXPERT_NAMES
 GIB_KB = 1024 * 1024
 EFFICIENCY_MODES = ("require", "assume-cpu-bound")
@@ -60,6 +67,9 @@ class SharingSettings:
     protect_reservation: bool = True  # pairs may not delay the head's reservation (L <= extra)
     fall_through: bool = True  # a learner's a0 tries the next donor (off: the guest's walk ends)
     learn: bool = True  # off: the Hedge weights stay at 1/4 (a frozen mixture of the experts)
+    quotas: str = "fixed"  # or dynamic: re-decided when the donor's expert leaves change (ASAX)
+    feedback: str = "decision"  # or completion: the loss observed when the pair ends or is re-decided (ASAX)
+    features: str = "request"  # the estimate the experts' phase and Hp read: request, clairvoyant or ave2
 
     def __post_init__(self):
         checks = (
@@ -71,6 +81,14 @@ class SharingSettings:
             (
                 self.interference in INTERFERENCES,
                 f"interference {self.interference!r}: choose one of {', '.join(INTERFERENCES)}",
+            ),
+            (self.quotas in QUOTAS, f"quotas {self.quotas!r}: choose one of {', '.join(QUOTAS)}"),
+            (self.feedback in FEEDBACKS, f"feedback {self.feedback!r}: choose one of {', '.join(FEEDBACKS)}"),
+            (self.features in FEATURES, f"features {self.features!r}: choose one of {', '.join(FEATURES)}"),
+            (
+                self.strategy == "ASAX" or (self.quotas == "fixed" and self.feedback == "decision"),
+                f"quotas {self.quotas!r} and feedback {self.feedback!r}: only the ASAX learner re-decides "
+                "quotas or waits for its feedback",
             ),
             (
                 self.efficiency in EFFICIENCY_MODES,
@@ -150,7 +168,10 @@ CASE_COLUMNS = ("round", "level", "loss", "mixture", *(f"p_{expert}" for expert 
 
 
 def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner_state, log_cases) -> SharingSimulation:
-    """The C event loop over its own copy of the workload's arrays (it checks them)."""
+    """The C event loop over its own copy of the workload's arrays (it checks them); the experts read
+    the request, or a predictor of the engine fed the jobs' users."""
+    predictor = None if settings.features == "request" else make_predictor(settings.features, len(workload))
+    users = np.unique(workload.user, return_inverse=True)[1].astype(np.intc) if predictor is not None else None
     return SharingSimulation(
         np.ascontiguousarray(workload.submit, dtype=np.float64),
         np.ascontiguousarray(workload.run, dtype=np.float64),
@@ -172,6 +193,11 @@ def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner
         settings.fall_through,
         settings.learn,
         log_cases,
+        QUOTAS.index(settings.quotas),
+        FEEDBACKS.index(settings.feedback),
+        predictor,
+        users,
+        int(users.max()) + 1 if users is not None and len(users) else 1,
     )
 
 

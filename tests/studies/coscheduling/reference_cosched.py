@@ -61,6 +61,18 @@ Arithmetic choices where docs/coscheduling.md leaves the order of operations or 
 16. Ablations: unprotected reservation: L = 0 for every pair; no fall-through: a case decided a0 ends
     the guest's walk over the donors (a donor without an admissible level is still skipped); a frozen
     learner (learn off) skips the products ``α_i * exp(...)`` but still divides by their sum.
+18. Dynamic quotas: after the reservation of a pass (none when no job is left waiting: T = inf,
+    extra = 0), each pair in its guest's position order whose donor's state bins (3 x Hp bin + phase
+    bin, Hp = slack / (R / rate)) differ from those its level was decided on is a case over the
+    levels 1..K-1 whose re-quota cost is <= extra (the present level always); the cost counts the
+    donor's own part (q_a - q_b) and the pair's part (q_b) each released by T before and not after.
+    Feedback at completion: a decided level > 0 is held with (leaves, t, R_a(t)) and charged when the
+    pair ends (before the survivor's rate changes) or is re-decided (before the new draw), with the
+    donor's observed slowdown ``min(1, max(0, 2 (elapsed / progress - 1)))`` (0 when no time passed,
+    1 when no work was done) or its walltime overrun at its present rate.
+    Features: the experts read the estimate predicted at submission (request, clairvoyant run, or
+    AVE2: the mean of the user's last two finished runs, the request before), clipped to
+    [1, request]; users' finished runs are recorded at completion.
 17. Allocation (processor-seconds of CPU quota): ``allocated += rate * (t - since)`` whenever a job's
     allocation rate changes: ``q`` at a start, ``float(q_a - q_b) + float(q_b) * (1.0 - f)`` for a donor
     and ``float(q_b) * f`` for a guest when they pair, ``q`` for the survivor of a pair, 0 at the end.
@@ -128,11 +140,12 @@ def phase_level(phase):
     return 2
 
 
-def happiness_level(slack, remaining):
-    """Hp = slack / remaining; decided: H2 when no work remains."""
+def happiness_level(slack, remaining, rate=1.0):
+    """Hp = slack / (remaining / rate): the time left over the time needed; decided: H2 when no work
+    remains."""
     if remaining == 0.0:
         return 2
-    happiness = slack / remaining
+    happiness = slack / (remaining / rate)
     if happiness < 1.0:
         return 0
     if happiness <= 1.1:
@@ -140,9 +153,9 @@ def happiness_level(slack, remaining):
     return 2
 
 
-def expert_quotas(cpu, mem, sequential, phase, slack, remaining):
+def expert_quotas(cpu, mem, sequential, phase, slack, remaining, rate=1.0):
     """f* of the four experts (CPU, MEM, TYPE, PHASE) for one donor state."""
-    hp = happiness_level(slack, remaining)
+    hp = happiness_level(slack, remaining, rate)
     return (
         CPU_OR_MEM_TABLE[cpu_or_mem_level(cpu)][hp],
         CPU_OR_MEM_TABLE[cpu_or_mem_level(mem)][hp],
@@ -263,6 +276,10 @@ def simulate_reference(
     protect_reservation=True,
     fall_through=True,
     learn=True,
+    quotas="fixed",
+    feedback="decision",
+    features="request",
+    user=None,
 ):
     submit = [float(x) for x in submit]
     work = [float(x) for x in work]
@@ -299,6 +316,13 @@ def simulate_reference(
     end = [math.nan] * n
     donor_position = [-1] * n
     guest_quota = [math.nan] * n
+    seen_estimate = list(estimate)  # what the experts read of each job: set at its submission
+    users = [0] * n if user is None else [int(x) for x in user]
+    finished_runs = {}  # ave2: per user, the runs of its finished jobs in completion order
+    level = [0] * n  # a paired guest's present level
+    decided_bins = [0] * n  # the donor's state bins its level was decided on
+    held = {}  # feedback at completion: guest -> (level, leaves, since, donor's work left)
+    redecisions = quota_changes = 0
     allocated = [0.0] * n
     allocation_rate = [0.0] * n
     allocation_since = [0.0] * n
@@ -369,7 +393,11 @@ def simulate_reference(
         running.remove(j)
         end[j] = t
         allocate(j, t, 0.0)
+        finished_runs.setdefault(users[j], []).append(work[j])
         partner = current_guest[j] if current_guest[j] >= 0 else current_donor[j]
+        if partner >= 0:
+            donor_of_pair = partner if current_donor[j] >= 0 else j
+            settle(donor_of_pair, current_guest[donor_of_pair], t)
         current_guest[j] = current_donor[j] = -1
         if partner >= 0:
             # the pair dissolves; the survivor runs alone at rate 1 (its processors stay where they are)
@@ -401,7 +429,25 @@ def simulate_reference(
         raise AssertionError("no shadow time: the head cannot fit even on an empty machine")
 
     def remaining_now(a, t):
-        return max(0.0, remaining[a] - (t - last_update[a]))  # candidate donors run at rate 1
+        return max(0.0, remaining[a] - rate[a] * (t - last_update[a]))
+
+    def predicted(j):
+        """The estimate the experts read of job j, at its submission: clipped to [1, request]."""
+        if features == "request":
+            e = estimate[j]
+        elif features == "clairvoyant":
+            e = work[j]
+        else:  # ave2: the mean of the user's last two finished runs; the request before two finished
+            runs = finished_runs.get(users[j], [])
+            e = estimate[j] if len(runs) < 2 else (runs[-1] + runs[-2]) / 2.0
+        e = min(e, estimate[j])
+        return max(e, 1.0)
+
+    def state_bins(a, t):
+        """3 x the Hp bin + the phase bin of donor a at t, from the estimate the experts read."""
+        R = remaining_now(a, t)
+        hp = happiness_level(max(0.0, start[a] + seen_estimate[a] - t), R, rate[a])
+        return 3 * hp + phase_level((t - start[a]) / seen_estimate[a])
 
     def reservation_cost(a, b, f, t, T):
         """L of docs §3 for the pair (a, b, f); the waiting guest's efficiency is read as 1."""
@@ -427,27 +473,42 @@ def simulate_reference(
             return False  # a job of unknown memory never shares
         return memory[a] + memory[b] <= M
 
-    def asax_case(a, b, t, admissible_levels):
-        """One learner case; returns the chosen level (0 = do not pair)."""
-        nonlocal case_count, loss_sum
-        if scope == "shared":
-            state = shared_learner
-        else:
-            state = donor_learners.setdefault(a, fresh_learner_state())
+    def learner_of(a):
+        return shared_learner if scope == "shared" else donor_learners.setdefault(a, fresh_learner_state())
+
+    def charge(a, leaves, chosen, case_loss):
+        nonlocal loss_sum
+        state = learner_of(a)
+        if hedge_update(state, leaves, chosen, case_loss, learn) and scope == "shared":
+            alphas_after_rounds.append(list(state["alpha"]))
+        loss_sum += case_loss
+
+    def asax_case(a, b, t, levels_kept):
+        """One learner case; returns the chosen level (0 = do not pair). `levels_kept`: level 0 and
+        the admissible levels (a re-decision keeps no level 0)."""
+        nonlocal case_count
+        state = learner_of(a)
         R_now = remaining_now(a, t)
         mem_feature = 0.0 if (not memory_on or math.isnan(memory[a])) else memory[a] / M
         quotas = expert_quotas(
             cpu=u[a],
             mem=mem_feature,
             sequential=u[a] * procs[a] < 1.5,
-            phase=(t - start[a]) / estimate[a],
-            slack=max(0.0, start[a] + estimate[a] - t),
+            phase=(t - start[a]) / seen_estimate[a],
+            slack=max(0.0, start[a] + seen_estimate[a] - t),
             remaining=R_now,
+            rate=rate[a],
         )
         leaves = [leaf_distribution(quota, K) for quota in quotas]
         mixed = mixture(state["alpha"], leaves, K)
         draw = generator.random()
-        chosen = pick_level(mixed, [0] + admissible_levels, draw)
+        chosen = pick_level(mixed, levels_kept, draw)
+        case_count += 1
+        histogram[chosen] += 1
+        if feedback == "completion":
+            if chosen > 0:
+                held[b] = (chosen, leaves, t, R_now)
+            return chosen
         if chosen == 0:
             case_loss = 0.0
         else:
@@ -457,12 +518,71 @@ def simulate_reference(
             else:
                 overrun = (t - start[a]) + R_now / rho - estimate[a]
                 case_loss = min(1.0, max(0.0, overrun) / estimate[a])
-        if hedge_update(state, leaves, chosen, case_loss, learn) and scope == "shared":
-            alphas_after_rounds.append(list(state["alpha"]))
-        case_count += 1
-        loss_sum += case_loss
-        histogram[chosen] += 1
+        charge(a, leaves, chosen, case_loss)
         return chosen
+
+    def settle(a, b, t):
+        """Feedback at completion: the held decision of guest b charged with its donor's observed loss."""
+        if b not in held:
+            return
+        chosen, leaves, since, left = held.pop(b)
+        if loss == "degradation":
+            elapsed = t - since
+            progress = left - remaining_now(a, t)
+            if elapsed <= 0.0:
+                case_loss = 0.0
+            elif progress <= 0.0:
+                case_loss = 1.0
+            else:
+                case_loss = min(1.0, max(0.0, 2.0 * (elapsed / progress - 1.0)))
+        else:
+            late = (t - start[a]) + remaining_now(a, t) / rate[a] - estimate[a]
+            case_loss = min(1.0, max(0.0, late) / estimate[a])
+        charge(a, leaves, chosen, case_loss)
+
+    def end_at_rate(j, t, new_rate):
+        if new_rate == rate[j]:
+            return estimated_end[j]
+        return t + (estimate[j] - (work[j] - remaining_now(j, t))) / new_rate
+
+    def requota_cost(a, b, k, t, T):
+        """Processors the reservation loses if pair (a, b) moves to level k."""
+        if not protect_reservation:
+            return 0
+        f = k / K
+        donor_end = end_at_rate(a, t, donor_rate(a, b, f))
+        guest_end = end_at_rate(b, t, guest_rate(a, b, f))
+        lost = 0
+        if estimated_end[a] <= T < donor_end:
+            lost += procs[a] - procs[b]
+        if max(estimated_end[a], estimated_end[b]) <= T < max(donor_end, guest_end):
+            lost += procs[b]
+        return lost
+
+    def redecide(t, T, extra):
+        """Dynamic quotas: the pairs whose donor's state bins changed are cases again (levels >= 1)."""
+        nonlocal redecisions, quota_changes
+        for b in sorted(j for j in running if current_donor[j] >= 0):
+            a = current_donor[b]
+            bins = state_bins(a, t)
+            if bins == decided_bins[b]:
+                continue
+            decided_bins[b] = bins
+            present = level[b]
+            admissible = [k for k in range(1, K) if k == present or requota_cost(a, b, k, t, T) <= extra]
+            settle(a, b, t)
+            chosen = asax_case(a, b, t, admissible)
+            redecisions += 1
+            if chosen != present:
+                extra -= requota_cost(a, b, chosen, t, T)
+                f = chosen / K
+                change_rate(a, t, donor_rate(a, b, f))
+                change_rate(b, t, guest_rate(a, b, f))
+                level[b] = chosen
+                allocate(a, t, float(procs[a] - procs[b]) + float(procs[b]) * (1.0 - f))
+                allocate(b, t, float(procs[b]) * f)
+                quota_changes += 1
+        return extra
 
     def choose_quota(a, b, t, T, extra):
         """The strategy's quota for donor a and guest b; None: try the next donor; 0.0: ASAX decided a0."""
@@ -479,7 +599,7 @@ def simulate_reference(
         admissible_levels = [k for k in range(1, K) if reservation_cost(a, b, k / K, t, T) <= extra]
         if not admissible_levels:
             return None  # decided: no case, no draw
-        chosen = asax_case(a, b, t, admissible_levels)
+        chosen = asax_case(a, b, t, [0] + admissible_levels)
         return 0.0 if chosen == 0 else chosen / K
 
     def co_allocation_phase(t, T, extra):
@@ -504,12 +624,17 @@ def simulate_reference(
                 allocate(b, t, float(procs[b]) * f)
                 current_guest[a] = b
                 current_donor[b] = a
+                level[b] = math.floor(f * K + 0.5)
+                if quotas == "dynamic":
+                    decided_bins[b] = state_bins(a, t)
                 donor_position[b] = a
                 guest_quota[b] = f
                 break
 
     def scheduling_pass(t):
         if not waiting:
+            if quotas == "dynamic":
+                redecide(t, math.inf, 0)  # no reservation to keep
             return
         free = m - busy_processors()
         queue = list(waiting)
@@ -521,6 +646,8 @@ def simulate_reference(
                 free -= procs[queue[i]]
                 i += 1
             if i == len(queue):
+                if quotas == "dynamic":
+                    redecide(t, math.inf, 0)
                 return
             head = queue[i]
             T, extra = shadow(head, free)
@@ -535,6 +662,8 @@ def simulate_reference(
             # decided: nothing starts, but the reservation of the first waiting job is still computed
             head = queue[0]
             T, extra = shadow(head, free)
+        if quotas == "dynamic":
+            extra = redecide(t, T, extra)
         if strategy != "SPACE":
             co_allocation_phase(t, T, extra)
 
@@ -557,6 +686,7 @@ def simulate_reference(
             complete(min(due), t)
             finished += 1
         while next_submission < n and submit[next_submission] <= t:
+            seen_estimate[next_submission] = predicted(next_submission)
             waiting.append(next_submission)
             next_submission += 1
         scheduling_pass(t)
@@ -575,5 +705,7 @@ def simulate_reference(
             "loss_sum": loss_sum,
             "histogram": histogram,
             "state": final_state,
+            "redecisions": redecisions,
+            "quota_changes": quota_changes,
         },
     }

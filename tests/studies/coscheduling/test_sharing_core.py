@@ -36,14 +36,17 @@ def random_workload(rng: np.random.Generator) -> Workload:
     procs = rng.integers(1, machine + 1, n)
     efficiency = rng.choice([0.0, 0.05, 0.2, 0.3, 0.5, 0.75, 0.9, 1.0, np.nan], n)
     memory = rng.choice([100.0, 250.0, 400.0, 500.0, 600.0, 900.0, np.nan], n)
-    return Workload.from_arrays(submit, work, estimate, procs, machine, efficiency=efficiency, memory=memory)
+    user = rng.integers(0, 4, n)
+    return Workload.from_arrays(submit, work, estimate, procs, machine, user=user, efficiency=efficiency, memory=memory)
 
 
 def random_settings(rng: np.random.Generator) -> SharingSettings:
     """Every strategy and option; the ablations (unprotected reservation, no fall-through, a frozen
-    learner) and the pressure interference in about a third of the cases each."""
+    learner), the pressure interference and the experts' estimates in about a third of the cases each;
+    ASAX with dynamic quotas and feedback at completion in half of its cases each."""
+    strategy = str(rng.choice(STRATEGIES))
     return SharingSettings(
-        strategy=str(rng.choice(STRATEGIES)),
+        strategy=strategy,
         levels=int(rng.choice([4, 10])),
         kappa=float(rng.choice([0.0, 0.1, 0.2, 0.6])),
         memory=bool(rng.random() < 0.5),
@@ -55,6 +58,9 @@ def random_settings(rng: np.random.Generator) -> SharingSettings:
         protect_reservation=bool(rng.random() < 0.7),
         fall_through=bool(rng.random() < 0.7),
         learn=bool(rng.random() < 0.7),
+        quotas="dynamic" if strategy == "ASAX" and rng.random() < 0.5 else "fixed",
+        feedback="completion" if strategy == "ASAX" and rng.random() < 0.5 else "decision",
+        features=str(rng.choice(["request", "clairvoyant", "ave2"])),
     )
 
 
@@ -79,6 +85,10 @@ def reference_of(workload: Workload, settings: SharingSettings, seed: int, state
         protect_reservation=settings.protect_reservation,
         fall_through=settings.fall_through,
         learn=settings.learn,
+        quotas=settings.quotas,
+        feedback=settings.feedback,
+        features=settings.features,
+        user=workload.user,
     )
 
 
@@ -95,13 +105,17 @@ def assert_same(core, reference, label):
     assert core.learner["histogram"].tolist() == list(learner["histogram"]), label
     assert core.learner["alphas"].tolist() == [list(alpha) for alpha in learner["alphas"]], label
     assert core.learner["state"] == learner["state"], label
+    assert core.learner["redecisions"] == learner["redecisions"], label
+    assert core.learner["quota_changes"] == learner["quota_changes"], label
 
 
 @pytest.mark.parametrize("block", range(6))
 def test_core_equals_reference_on_random_workloads(block):
     rng = np.random.default_rng(1000 + block)
     strategies_seen, pairs = set(), 0
-    variants = {"pressure": 0, "unprotected": 0, "no fall-through": 0, "frozen": 0}  # runs with pairs
+    # runs with pairs of each variant, and of dynamic quotas those with a quota changed
+    variants = dict.fromkeys(["pressure", "unprotected", "no fall-through", "frozen", "completion", "ave2"], 0)
+    variants["quota changed"] = 0
     for case in range(CASES // 6):
         workload, settings = random_workload(rng), random_settings(rng)
         seed = int(rng.integers(0, 2**32))
@@ -115,6 +129,9 @@ def test_core_equals_reference_on_random_workloads(block):
             variants["unprotected"] += not settings.protect_reservation
             variants["no fall-through"] += settings.strategy == "ASAX" and not settings.fall_through
             variants["frozen"] += settings.strategy == "ASAX" and not settings.learn
+            variants["completion"] += settings.feedback == "completion"
+            variants["ave2"] += settings.features == "ave2"
+            variants["quota changed"] += core.learner["quota_changes"] > 0
     assert strategies_seen == set(STRATEGIES)
     assert pairs > 200  # the cases exercise sharing, not only EASY
     assert min(variants.values()) >= 10, variants  # and every variant with pairs
