@@ -19,8 +19,17 @@ COMPARED = ("STATIC", "ASAX")  # configurations with published numbers (strategi
 PAPER_STRATEGIES = ("SPACE", *COMPARED)
 WITHIN_POINTS = 10.0  # a utilisation "reproduced": within 10 points of the paper's
 ALLOCATION_GAIN = "utilisation of allocated capacity gain (points)"
-# the keys of a configuration that make it an ablation of ASAX (docs/coscheduling.md §6)
-ABLATION_KEYS = ("interference", "protect_reservation", "fall_through", "learn", "memory_capacity")
+# the keys of a configuration that make it a variant or an ablation of ASAX (docs/coscheduling.md §5.8)
+ABLATION_KEYS = (
+    "interference",
+    "quotas",
+    "feedback",
+    "features",
+    "protect_reservation",
+    "fall_through",
+    "learn",
+    "memory_capacity",
+)
 
 
 def published_ratios(strategy: str, load_label: str) -> dict:
@@ -531,6 +540,6 @@ def coscheduling_markdown(
         *_claim_lines(claims),
     ]
     if ablations:
-        lines += ["### Ablations", "", *_ablation_lines(summary, ablations)]
+        lines += ["### ASAX's variants and ablations", "", *_ablation_lines(summary, ablations)]
     lines += ["### The learner", "", *_learner_lines(summary)]
     return "\n".join(lines)

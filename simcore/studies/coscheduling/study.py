@@ -50,6 +50,9 @@ CONFIGURATION_KEYS = (
     "fall_through",
     "learn",
     "memory_capacity",
+    "quotas",
+    "feedback",
+    "features",
     "warm",
 )
 DETERMINISTIC = ("SPACE", "STATIC", "HEADROOM")

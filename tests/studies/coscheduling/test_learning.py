@@ -66,8 +66,8 @@ def excess_risk(cases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.cumsum(mixture_by_round) - np.cumsum(experts_by_round, axis=1).min(axis=0), t
 
 
-def learner_run(learn: bool):
-    settings = SharingSettings(strategy="ASAX", memory=False, learn=learn)
+def learner_run(learn: bool, feedback: str = "decision"):
+    settings = SharingSettings(strategy="ASAX", memory=False, learn=learn, feedback=feedback)
     return simulate_sharing(best_expert_workload(), settings, seed=3, log_cases=True)
 
 
@@ -82,8 +82,11 @@ def test_the_problem_has_one_clearly_best_expert():
     assert expert_risk[EXPERTS.index("CPU")] < 0.5 * others.min()
 
 
-def test_the_weights_converge_to_the_best_expert_within_theorem_1():
-    result = learner_run(learn=True)
+@pytest.mark.parametrize("feedback", ["decision", "completion"])
+def test_the_weights_converge_to_the_best_expert_within_theorem_1(feedback):
+    """Also with the loss observed when each pair ends (a case is then charged to the round it is
+    observed in)."""
+    result = learner_run(learn=True, feedback=feedback)
     alphas = result.learner["alphas"]
     assert len(alphas) > 50  # Hedge rounds
     assert alphas[-1][EXPERTS.index("CPU")] > 0.95

@@ -646,3 +646,129 @@ def test_random_workloads_keep_the_invariants():
                 assert again["learner"] == result["learner"]
     # the random workloads do exercise sharing
     assert min(guests.values()) > 20, guests
+
+
+# ------------------------------------------------------------ dynamic quotas ---
+
+# m = 3, K = 4, memory off. Donor job 0 (q=2, W=e=100, u=.2) and job 1 (q=1, W=e=200: too narrow to host) start
+# at 0; guest job 2 (q=2, W=e=50) is the head: T = 100 (job 0 releases 2), extra 0. Donor rate 1 at every level:
+# f=.25: guest bound 200 > T -> L = 2, refused; f=.5 (bound 100) and f=.75 kept: levels {0, 2, 3}.
+# Donor state: cpu low, mem low, sequential (.4 < 1.5), phase early, Hp = 100/100 = 1 (H1): f* = .5, .5, .5,
+# .25 -> leaves (.1, .15, .6, .15) x3 and (.15, .6, .15, .1): p = (.1125, .2625, .4875, .1375).
+# Every loss is 0 (the donor keeps rate 1): α stays 1/4.
+# Job 3 (q=3, W=e=1) comes at 30: a pass with T = 200 (job 1), extra 0. The donor's phase is now .3 (middle),
+# Hp = 70/70 = 1 (H1): its state bins changed, so the pair is a case again over levels 1..3, every one of
+# cost 0 (the pair's end stays <= 200); the leaves are the same (PHASE middle at H1 is .25 too). (A guest that
+# did not pair at 0 is a new case at 30, not a re-decision.)
+DYNAMIC_JOBS = [
+    (0, 100, 100, 2, 0.2, NAN),
+    (0, 200, 200, 1, 1.0, NAN),
+    (0, 50, 50, 2, 1.0, NAN),
+    (30, 1, 1, 3, 1.0, NAN),
+]
+MIXED = (0.1125, 0.2625, 0.4875, 0.1375)
+
+
+def picked(draw, kept):
+    total = sum(MIXED[k] for k in kept)
+    cumulative = 0.0
+    for k in kept:
+        cumulative += MIXED[k]
+        if draw * total < cumulative:
+            return k
+    return kept[-1]
+
+
+def guest_end(first, second):
+    """Job 2's end: at rate f/1 from 0, at the re-decided f' from 30, alone at rate 1 once the donor ends at 100."""
+    left = 50 - (first / 4) * 30  # work left at 30
+    end = 30 + left / (second / 4)
+    if end <= 100:
+        return end
+    return 100 + (left - (second / 4) * 70)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_dynamic_quota_is_re_decided_when_the_donors_state_bins_change(seed):
+    first_draw, second_draw = first_draws(seed, 2)
+    first = picked(first_draw, [0, 2, 3])
+    second = picked(second_draw, [1, 2, 3]) if first else None
+    result = run(DYNAMIC_JOBS, 3, strategy="ASAX", levels=4, seed=seed, quotas="dynamic")
+    learner = result["learner"]
+    fixed = run(DYNAMIC_JOBS, 3, strategy="ASAX", levels=4, seed=seed)
+    assert fixed["learner"]["redecisions"] == 0
+    if first == 0:  # no pair formed at 0: nothing to re-decide
+        assert learner["redecisions"] == 0
+        return
+    assert learner["cases"] == 2 and fixed["learner"]["cases"] == 1
+    assert learner["redecisions"] == 1
+    assert learner["quota_changes"] == (1 if second != first else 0)
+    assert learner["histogram"] == [int(k == first) + int(k == second) for k in range(4)]
+    assert result["end"][2] == pytest.approx(guest_end(first, second), rel=1e-12)
+    assert result["quota"][2] == first / 4  # the level the pair formed with
+    assert result["start"][3] == 200 and result["end"][0] == 100
+    assert fixed["end"][2] == pytest.approx(guest_end(first, first), rel=1e-12)
+
+
+def test_the_seeds_cover_every_dynamic_outcome():
+    outcomes = set()
+    for seed in range(12):
+        first_draw, second_draw = first_draws(seed, 2)
+        first = picked(first_draw, [0, 2, 3])
+        outcomes.add((first, picked(second_draw, [1, 2, 3]) if first else None))
+    assert {first for first, _ in outcomes} == {0, 2, 3}
+    assert {second for _, second in outcomes if second} == {1, 2, 3}
+    assert any(first and second != first for first, second in outcomes)
+
+
+# ----------------------------------------------------- feedback at completion ---
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("loss", ["degradation", "walltime"])
+def test_feedback_at_completion_charges_the_observed_loss_when_the_pair_ends(seed, loss):
+    # LEARNER_JOBS: the pair's rates never change, so the slowdown observed when the guest ends (40 or 20) is the
+    # one predicted at the decision: the same loss and risks, charged at the pair's end instead of at 0.
+    at_decision = run(LEARNER_JOBS, 6, strategy="ASAX", levels=4, seed=seed, loss=loss)
+    at_completion = run(LEARNER_JOBS, 6, strategy="ASAX", levels=4, seed=seed, loss=loss, feedback="completion")
+    assert at_completion["end"].tolist() == at_decision["end"].tolist()
+    for key in ("cases", "histogram"):
+        assert at_completion["learner"][key] == at_decision["learner"][key]
+    assert at_completion["learner"]["loss_sum"] == pytest.approx(at_decision["learner"]["loss_sum"], rel=1e-12)
+    assert at_completion["learner"]["state"]["risk"] == pytest.approx(
+        at_decision["learner"]["state"]["risk"], rel=1e-12, abs=1e-15
+    )
+
+
+def test_feedback_at_completion_sees_a_re_decided_quota():
+    # DYNAMIC_JOBS, seed with first level 2 and second 1: the level-2 decision is charged at 30 with the
+    # donor's slowdown over [0, 30] (rate 1: loss 0), the level-1 one when the donor ends at 100 (rate 1: 0).
+    for seed in range(12):
+        first_draw, second_draw = first_draws(seed, 2)
+        if picked(first_draw, [0, 2, 3]) == 2 and picked(second_draw, [1, 2, 3]) == 1:
+            break
+    result = run(DYNAMIC_JOBS, 3, strategy="ASAX", levels=4, seed=seed, quotas="dynamic", feedback="completion")
+    assert result["learner"]["cases"] == 2 and result["learner"]["loss_sum"] == 0.0
+    assert result["learner"]["quota_changes"] == 1
+    assert result["end"][2] == pytest.approx(guest_end(2, 1), rel=1e-12)
+
+
+# ----------------------------------------------------------- pressure interference ---
+
+
+def test_pressure_interference_by_hand():
+    # m = 6, M = 1000, κ = 0.4, STATIC: donor job 0 (q=4, W=100, e=200, u=.8, mem 300) and job 1 (q=2, W=e=50)
+    # start at 0; guest job 2 (q=2, W=9, e=50, u=.3, mem 200) is the head: T = 50, extra 0; ê_a = 200 > T: L = 0.
+    # Pressure p = (300 + 200)/1000 = .5; the guest uses min(.5, .3) = .3: κ_ab = .4 x .5 x .3 = .06.
+    # Donor ρ = .94 x min(1, .5/.8) = .5875; guest ρ = .94 x min(1, .5/.3) = .94 -> ends 9/.94.
+    # The donor then runs alone: R = 100 - .5875 x 9/.94, ends 9/.94 + R.
+    jobs = [(0, 100, 200, 4, 0.8, 300), (0, 50, 50, 2, 1.0, 300), (0, 9, 50, 2, 0.3, 200)]
+    result = run(jobs, 6, strategy="STATIC", kappa=0.4, memory_capacity=1000, interference="pressure")
+    guest_end = 9 / 0.94
+    assert result["end"][2] == pytest.approx(guest_end, rel=1e-12)
+    assert result["end"][0] == pytest.approx(guest_end + 100 - 0.5875 * guest_end, rel=1e-12)
+    constant = run(jobs, 6, strategy="STATIC", kappa=0.4, memory_capacity=1000)
+    assert constant["end"][2] == pytest.approx(9 / 0.6, rel=1e-12)  # κ = .4 for every pair: ρ = .6 x 1
+    # the allocations: the donor 2 x 1 + 2 x .5 until the guest ends, then 4; the guest 2 x .5 while paired
+    assert result["allocated"][2] == pytest.approx(guest_end, rel=1e-12)
+    assert result["allocated"][0] == pytest.approx(3 * guest_end + 4 * (result["end"][0] - guest_end), rel=1e-12)
