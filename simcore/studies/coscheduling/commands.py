@@ -18,7 +18,7 @@ from simcore.studies.coscheduling.report import (
     published_ratios,
     reproduction_rows,
 )
-from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES, STRATEGIES, SharingInputError
+from simcore.studies.coscheduling.sharing import EFFICIENCY_MODES, EXPERTS, STRATEGIES, SharingInputError
 from simcore.studies.coscheduling.study import (
     DEFAULT_CONFIGURATIONS,
     Sweep,
@@ -227,7 +227,11 @@ def run_plot(args) -> int:
     summary = pd.read_csv(tables / "summary.csv")
     runs = read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
     runs = runs[~runs["configuration"].isin(set(summary.loc[summary["ablation"], "configuration"]))]
-    weights = read_all(args.weights) if args.weights else pd.DataFrame(columns=["trace", "seed", "kappa"])
+    weights = (
+        read_all(args.weights)
+        if args.weights
+        else pd.DataFrame(columns=["trace", "seed", "kappa", "configuration", "load", "round", *EXPERTS])
+    )
     published = {
         (name, load): {
             "mean_wait": values["wait ratio"],

@@ -56,7 +56,7 @@ def merged_names(block: pd.DataFrame, columns) -> dict:
     once, labelled "A = B"."""
     kept = {}
     for name, part in block.groupby("configuration", sort=False):
-        values = part.sort_values("load")[list(columns)].to_numpy()
+        values = part.sort_values("load", kind="stable")[list(columns)].to_numpy()
         for other in kept:
             if np.array_equal(values, kept[other][1], equal_nan=True):
                 kept[other][0].append(name)
@@ -95,7 +95,7 @@ def ratio_figure(summary: pd.DataFrame, trace: str, experiment: str, published: 
     (κ = its lowest value) with its 10th-90th percentile bars; the paper's ratios (E1, beside our
     κ = 0 runs) as hollow markers of the configuration's shape."""
     block = _lowest_kappa(summary[(summary["trace"] == trace) & (summary["experiment"] == experiment)])
-    block = block[block["configuration"] != "SPACE"].sort_values("load")
+    block = block[block["configuration"] != "SPACE"].sort_values("load", kind="stable")
     panels = RATIO_PANELS[experiment]
     labels = merged_names(block, [f"{metric}_ratio{part}" for metric, _ in panels for part in ("", "_p10", "_p90")])
     styles = configuration_styles(block["configuration"].unique())
@@ -136,7 +136,7 @@ def utilisation_figure(summary: pd.DataFrame, trace: str, published: dict | None
     """Both utilisations against load, one row per experiment, one column per utilisation: a line
     per configuration (κ = its lowest value) with 10th-90th percentile bars, and each metric's
     analytic ceiling over SPACE (grey, dashed); the paper's Table 3 utilisations (E1) hollow."""
-    block = _lowest_kappa(summary[summary["trace"] == trace]).sort_values("load")
+    block = _lowest_kappa(summary[summary["trace"] == trace]).sort_values("load", kind="stable")
     experiments = [e for e in EXPERIMENT_TITLES if (block["experiment"] == e).any()]
     styles = configuration_styles(block["configuration"].unique())
     figure, axes = plt.subplots(
@@ -149,7 +149,7 @@ def utilisation_figure(summary: pd.DataFrame, trace: str, published: dict | None
             for index, name in enumerate(labels):
                 line = part[part["configuration"] == name]
                 _line_with_percentiles(axis, line, metric, labels[name], styles[name], index, len(labels), 100)
-            space = part[part["configuration"] == "SPACE"].sort_values("load")
+            space = part[part["configuration"] == "SPACE"].sort_values("load", kind="stable")
             ceiling = CEILINGS[metric](space[metric].to_numpy())
             axis.plot(
                 space["load"],

@@ -237,7 +237,9 @@ def _utilisation_lines(summary: pd.DataFrame, trace: str, experiment: str, left_
             paper = f" ({published:+.0f})" if published is not None else ""
             return (
                 spread_text(row, f"{metric}_gain", fmt="+.1f") + paper,
-                f"{100 * row[f'{metric}_of_ceiling']:.0f} % of {row[f'{metric}_ceiling']:.1f}",
+                f"{100 * row[f'{metric}_of_ceiling']:.0f} % of {row[f'{metric}_ceiling']:.1f}"
+                if pd.notna(row[f"{metric}_of_ceiling"])
+                else f"– (ceiling {row[f'{metric}_ceiling']:.1f})",
                 f"{100 * row[f'{metric}_of_headroom']:.0f} %" if pd.notna(row[f"{metric}_of_headroom"]) else "–",
             )
 
@@ -300,7 +302,7 @@ def _claim_summary(table: pd.DataFrame) -> list[str]:
             f"{CLAIMS[claim]} at {int(part['holds'].sum())} of {len(part)}"
             for claim, part in block.groupby("claim", sort=False)
         ]
-        lines.append(f"- **{trace}** (κ = {block['kappa'].min():g}, loads of E1 and E2): " + "; ".join(held) + ".")
+        lines.append(f"- **{trace}** (κ = {block['kappa'].min():g}, every load): " + "; ".join(held) + ".")
     return lines + [""]
 
 
@@ -424,10 +426,12 @@ def ablation_configurations(configurations: dict) -> dict:
 
 
 def _ablation_lines(summary: pd.DataFrame, ablations: dict) -> list[str]:
-    """Each ablation beside ASAX: means over the loads of each experiment at the largest κ."""
+    """Each variant and ablation beside ASAX: means over the loads of each trace's experiment at its
+    largest κ."""
     compared = ["ASAX", *ablations]
     block = summary[summary["configuration"].isin(compared)]
-    block = block[block["kappa"] == block["kappa"].max()]
+    largest = block.groupby(["trace", "experiment"])["kappa"].transform("max")
+    block = block[block["kappa"] == largest]
     columns = {
         "mean_wait_ratio": ("wait / SPACE", ".2f", 1),
         "mean_response_ratio": ("response / SPACE", ".2f", 1),
@@ -435,25 +439,23 @@ def _ablation_lines(summary: pd.DataFrame, ablations: dict) -> list[str]:
         "held_utilisation": ("U_held (%)", ".1f", 100),
         "guest_share": ("guests (%)", ".1f", 100),
     }
-    means = block.groupby(["trace", "experiment", "configuration"], sort=False)[list(columns)].mean().reset_index()
+    keys = ["trace", "experiment", "kappa", "configuration"]
+    means = block.groupby(keys, sort=False)[list(columns)].mean().reset_index()
     rows = []
     for _, row in means.iterrows():
         rows.append(
             [
                 row["trace"],
                 row["experiment"],
+                f"{row['kappa']:g}",
                 row["configuration"],
                 ablations.get(row["configuration"], "(the base)"),
                 *(format(scale * row[column], fmt) for column, (_, fmt, scale) in columns.items()),
             ]
         )
-    header = ["trace", "experiment", "configuration", "changes", *(title for title, _, _ in columns.values())]
-    kappa = block["kappa"].max() if len(block) else 0.0
-    intro = [
-        f"Means over the loads of each experiment at κ = {kappa:g} (the largest, where interference matters).",
-        "",
-    ]
-    return intro + _table(header, ["---", "---", "---", "---", *["--:"] * len(columns)], rows)
+    header = ["trace", "experiment", "κ", "configuration", "changes", *(title for title, _, _ in columns.values())]
+    intro = ["Means over the loads of each trace's experiment, at its largest κ (where interference matters).", ""]
+    return intro + _table(header, ["---", "---", "--:", "---", "---", *["--:"] * len(columns)], rows)
 
 
 def _learner_lines(summary: pd.DataFrame) -> list[str]:

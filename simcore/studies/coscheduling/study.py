@@ -447,11 +447,16 @@ def _wait_claim(space, static, asax) -> tuple[str, list]:
         )
         for name, row in (("ASAX", asax), ("STATIC", static))
     ]
+    times = (
+        f"{asax['mean_wait_h'] / static['mean_wait_h']:.2f} times STATIC's"
+        if static["mean_wait_h"] > 0
+        else "not STATIC's 0 h"
+    )
     checks.append(
         (
             similar(asax["mean_wait_h"], static["mean_wait_h"]),
-            f"ASAX's wait is {asax['mean_wait_h'] / static['mean_wait_h']:.2f} times STATIC's (beyond 1.25; guests: "
-            f"ASAX {100 * asax['guest_share']:.1f} %, STATIC {100 * static['guest_share']:.1f} %)",
+            f"ASAX's wait is {times} (beyond 1.25; guests: ASAX {100 * asax['guest_share']:.1f} %, STATIC "
+            f"{100 * static['guest_share']:.1f} %)",
         )
     )
     return evidence, checks
@@ -482,6 +487,8 @@ def _utilisation_claim(space, static, asax) -> tuple[str, list]:
         f"STATIC {spread_text(static, 'allocation_utilisation', 100, '.1f')} %, "
         f"ASAX {spread_text(asax, 'allocation_utilisation', 100, '.1f')} %"
     )
+    share = asax["allocation_utilisation_of_ceiling"]
+    share = f", {100 * share:.0f} %" if pd.notna(share) else ""
     return evidence, [
         (
             static["allocation_utilisation"] >= asax["allocation_utilisation"],
@@ -491,8 +498,7 @@ def _utilisation_claim(space, static, asax) -> tuple[str, list]:
         ),
         (
             asax["allocation_utilisation_gain"] >= MUCH_MORE_POINTS,
-            f"ASAX gains {asax['allocation_utilisation_gain']:+.1f} points, "
-            f"{100 * asax['allocation_utilisation_of_ceiling']:.0f} % of the ceiling of "
+            f"ASAX gains {asax['allocation_utilisation_gain']:+.1f} points{share} of the ceiling of "
             f"{asax['allocation_utilisation_ceiling']:.1f} points, as {100 * asax['guest_share']:.1f} % of the "
             "jobs run as guests and the others keep SPACE's use of their allocation",
         ),

@@ -114,9 +114,7 @@ def test_the_case_log_matches_the_learner_totals(learn):
     assert cases.shape == (result.learner["cases"], len(CASE_COLUMNS))
     assert cases[:, CASE_COLUMNS.index("loss")].sum() == pytest.approx(result.learner["loss_sum"])
     levels = cases[:, CASE_COLUMNS.index("level")].astype(int)
-    assert np.bincount(levels, minlength=len(result.learner["histogram"])).tolist() == list(
-        result.learner["histogram"]
-    )
+    assert np.bincount(levels, minlength=len(result.learner["histogram"])).tolist() == list(result.learner["histogram"])
     # the mixture's probability is the α-weighted sum of the experts': 1/4 each when frozen
     if not learn:
         experts = cases[:, CASE_COLUMNS.index("p_CPU") :]

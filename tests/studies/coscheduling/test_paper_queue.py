@@ -1,7 +1,6 @@
 """The ASA_X paper's §4.4 queue (simcore.studies.coscheduling.paper_queue): the 45 jobs in the paper's
 order, each class's numbers from the Slurm column of Table 2 at the machine's size."""
 
-
 import numpy as np
 import pytest
 
