@@ -139,6 +139,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "dynamic_sweep": dynamic * config["dynamic_scheduling"]["jobs_per_trace"],
         "dynamic_tables": dynamic,
         "plot_dynamic": dynamic,
+        "coscheduling_paper_queue": sharing * int(bool(config["coscheduling"]["paper_queue"])),
         "coscheduling_flush": sharing,
         "coscheduling_replay": sharing,
         "coscheduling_tables": sharing,

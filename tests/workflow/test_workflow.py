@@ -317,7 +317,15 @@ def test_coscheduling_outputs(tiny_run):
     model = read_provenance(results / "runs" / "lublin-256" / "E2.parquet")
     assert model["efficiency_source"].startswith("the fitted gaia profile")
     summary = pd.read_csv(results / "tables" / "summary.csv")
-    assert set(summary["experiment"]) == {"E1", "E2"} and set(summary["trace"]) == {"lublin-256", "KTH-SP2"}
+    assert set(summary["experiment"]) == {"E1", "E2"}
+    assert set(summary["trace"]) == {"lublin-256", "KTH-SP2", "ASA_X-queue"}  # the paper's own queue too
+    queue = summary[summary["trace"] == "ASA_X-queue"]
+    assert set(queue["load"]) == {8.0, 4.0, 2.0} and set(queue["experiment"]) == {"E1"}
+    classes = pd.read_parquet(results / "runs" / "ASA_X-queue" / "classes.parquet")
+    assert set(classes["workflow"]) == {"Montage", "BLAST", "Statistics", "Synthetic"}
+    claims = pd.read_csv(results / "tables" / "claims.csv")
+    assert set(claims["claim"]) == {"wait", "response", "utilisation", "slowdown"}
+    assert (claims["reason"].fillna("") != "").eq(~claims["holds"]).all()  # a reason exactly where one fails
     space = summary[summary["configuration"] == "SPACE"]
     assert (space["mean_wait_ratio"].dropna() == 1.0).all()
     weights = pd.read_parquet(results / "weights" / "lublin-256.parquet")
@@ -329,8 +337,10 @@ def test_coscheduling_outputs(tiny_run):
         assert (results / "plots" / f"lublin-256.{figure}.png").stat().st_size > 10_000
     reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
     rows = reproduction[reproduction["paper"] == "asax-2024"]
-    # per trace, load and compared strategy: wait, response, utilisation gain and runtime change
-    assert len(rows) == 2 * 3 * 2 * 4
+    # per trace, load and compared strategy: wait, response, utilisation gain and runtime change; the paper's
+    # queue: Table 3 (3 sizes x SPACE, STATIC, ASAX x 3 columns), Table 2 (the same x 4 workflows x 3 columns)
+    assert len(rows[rows["trace"] != "ASA_X-queue"]) == 2 * 3 * 2 * 4
+    assert len(rows[rows["trace"] == "ASA_X-queue"]) == 3 * 3 * 3 + 3 * 3 * 4 * 3
     assert "absolute hours" in (tiny_run / "results" / "reproduction.md").read_text()
 
 

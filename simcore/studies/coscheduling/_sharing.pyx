@@ -86,6 +86,39 @@ cdef inline int metric_bin(double value) noexcept nogil:
     return 1 if value <= 0.75 else 2
 
 
+# Rows of `width` doubles appended during a run (the learner's weights, its cases).
+cdef struct RowLog:
+    double* rows
+    Py_ssize_t size, capacity
+    int width
+    bint lost       # it could not grow: the run goes on, reading the log raises
+
+
+cdef inline double* next_row(RowLog* appended) noexcept nogil:
+    """A new row at the end of the log, or NULL once it could not grow."""
+    cdef double* grown
+    cdef Py_ssize_t capacity
+    if appended.lost:
+        return NULL
+    if appended.size == appended.capacity:
+        capacity = 2 * appended.capacity + 64
+        grown = <double*> realloc(appended.rows, capacity * appended.width * sizeof(double))
+        if grown == NULL:
+            appended.lost = True
+            return NULL
+        appended.rows = grown
+        appended.capacity = capacity
+    appended.size += 1
+    return &appended.rows[(appended.size - 1) * appended.width]
+
+
+cdef object log_array(RowLog* appended, str what):
+    if appended.lost:
+        raise MemoryError(f"the {what} log could not grow")
+    values = np.array([appended.rows[r] for r in range(appended.size * appended.width)])
+    return values.reshape(appended.size, appended.width)
+
+
 cdef struct Learner:
     double alpha[N_EXPERTS]
     double risk[N_EXPERTS]
@@ -214,14 +247,10 @@ cdef class SharingSimulation:
     cdef readonly long long cases
     cdef readonly double loss_sum
     cdef long long[::1] histogram
-    cdef double* alpha_log
-    cdef Py_ssize_t n_rounds, alpha_capacity
-    cdef bint alpha_log_lost
+    cdef RowLog alpha_log            # the shared learner's weights after each round
     # the case log (log_cases): per case its round, level, loss, the mixture's and each expert's
     # unrenormalised probability of the level (Theorem 1's excess risk is computed from it)
-    cdef double* case_rows
-    cdef Py_ssize_t case_capacity, logged
-    cdef bint case_log_lost
+    cdef RowLog case_rows            # the cases (log_cases)
 
     def __cinit__(self, const double[::1] submit, const double[::1] work,
                   const double[::1] estimate, const long long[::1] procs,
@@ -334,6 +363,8 @@ cdef class SharingSimulation:
                 self.shared.alpha[i] = learner_state["alpha"][i]
                 self.shared.risk[i] = learner_state["risk"][i]
             self.shared.round = learner_state["round"]
+        self.alpha_log.width = N_EXPERTS
+        self.case_rows.width = CASE_FIELDS
         self._build_leaves()
         self.case_donor = -1
         self.case_guest = -1
@@ -350,8 +381,8 @@ cdef class SharingSimulation:
         free(self.unpaired)
         free(self.completions.items)
         free(self.per_donor)
-        free(self.alpha_log)
-        free(self.case_rows)
+        free(self.alpha_log.rows)
+        free(self.case_rows.rows)
         free(self.paired)
         free(self.user)
         if self.predictor is not None and self.predictor.owner == <size_t> <void*> self:
@@ -972,20 +1003,10 @@ cdef class SharingSimulation:
 
     cdef void _log_case(self, double round, int chosen, double loss, double mixture,
                         double* probabilities) noexcept nogil:
-        cdef double* grown
-        cdef double* row
+        cdef double* row = next_row(&self.case_rows)
         cdef int i
-        if self.case_log_lost:
+        if row == NULL:
             return
-        if self.logged == self.case_capacity:
-            self.case_capacity = 2 * self.case_capacity + 256
-            grown = <double*> realloc(self.case_rows, self.case_capacity * CASE_FIELDS * sizeof(double))
-            if grown == NULL:
-                self.case_log_lost = True      # the run goes on; cases() raises
-                return
-            self.case_rows = grown
-        row = &self.case_rows[self.logged * CASE_FIELDS]
-        self.logged += 1
         row[0] = round
         row[1] = chosen
         row[2] = loss
@@ -994,20 +1015,12 @@ cdef class SharingSimulation:
             row[4 + i] = probabilities[i]
 
     cdef void _log_alpha(self) noexcept nogil:
-        cdef double* grown
+        cdef double* row = next_row(&self.alpha_log)
         cdef int i
-        if self.alpha_log_lost:
+        if row == NULL:
             return
-        if self.n_rounds == self.alpha_capacity:
-            self.alpha_capacity = 2 * self.alpha_capacity + 64
-            grown = <double*> realloc(self.alpha_log, self.alpha_capacity * N_EXPERTS * sizeof(double))
-            if grown == NULL:
-                self.alpha_log_lost = True      # the run goes on; learner() raises
-                return
-            self.alpha_log = grown
         for i in range(N_EXPERTS):
-            self.alpha_log[self.n_rounds * N_EXPERTS + i] = self.shared.alpha[i]
-        self.n_rounds += 1
+            row[i] = self.shared.alpha[i]
 
     cdef void _predict(self, Py_ssize_t j, double t) noexcept nogil:
         """The estimate the experts will read of job j, submitted at t: clipped to [1, request]."""
@@ -1119,18 +1132,11 @@ cdef class SharingSimulation:
         """One row per charged learner case (log_cases on): round, level, loss, the mixture's and
         each expert's probability of the level, unrenormalised (section 5.5). With feedback at
         completion a case is logged when it is charged, in the round it is charged to."""
-        if self.case_log_lost:
-            raise MemoryError("the learner's case log could not grow")
-        rows = np.array([self.case_rows[r] for r in range(self.logged * CASE_FIELDS)])
-        return rows.reshape(-1, CASE_FIELDS)
+        return log_array(&self.case_rows, "learner's case")
 
     def learner(self):
-        if self.alpha_log_lost:
-            raise MemoryError("the learner's weight log could not grow")
-        alphas = np.array([self.alpha_log[r * N_EXPERTS + i] for r in range(self.n_rounds)
-                           for i in range(N_EXPERTS)]).reshape(self.n_rounds, N_EXPERTS)
         return {
-            "alphas": alphas,
+            "alphas": log_array(&self.alpha_log, "learner's weight"),
             "cases": self.cases,
             "redecisions": self.redecisions,
             "quota_changes": self.quota_changes,

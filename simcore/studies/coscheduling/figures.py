@@ -78,6 +78,23 @@ def _dodged(axis, loads, index: int, count: int) -> np.ndarray:
     return np.asarray(loads, dtype=float) + (index - (count - 1) / 2) * DODGE * span
 
 
+# a published value: a hollow marker of the shape of the configuration it compares with
+PAPER_HANDLE = plt.Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="grey", mew=1.5)
+
+
+def _paper_marker(axis, load, value, style):
+    axis.plot(
+        load,
+        value,
+        linestyle="",
+        marker=style["marker"],
+        markersize=9,
+        markerfacecolor="none",
+        markeredgecolor=style["color"],
+        markeredgewidth=1.5,
+    )
+
+
 def _line_with_percentiles(axis, line, column, label, style, index, count, scale=1.0):
     """The mean as a line with markers; the 10th-90th percentiles as a bar at each load, dodged so
     that configurations never hide each other's bars."""
@@ -106,16 +123,7 @@ def ratio_figure(summary: pd.DataFrame, trace: str, experiment: str, published: 
             _line_with_percentiles(axis, line, f"{metric}_ratio", labels[name], styles[name], index, len(labels))
         for (name, load), values in (published or {}).items():
             if metric in values and name in styles:
-                axis.plot(
-                    load,
-                    values[metric],
-                    linestyle="",
-                    marker=styles[name]["marker"],
-                    markersize=9,
-                    markerfacecolor="none",
-                    markeredgecolor=styles[name]["color"],
-                    markeredgewidth=1.5,
-                )
+                _paper_marker(axis, load, values[metric], styles[name])
         axis.axhline(1.0, color="black", linewidth=0.8)
         axis.set_title(f"{title} / SPACE")
         axis.set_xlabel(EXPERIMENT_TITLES[experiment])
@@ -125,7 +133,7 @@ def ratio_figure(summary: pd.DataFrame, trace: str, experiment: str, published: 
     handles, names = axes[0].get_legend_handles_labels()
     kappa = block["kappa"].min() if len(block) else 0.0
     if published:
-        handles.append(plt.Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="grey", mew=1.5))
+        handles.append(PAPER_HANDLE)
         names.append(f"paper, Table 3 (hollow; beside our κ = {kappa:g})")
     figure.legend(handles, names, loc="outside right center", title="configuration")
     figure.suptitle(f"{trace}, {experiment}: sharing against space sharing (κ = {kappa:g})")
@@ -162,16 +170,7 @@ def utilisation_figure(summary: pd.DataFrame, trace: str, published: dict | None
             if experiment == "E1" and metric == "allocation_utilisation":
                 for (name, load), value in (published or {}).items():
                     if name in styles:
-                        axis.plot(
-                            load,
-                            value,
-                            linestyle="",
-                            marker=styles[name]["marker"],
-                            markersize=9,
-                            markerfacecolor="none",
-                            markeredgecolor=styles[name]["color"],
-                            markeredgewidth=1.5,
-                        )
+                        _paper_marker(axis, load, value, styles[name])
             axis.set_title(title)
             axis.set_xlabel(EXPERIMENT_TITLES[experiment])
             axis.set_xticks(sorted(part["load"].unique()))
@@ -185,7 +184,7 @@ def utilisation_figure(summary: pd.DataFrame, trace: str, published: dict | None
                 handles.append(handle)
                 names.append(name)
     if published:
-        handles.append(plt.Line2D([], [], marker="o", linestyle="", markerfacecolor="none", color="grey", mew=1.5))
+        handles.append(PAPER_HANDLE)
         names.append("paper, Table 3 (hollow; beside our lowest κ)")
     figure.legend(handles, names, loc="outside right center", title="configuration")
     kappa = block["kappa"].min() if len(block) else 0.0
