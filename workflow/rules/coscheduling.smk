@@ -105,7 +105,8 @@ rule coscheduling_tables:
     conda:
         "../envs/simcore.yaml"
     resources:
-        mem_mb=6000,
+        # every run's rows in memory: about 10 MB per MB of Parquet (UniLu-Gaia and HPC2N, 225 MB: 2.1 GB)
+        mem_mb=lambda wildcards, input, attempt: max(1000, round(12 * input.size_mb)) * attempt,
     params:
         outdir=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
         classes=lambda wildcards, input: (
@@ -174,7 +175,7 @@ rule plot_coscheduling:
     conda:
         "../envs/simcore.yaml"
     resources:
-        mem_mb=2000,
+        mem_mb=4000,  # HPC2N's 1.7 million window runs: 1.9 GB
     params:
         tables=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
         outdir=lambda wildcards: f"{wildcards.root}/coscheduling/plots",
