@@ -221,7 +221,8 @@ def slowdown_figure(runs: pd.DataFrame, trace: str):
     # the curves differ above their first step: the axis starts just below it
     axis.set_ylim(max(0.0, np.floor(20 * lowest) / 20 - 0.05), 1.005)
     axis.grid(alpha=0.3, which="both")
-    axis.legend(loc="lower right")
+    if axis.get_legend_handles_labels()[0]:  # no curve when no job shared
+        axis.legend(loc="lower right")
     load = block["load"].max() if len(block) else float("nan")
     kappa = block["kappa"].min() if len(block) else float("nan")
     axis.set_title(f"{trace}, E2 at offered load {load:g}, κ = {kappa:g}")
