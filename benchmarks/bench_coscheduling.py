@@ -33,6 +33,7 @@ RUNS = (
     ("ASAX-completion", {"strategy": "ASAX", "feedback": "completion"}),
     ("ASAX-ave2", {"strategy": "ASAX", "features": "ave2"}),
     ("ASAX-pressure", {"strategy": "ASAX", "interference": "pressure", "kappa": 0.2}),
+    ("ASAX-two-guests", {"strategy": "ASAX", "guests": 2}),
 )
 TARGETS = ("ASAX", "ASAX-dynamic")
 

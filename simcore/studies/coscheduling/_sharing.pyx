@@ -217,7 +217,12 @@ cdef class SharingSimulation:
     cdef double[:, ::1] pending      # level, mixture, the experts' probabilities, since, donor's work left
     cdef unsigned char[::1] has_pending
     cdef Py_ssize_t completion_capacity
-    cdef long long[::1] partner, donor
+    cdef long long[::1] partner, donor       # partner: a paired guest's donor, else -1
+    # a donor's guests (at most `guests`, on disjoint processors): a list in position order
+    cdef long long[::1] first_guest, next_guest, guest_procs
+    cdef int[::1] n_guests
+    cdef double[::1] quota_now                # a paired guest's present quota
+    cdef int guests
     cdef signed char[::1] state
     cdef unsigned char[::1] is_guest, may_share     # is_guest: in a pair, as its guest
     # waiting jobs in FCFS (position) order; started ones are skipped
@@ -225,7 +230,7 @@ cdef class SharingSimulation:
     cdef Py_ssize_t n_waiting, waiting_dead
     cdef Entry* releases             # (time, j) own part, (time, n + guest) a pair's part
     cdef Py_ssize_t n_releases
-    cdef Entry* unpaired             # running jobs in no pair, by (start, position)
+    cdef Entry* unpaired             # running jobs that may host (not guests, room for a guest), by (start, position)
     cdef Py_ssize_t n_unpaired
     cdef Heap completions            # lazy: stale entries are skipped
     # the co-allocation walk, kept in the object so that it can pause
@@ -259,10 +264,13 @@ cdef class SharingSimulation:
                   double memory_capacity, int loss, int scope, bit_generator,
                   learner_state=None, int interference=CONSTANT, bint protect_reservation=True,
                   bint fall_through=True, bint learn=True, bint log_cases=False, int quotas=FIXED,
-                  int feedback=AT_DECISION, Predictor predictor=None, const int[::1] user=None, int n_users=1):
+                  int feedback=AT_DECISION, Predictor predictor=None, const int[::1] user=None, int n_users=1,
+                  int guests=1):
         cdef Py_ssize_t n = submit.shape[0], j
         _check_jobs(submit, work, estimate, procs, efficiency, memory, machine_size)
         _check_settings(strategy, levels, kappa, memory_capacity, loss, scope, interference, quotas, feedback)
+        if guests < 1:
+            raise ValueError(f"guests (per donor) must be >= 1, got {guests}")
         if predictor is not None and (user is None or user.shape[0] != n):
             raise ValueError("a predictor of the experts' estimates needs one user index per job")
         self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
@@ -293,6 +301,7 @@ cdef class SharingSimulation:
         self.log_cases = log_cases
         self.quotas = quotas
         self.feedback = feedback
+        self.guests = guests
         self.now = -INFINITY
         self.start = np.full(n, NAN)
         self.end = np.full(n, NAN)
@@ -312,6 +321,11 @@ cdef class SharingSimulation:
         self.pending = np.zeros((n if feedback == AT_COMPLETION else 0, 4 + N_EXPERTS))
         self.has_pending = np.zeros(n, dtype=np.uint8)
         self.partner = np.full(n, -1, dtype=np.int64)
+        self.first_guest = np.full(n, -1, dtype=np.int64)
+        self.next_guest = np.full(n, -1, dtype=np.int64)
+        self.guest_procs = np.zeros(n, dtype=np.int64)
+        self.n_guests = np.zeros(n, dtype=np.intc)
+        self.quota_now = np.full(n, NAN)
         self.donor = np.full(n, -1, dtype=np.int64)
         self.state = np.zeros(n, dtype=np.int8)
         self.is_guest = np.zeros(n, dtype=np.uint8)
@@ -444,23 +458,75 @@ cdef class SharingSimulation:
         return self.estimated_end[b] if self.estimated_end[b] > self.estimated_end[a] else self.estimated_end[a]
 
     cdef void _add_releases(self, Py_ssize_t a) noexcept nogil:
-        """The releases of running job `a` (in no pair, or a donor)."""
+        """The releases of running job `a` (not a guest): its own processors at ê_a, each guest's at
+        the later of the two estimated ends."""
+        cdef Py_ssize_t g = self.first_guest[a]
         sorted_insert(self.releases, &self.n_releases, self.estimated_end[a], a)
-        if self.partner[a] >= 0:
-            sorted_insert(self.releases, &self.n_releases, self._pair_end(a, self.partner[a]), self.n + self.partner[a])
+        while g >= 0:
+            sorted_insert(self.releases, &self.n_releases, self._pair_end(a, g), self.n + g)
+            g = self.next_guest[g]
 
     cdef void _drop_releases(self, Py_ssize_t a) noexcept nogil:
+        cdef Py_ssize_t g = self.first_guest[a]
         sorted_remove(self.releases, &self.n_releases, self.estimated_end[a], a)
-        if self.partner[a] >= 0:
-            sorted_remove(self.releases, &self.n_releases, self._pair_end(a, self.partner[a]), self.n + self.partner[a])
+        while g >= 0:
+            sorted_remove(self.releases, &self.n_releases, self._pair_end(a, g), self.n + g)
+            g = self.next_guest[g]
 
     cdef inline long long _released(self, Py_ssize_t entry) noexcept nogil:
         """Processors a release entry frees."""
-        cdef Py_ssize_t b
         if entry >= self.n:
             return self.procs[entry - self.n]
-        b = self.partner[entry]
-        return self.procs[entry] - (self.procs[b] if b >= 0 else 0)
+        return self.procs[entry] - self.guest_procs[entry]
+
+    # -- a donor's guests -----------------------------------------------------
+
+    cdef void _link_guest(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        cdef Py_ssize_t g = self.first_guest[a], previous = -1
+        while g >= 0 and g < b:
+            previous = g
+            g = self.next_guest[g]
+        self.next_guest[b] = g
+        if previous < 0:
+            self.first_guest[a] = b
+        else:
+            self.next_guest[previous] = b
+        self.n_guests[a] += 1
+        self.guest_procs[a] += self.procs[b]
+
+    cdef void _unlink_guest(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        cdef Py_ssize_t g = self.first_guest[a], previous = -1
+        while g != b:
+            previous = g
+            g = self.next_guest[g]
+        if previous < 0:
+            self.first_guest[a] = self.next_guest[b]
+        else:
+            self.next_guest[previous] = self.next_guest[b]
+        self.next_guest[b] = -1
+        self.n_guests[a] -= 1
+        self.guest_procs[a] -= self.procs[b]
+
+    cdef double _donor_rate_now(self, Py_ssize_t a, Py_ssize_t changed, double f) noexcept nogil:
+        """Donor a's rate: its slowest shared processor's over its guests (1 with none), guest
+        `changed` at quota f (-1: none changed)."""
+        cdef double slowest = 1.0, rate
+        cdef Py_ssize_t g = self.first_guest[a]
+        while g >= 0:
+            rate = self._donor_rate(a, g, f if g == changed else self.quota_now[g])
+            if rate < slowest:
+                slowest = rate
+            g = self.next_guest[g]
+        return slowest
+
+    cdef double _donor_allocation(self, Py_ssize_t a) noexcept nogil:
+        """Donor a's CPU allocation: its own processors whole, 1 - f of each guest's."""
+        cdef double processors = <double> (self.procs[a] - self.guest_procs[a])
+        cdef Py_ssize_t g = self.first_guest[a]
+        while g >= 0:
+            processors += <double> self.procs[g] * (1.0 - self.quota_now[g])
+            g = self.next_guest[g]
+        return processors
 
     # -- job life cycle -------------------------------------------------------
 
@@ -489,10 +555,11 @@ cdef class SharingSimulation:
 
     cdef void _pair(self, Py_ssize_t a, Py_ssize_t b, double f, double donor_rate,
                     double t) noexcept nogil:
-        """Start waiting job b as the guest of running job a with quota f."""
+        """Start waiting job b as a guest of running job a with quota f."""
         self._drop_releases(a)
-        sorted_remove(self.unpaired, &self.n_unpaired, self.start[a], a)
-        self._set_rate(a, t, donor_rate)
+        if self.n_guests[a] + 1 == self.guests:     # no room for another
+            sorted_remove(self.unpaired, &self.n_unpaired, self.start[a], a)
+        self._set_rate(a, t, donor_rate if donor_rate < self.rate[a] else self.rate[a])
         self.state[b] = RUNNING
         self.waiting_dead += 1
         self.is_guest[b] = True
@@ -503,48 +570,68 @@ cdef class SharingSimulation:
         self.completion[b] = t + self.work[b] / self.rate[b]
         self.estimated_end[b] = t + self.estimate[b] / self.rate[b]
         self.quota[b] = f
+        self.quota_now[b] = f
         self.level[b] = <int> floor(f * self.levels + 0.5)
         self.donor[b] = a
-        self.partner[a] = b
         self.partner[b] = a
+        self._link_guest(a, b)
         sorted_insert(self.paired, &self.n_paired, <double> b, b)
         if self.quotas == DYNAMIC:
             self.decided_leaves[b] = self._state_bins(a, t)
         if self.predictor is not None:
             self.predictor.started(b, t)
-        self._allocate(a, t, <double> (self.procs[a] - self.procs[b]) + <double> self.procs[b] * (1.0 - f))
+        self._allocate(a, t, self._donor_allocation(a))
         self._allocate(b, t, <double> self.procs[b] * f)
         self._add_releases(a)
         self._push_completion(b)
 
     cdef void _complete(self, Py_ssize_t j, double t) noexcept nogil:
-        cdef Py_ssize_t other = self.partner[j], a
+        cdef Py_ssize_t a = self.partner[j], g, following
         self.state[j] = DONE
         self.end[j] = t
         self.n_done += 1
         self._allocate(j, t, 0.0)
         if self.predictor is not None:
             self.predictor.learn(j, t)
-        if other < 0:
-            self._drop_releases(j)
-            sorted_remove(self.unpaired, &self.n_unpaired, self.start[j], j)
-            self.free_procs += self.procs[j]
+        if a >= 0:      # a guest ends: its processors return to its donor
+            self._leave(a, j, t)
             return
-        a = other if self.is_guest[j] else j      # the donor
-        self._settle(a, self.partner[a], t)
-        sorted_remove(self.paired, &self.n_paired, <double> self.partner[a], self.partner[a])
+        self._drop_releases(j)
+        if self.n_guests[j] < self.guests:
+            sorted_remove(self.unpaired, &self.n_unpaired, self.start[j], j)
+        # a donor ends: its unshared processors become idle, each guest keeps its own, alone
+        self.free_procs += self.procs[j] - self.guest_procs[j]
+        g = self.first_guest[j]
+        while g >= 0:
+            following = self.next_guest[g]
+            self._settle(j, g, t)
+            sorted_remove(self.paired, &self.n_paired, <double> g, g)
+            self.partner[g] = -1
+            self.next_guest[g] = -1
+            self.is_guest[g] = False
+            if self.completion[g] != t:      # a guest ending now is left as it is
+                self._set_rate(g, t, 1.0)
+            self._allocate(g, t, <double> self.procs[g])
+            self._add_releases(g)
+            sorted_insert(self.unpaired, &self.n_unpaired, self.start[g], g)
+            g = following
+        self.first_guest[j] = -1
+        self.n_guests[j] = 0
+        self.guest_procs[j] = 0
+
+    cdef void _leave(self, Py_ssize_t a, Py_ssize_t b, double t) noexcept nogil:
+        """Guest b ends: donor a takes its processors back and runs at its remaining guests' rate."""
+        self._settle(a, b, t)
+        sorted_remove(self.paired, &self.n_paired, <double> b, b)
         self._drop_releases(a)
-        self.partner[j] = -1
-        self.partner[other] = -1
-        if not self.is_guest[j]:
-            # the donor's unshared processors become idle; the guest keeps its own
-            self.free_procs += self.procs[j] - self.procs[other]
-            self.is_guest[other] = False
-        if self.completion[other] != t:      # a partner ending now is left as it is
-            self._set_rate(other, t, 1.0)
-        self._allocate(other, t, <double> self.procs[other])   # its own processors, whole
-        self._add_releases(other)
-        sorted_insert(self.unpaired, &self.n_unpaired, self.start[other], other)
+        self._unlink_guest(a, b)
+        self.partner[b] = -1
+        if self.completion[a] != t:      # a donor ending now is left as it is
+            self._set_rate(a, t, self._donor_rate_now(a, -1, 0.0))
+        self._allocate(a, t, self._donor_allocation(a))
+        self._add_releases(a)
+        if self.n_guests[a] == self.guests - 1:     # it had no room left: it may host again
+            sorted_insert(self.unpaired, &self.n_unpaired, self.start[a], a)
 
     cdef inline bint _stale(self, Entry* top) noexcept nogil:
         return self.state[top.idx] != RUNNING or self.completion[top.idx] != top.key
@@ -679,26 +766,32 @@ cdef class SharingSimulation:
 
     cdef long long _requota_cost(self, Py_ssize_t a, Py_ssize_t b, int k, double t) noexcept nogil:
         """Processors the reservation loses if pair (a, b) moves to level k: the donor's own part
-        and the pair's part, each counted when it was released by the shadow time and no longer is."""
-        cdef double f = <double> k / self.levels, donor_end, guest_end
+        and each guest's part, each counted when it was released by the shadow time and no longer is."""
+        cdef double f = <double> k / self.levels, donor_end, guest_end, end
         cdef long long lost = 0
+        cdef Py_ssize_t g
         if not self.protect_reservation:
             return 0
-        donor_end = self._end_at_rate(a, t, self._donor_rate(a, b, f))
-        guest_end = self._end_at_rate(b, t, self._guest_rate(a, b, f))
+        donor_end = self._end_at_rate(a, t, self._donor_rate_now(a, b, f))
         if self.estimated_end[a] <= self.shadow < donor_end:
-            lost += self.procs[a] - self.procs[b]
-        if self._pair_end(a, b) <= self.shadow < (guest_end if guest_end > donor_end else donor_end):
-            lost += self.procs[b]
+            lost += self.procs[a] - self.guest_procs[a]
+        g = self.first_guest[a]
+        while g >= 0:
+            guest_end = self._end_at_rate(b, t, self._guest_rate(a, b, f)) if g == b else self.estimated_end[g]
+            end = guest_end if guest_end > donor_end else donor_end
+            if self._pair_end(a, g) <= self.shadow < end:
+                lost += self.procs[g]
+            g = self.next_guest[g]
         return lost
 
     cdef void _requota(self, Py_ssize_t a, Py_ssize_t b, int k, double t) noexcept nogil:
         cdef double f = <double> k / self.levels
         self._drop_releases(a)
-        self._set_rate(a, t, self._donor_rate(a, b, f))
+        self._set_rate(a, t, self._donor_rate_now(a, b, f))
         self._set_rate(b, t, self._guest_rate(a, b, f))
+        self.quota_now[b] = f
         self.level[b] = k
-        self._allocate(a, t, <double> (self.procs[a] - self.procs[b]) + <double> self.procs[b] * (1.0 - f))
+        self._allocate(a, t, self._donor_allocation(a))
         self._allocate(b, t, <double> self.procs[b] * f)
         self._add_releases(a)
 
@@ -728,16 +821,25 @@ cdef class SharingSimulation:
         """L of the pair (a, b, f): processors the reservation loses (section 3); 0 for every pair
         when the reservation is not protected (the ablation of section 6)."""
         cdef double paired_rate, new_end
+        cdef long long lost
+        cdef Py_ssize_t g
         if not self.protect_reservation or self.estimated_end[a] > self.shadow:
             return 0
         # the guest's efficiency is unknown while it waits: read as 1, the most interference
         paired_rate = (1.0 - self._interference(a, b, f)) * capped(1.0 - f, self.efficiency[a])
-        if paired_rate == self.rate[a]:
-            new_end = self.estimated_end[a]
-        else:
-            new_end = t + (self.estimate[a] - (self.work[a] - self._remaining_at(a, t))) / paired_rate
+        if paired_rate > self.rate[a]:      # the donor runs at its slowest processor's rate
+            paired_rate = self.rate[a]
+        new_end = self._end_at_rate(a, t, paired_rate)
         if new_end > self.shadow:
-            return self.procs[a]
+            # its own processors (the new guest's among them), and its guests' whose release moves past T
+            lost = self.procs[a] - self.guest_procs[a]
+            g = self.first_guest[a]
+            while g >= 0:
+                if self._pair_end(a, g) <= self.shadow < (self.estimated_end[g] if self.estimated_end[g] > new_end
+                                                          else new_end):
+                    lost += self.procs[g]
+                g = self.next_guest[g]
+            return lost
         if t + self.estimate[b] / ((1.0 - self._interference(a, b, f)) * f) > self.shadow:
             return self.procs[b]
         return 0
@@ -747,15 +849,15 @@ cdef class SharingSimulation:
             self.may_share[a] and self.memory[a] + self.memory[b] <= self.memory_capacity)
 
     cdef void _donor_bounds(self) noexcept nogil:
-        """The widest unpaired donor and the least memory among them: a waiting
-        job beyond either bound cannot pair, so the walk skips it unscanned."""
+        """The most room a candidate donor has for a guest and the least memory among them: a
+        waiting job beyond either bound cannot pair, so the walk skips it unscanned."""
         cdef Py_ssize_t i, a
         self.widest_donor = 0
         self.least_donor_memory = INFINITY
         for i in range(self.n_unpaired):
             a = self.unpaired[i].idx
-            if self.procs[a] > self.widest_donor:
-                self.widest_donor = self.procs[a]
+            if self.procs[a] - self.guest_procs[a] > self.widest_donor:
+                self.widest_donor = self.procs[a] - self.guest_procs[a]
             if self.may_share[a] and self.memory[a] < self.least_donor_memory:
                 self.least_donor_memory = self.memory[a]
 
@@ -804,7 +906,7 @@ cdef class SharingSimulation:
                 continue
             a = self.unpaired[self.donor_pos].idx
             self.donor_pos += 1
-            if self.procs[a] < self.procs[b] or not self._memory_fits(a, b):
+            if self.procs[a] - self.guest_procs[a] < self.procs[b] or not self._memory_fits(a, b):
                 continue
             if self.strategy == STATIC:
                 if self._lost(a, b, 0.5, t) <= self.extra:

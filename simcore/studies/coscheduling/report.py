@@ -29,6 +29,7 @@ ABLATION_KEYS = (
     "fall_through",
     "learn",
     "memory_capacity",
+    "guests",
 )
 
 

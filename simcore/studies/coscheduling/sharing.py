@@ -70,6 +70,7 @@ class SharingSettings:
     quotas: str = "fixed"  # or dynamic: re-decided when the donor's expert leaves change (ASAX)
     feedback: str = "decision"  # or completion: the loss observed when the pair ends or is re-decided (ASAX)
     features: str = "request"  # the estimate the experts' phase and Hp read: request, clairvoyant or ave2
+    guests: int = 1  # guests a donor may host at once, each on its own processors
 
     def __post_init__(self):
         checks = (
@@ -85,6 +86,10 @@ class SharingSettings:
             (self.quotas in QUOTAS, f"quotas {self.quotas!r}: choose one of {', '.join(QUOTAS)}"),
             (self.feedback in FEEDBACKS, f"feedback {self.feedback!r}: choose one of {', '.join(FEEDBACKS)}"),
             (self.features in FEATURES, f"features {self.features!r}: choose one of {', '.join(FEATURES)}"),
+            (
+                isinstance(self.guests, int) and not isinstance(self.guests, bool) and self.guests >= 1,
+                f"guests (per donor) must be an integer >= 1, got {self.guests!r}",
+            ),
             (
                 self.strategy == "ASAX" or (self.quotas == "fixed" and self.feedback == "decision"),
                 f"quotas {self.quotas!r} and feedback {self.feedback!r}: only the ASAX learner re-decides "
@@ -198,6 +203,7 @@ def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner
         predictor,
         users,
         int(users.max()) + 1 if users is not None and len(users) else 1,
+        settings.guests,
     )
 
 

@@ -53,6 +53,7 @@ CONFIGURATION_KEYS = (
     "quotas",
     "feedback",
     "features",
+    "guests",
     "warm",
 )
 DETERMINISTIC = ("SPACE", "STATIC", "HEADROOM")

@@ -73,6 +73,14 @@ Arithmetic choices where docs/coscheduling.md leaves the order of operations or 
     Features: the experts read the estimate predicted at submission (request, clairvoyant run, or
     AVE2: the mean of the user's last two finished runs, the request before), clipped to
     [1, request]; users' finished runs are recorded at completion.
+19. Several guests per donor (``guests`` > 1): a running job that is no guest hosts up to ``guests``
+    guests at once, each on its own processors (the sum of their q at most q_a); a candidate needs
+    that room. The donor runs at the slowest of its shared processors' rates (its guests' donor rates,
+    1 with none), set at a pairing to ``min(new pair's, present)``; L counts its own part (q_a minus
+    its guests') and each guest's part whose release moves past T; its allocation is its own part
+    plus ``q_g (1 - f_g)`` for each guest in position order. A guest ending gives its processors back
+    (the donor's rate becomes its other guests'); a donor ending leaves each guest alone, settled and
+    processed in position order. ``guests = 1`` is the model above.
 17. Allocation (processor-seconds of CPU quota): ``allocated += rate * (t - since)`` whenever a job's
     allocation rate changes: ``q`` at a start, ``float(q_a - q_b) + float(q_b) * (1.0 - f)`` for a donor
     and ``float(q_b) * f`` for a guest when they pair, ``q`` for the survivor of a pair, 0 at the end.
@@ -280,6 +288,7 @@ def simulate_reference(
     feedback="decision",
     features="request",
     user=None,
+    guests=1,
 ):
     submit = [float(x) for x in submit]
     work = [float(x) for x in work]
@@ -333,7 +342,8 @@ def simulate_reference(
     last_update = [0.0] * n  # tau_j
     completion = [0.0] * n  # c_j
     estimated_end = [0.0] * n  # ê_j
-    current_guest = [-1] * n  # for a donor: its guest now, else -1
+    guests_of = [[] for _ in range(n)]  # for a donor: its guests now (each on its own processors)
+    quota_now = [math.nan] * n  # a paired guest's present quota
     current_donor = [-1] * n  # for a guest still paired: its donor now, else -1
 
     running = set()
@@ -394,17 +404,39 @@ def simulate_reference(
         end[j] = t
         allocate(j, t, 0.0)
         finished_runs.setdefault(users[j], []).append(work[j])
-        partner = current_guest[j] if current_guest[j] >= 0 else current_donor[j]
-        if partner >= 0:
-            donor_of_pair = partner if current_donor[j] >= 0 else j
-            settle(donor_of_pair, current_guest[donor_of_pair], t)
-        current_guest[j] = current_donor[j] = -1
-        if partner >= 0:
-            # the pair dissolves; the survivor runs alone at rate 1 (its processors stay where they are)
-            current_guest[partner] = current_donor[partner] = -1
-            if completion[partner] != t:
-                change_rate(partner, t, 1.0)
-            allocate(partner, t, float(procs[partner]))
+        a = current_donor[j]
+        if a >= 0:
+            # a guest ends: its processors return to its donor, which runs at its other guests' rate
+            settle(a, j, t)
+            guests_of[a].remove(j)
+            current_donor[j] = -1
+            if completion[a] != t:
+                change_rate(a, t, donor_rate_now(a))
+            allocate(a, t, donor_allocation(a))
+            return
+        # a donor ends: each guest keeps its own processors, alone at rate 1
+        for g in sorted(guests_of[j]):
+            settle(j, g, t)
+            current_donor[g] = -1
+            if completion[g] != t:
+                change_rate(g, t, 1.0)
+            allocate(g, t, float(procs[g]))
+        guests_of[j] = []
+
+    def donor_rate_now(a, changed=-1, f=None):
+        """The slowest of donor a's shared processors over its guests (1 with none), guest `changed` at f."""
+        slowest = 1.0
+        for g in sorted(guests_of[a]):
+            rho = donor_rate(a, g, f if g == changed else quota_now[g])
+            if rho < slowest:
+                slowest = rho
+        return slowest
+
+    def donor_allocation(a):
+        processors = float(procs[a] - sum(procs[g] for g in guests_of[a]))
+        for g in sorted(guests_of[a]):
+            processors += float(procs[g]) * (1.0 - quota_now[g])
+        return processors
 
     def busy_processors():
         # a paired guest sits on its donor's processors
@@ -416,12 +448,9 @@ def simulate_reference(
         for j in running:
             if current_donor[j] >= 0:
                 continue  # a paired guest is released through its donor's entries
-            guest = current_guest[j]
-            if guest < 0:
-                releases.append((estimated_end[j], procs[j]))
-            else:
-                releases.append((estimated_end[j], procs[j] - procs[guest]))
-                releases.append((max(estimated_end[j], estimated_end[guest]), procs[guest]))
+            releases.append((estimated_end[j], procs[j] - sum(procs[g] for g in guests_of[j])))
+            for g in guests_of[j]:
+                releases.append((max(estimated_end[j], estimated_end[g]), procs[g]))
         for T in sorted({when for when, _ in releases}):
             available = free + sum(count for when, count in releases if when <= T)
             if available >= procs[head]:
@@ -450,16 +479,18 @@ def simulate_reference(
         return 3 * hp + phase_level((t - start[a]) / seen_estimate[a])
 
     def reservation_cost(a, b, f, t, T):
-        """L of docs §3 for the pair (a, b, f); the waiting guest's efficiency is read as 1."""
-        bound_rate = paired_rate(a, b, 1.0 - f, u[a], f, guest_use=f)
-        if bound_rate == 1.0:
-            new_estimated_end = estimated_end[a]  # decided: the donor is untouched
-        else:
-            new_estimated_end = t + (estimate[a] - (work[a] - remaining_now(a, t))) / bound_rate
+        """L of docs §3 for the pair (a, b, f); the waiting guest's efficiency is read as 1. A donor
+        runs at its slowest processor's rate: the new pair's or its present one."""
+        bound_rate = min(paired_rate(a, b, 1.0 - f, u[a], f, guest_use=f), rate[a])
+        new_estimated_end = end_at_rate(a, t, bound_rate)  # decided: untouched at its present rate
         if not protect_reservation or estimated_end[a] > T:
             cost = 0
         elif new_estimated_end > T:
-            cost = procs[a]
+            # its own processors (the new guest's among them), and its guests' whose release moves past T
+            cost = procs[a] - sum(procs[g] for g in guests_of[a])
+            for g in guests_of[a]:
+                if max(estimated_end[a], estimated_end[g]) <= T < max(new_estimated_end, estimated_end[g]):
+                    cost += procs[g]
         elif t + estimate[b] / ((1.0 - pair_interference(a, b, f)) * f) > T:
             cost = procs[b]
         else:
@@ -550,13 +581,14 @@ def simulate_reference(
         if not protect_reservation:
             return 0
         f = k / K
-        donor_end = end_at_rate(a, t, donor_rate(a, b, f))
-        guest_end = end_at_rate(b, t, guest_rate(a, b, f))
+        donor_end = end_at_rate(a, t, donor_rate_now(a, b, f))
         lost = 0
         if estimated_end[a] <= T < donor_end:
-            lost += procs[a] - procs[b]
-        if max(estimated_end[a], estimated_end[b]) <= T < max(donor_end, guest_end):
-            lost += procs[b]
+            lost += procs[a] - sum(procs[g] for g in guests_of[a])
+        for g in guests_of[a]:
+            guest_end = end_at_rate(b, t, guest_rate(a, b, f)) if g == b else estimated_end[g]
+            if max(estimated_end[a], estimated_end[g]) <= T < max(donor_end, guest_end):
+                lost += procs[g]
         return lost
 
     def redecide(t, T, extra):
@@ -576,10 +608,11 @@ def simulate_reference(
             if chosen != present:
                 extra -= requota_cost(a, b, chosen, t, T)
                 f = chosen / K
-                change_rate(a, t, donor_rate(a, b, f))
+                change_rate(a, t, donor_rate_now(a, b, f))
                 change_rate(b, t, guest_rate(a, b, f))
+                quota_now[b] = f
                 level[b] = chosen
-                allocate(a, t, float(procs[a] - procs[b]) + float(procs[b]) * (1.0 - f))
+                allocate(a, t, donor_allocation(a))
                 allocate(b, t, float(procs[b]) * f)
                 quota_changes += 1
         return extra
@@ -607,7 +640,10 @@ def simulate_reference(
             donors = sorted(
                 (start[a], a)
                 for a in running
-                if current_guest[a] < 0 and current_donor[a] < 0 and procs[a] >= procs[b] and memory_fits(a, b)
+                if current_donor[a] < 0
+                and len(guests_of[a]) < guests
+                and procs[a] - sum(procs[g] for g in guests_of[a]) >= procs[b]
+                and memory_fits(a, b)
             )
             for _, a in donors:
                 f = choose_quota(a, b, t, T, extra)
@@ -618,12 +654,13 @@ def simulate_reference(
                         continue
                     break
                 extra -= reservation_cost(a, b, f, t, T)
-                change_rate(a, t, donor_rate(a, b, f))
+                change_rate(a, t, min(donor_rate(a, b, f), rate[a]))
                 begin(b, t, guest_rate(a, b, f))
-                allocate(a, t, float(procs[a] - procs[b]) + float(procs[b]) * (1.0 - f))
-                allocate(b, t, float(procs[b]) * f)
-                current_guest[a] = b
+                guests_of[a].append(b)
                 current_donor[b] = a
+                quota_now[b] = f
+                allocate(a, t, donor_allocation(a))
+                allocate(b, t, float(procs[b]) * f)
                 level[b] = math.floor(f * K + 0.5)
                 if quotas == "dynamic":
                     decided_bins[b] = state_bins(a, t)

@@ -772,3 +772,24 @@ def test_pressure_interference_by_hand():
     # the allocations: the donor 2 x 1 + 2 x .5 until the guest ends, then 4; the guest 2 x .5 while paired
     assert result["allocated"][2] == pytest.approx(guest_end, rel=1e-12)
     assert result["allocated"][0] == pytest.approx(3 * guest_end + 4 * (result["end"][0] - guest_end), rel=1e-12)
+
+
+# ------------------------------------------------------------- several guests ---
+
+
+@pytest.mark.parametrize("guests, ends", [(1, [100, 40, 80]), (2, [100, 40, 40])])
+def test_a_donor_hosts_up_to_its_guests_on_disjoint_processors(guests, ends):
+    # m = 4, STATIC: donor job 0 (q=4, W=e=100, u=.3: rate 1 at f=.5) runs; jobs 1 and 2 (q=2, W=e=20) wait, the
+    # head's T = 100 with extra 2; each guest's bound 0 + 20/.5 = 40 <= T: L = 0. With one guest a donor, job 2
+    # waits until job 1 ends at 40, then pairs (bound 80 <= 100) and ends at 80; with two, both pair at 0 on their
+    # own 2 processors and end at 40. Allocations: the donor 2 x .5 per guest on the shared processors.
+    jobs = [(0, 100, 100, 4, 0.3, NAN), (0, 20, 20, 2, 1.0, NAN), (0, 20, 20, 2, 1.0, NAN)]
+    result = run(jobs, 4, strategy="STATIC", guests=guests)
+    assert result["end"].tolist() == ends
+    assert result["donor"].tolist() == [-1, 0, 0]
+    assert result["busy_area"] == 400.0
+    if guests == 2:
+        assert result["allocated"].tolist() == [2 * 40 + 4 * 60, 40.0, 40.0]
+    else:  # one guest at a time: 4 - 2 + 2 x .5 = 3 while paired ([0, 40] and [40, 80])
+        assert result["allocated"].tolist() == [3 * 80 + 4 * 20, 40.0, 40.0]
+    assert sum(result["allocated"]) == result["busy_area"]

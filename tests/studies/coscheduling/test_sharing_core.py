@@ -61,6 +61,7 @@ def random_settings(rng: np.random.Generator) -> SharingSettings:
         quotas="dynamic" if strategy == "ASAX" and rng.random() < 0.5 else "fixed",
         feedback="completion" if strategy == "ASAX" and rng.random() < 0.5 else "decision",
         features=str(rng.choice(["request", "clairvoyant", "ave2"])),
+        guests=int(rng.choice([1, 1, 2, 3])),
     )
 
 
@@ -89,6 +90,7 @@ def reference_of(workload: Workload, settings: SharingSettings, seed: int, state
         feedback=settings.feedback,
         features=settings.features,
         user=workload.user,
+        guests=settings.guests,
     )
 
 
@@ -115,7 +117,7 @@ def test_core_equals_reference_on_random_workloads(block):
     strategies_seen, pairs = set(), 0
     # runs with pairs of each variant, and of dynamic quotas those with a quota changed
     variants = dict.fromkeys(["pressure", "unprotected", "no fall-through", "frozen", "completion", "ave2"], 0)
-    variants["quota changed"] = 0
+    variants["quota changed"] = variants["two guests at once"] = 0
     for case in range(CASES // 6):
         workload, settings = random_workload(rng), random_settings(rng)
         seed = int(rng.integers(0, 2**32))
@@ -132,6 +134,7 @@ def test_core_equals_reference_on_random_workloads(block):
             variants["completion"] += settings.feedback == "completion"
             variants["ave2"] += settings.features == "ave2"
             variants["quota changed"] += core.learner["quota_changes"] > 0
+            variants["two guests at once"] += hosted_at_once(core).max() > 1
     assert strategies_seen == set(STRATEGIES)
     assert pairs > 200  # the cases exercise sharing, not only EASY
     assert min(variants.values()) >= 10, variants  # and every variant with pairs
@@ -148,6 +151,19 @@ def test_warm_learner_state_is_carried_like_the_reference():
         assert_same(core, reference, f"window {window}")
         core_state, reference_state = core.learner["state"], reference["learner"]["state"]
     assert core_state["round"] > 1  # the weights did move across windows
+
+
+def hosted_at_once(result) -> np.ndarray:
+    """Per guest: how many guests its donor held when it started (itself included)."""
+    guests = np.flatnonzero(result.donor >= 0)
+    counts = []
+    for b in guests:
+        a = result.donor[b]
+        others = guests[(result.donor[guests] == a)]
+        counts.append(
+            sum(result.start[g] <= result.start[b] < min(result.end[g], result.end[a]) or g == b for g in others)
+        )
+    return np.array(counts or [0])
 
 
 def processors_in_use(workload, result, with_times=False):
@@ -184,11 +200,15 @@ def test_invariants_of_the_core_schedules():
             assert workload.procs[guest] <= workload.procs[donor]
             # <= : a donor with no work left at the instant (W = 0) still hosts, then ends at once
             assert result.start[donor] <= result.start[guest] <= result.end[donor]
-        # one guest per donor at a time: a donor's guests do not overlap in time
+        # at most `guests` guests a donor at a time, on no more processors than the donor's
         for donor in np.unique(donors):
-            hosted = sorted(guests[donors == donor], key=lambda g: (result.start[g], result.end[g]))
-            for first, second in zip(hosted, hosted[1:]):
-                assert result.start[second] >= min(result.end[first], result.end[donor]), case
+            hosted = guests[donors == donor]
+            for b in hosted:
+                during = [
+                    g for g in hosted if result.start[g] <= result.start[b] < min(result.end[g], result.end[donor])
+                ]
+                assert len(during) <= settings.guests, case
+                assert workload.procs[during].sum() <= workload.procs[donor], case
         assert (result.end - result.start >= workload.run * (1 - 1e-12)).all()  # rates never exceed 1
         if settings.strategy == "SPACE":
             assert len(guests) == 0
