@@ -106,7 +106,8 @@ rule coscheduling_tables:
         "../envs/simcore.yaml"
     resources:
         # every run's rows in memory: about 10 MB per MB of Parquet (UniLu-Gaia and HPC2N, 225 MB: 2.1 GB)
-        mem_mb=lambda wildcards, input, attempt: max(1000, round(12 * input.size_mb)) * attempt,
+        mem_mb=lambda wildcards, input, attempt: max(1000, round(12 * input.size_mb))
+        * attempt,
     params:
         outdir=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
         classes=lambda wildcards, input: (

@@ -4,8 +4,8 @@
 
 Everything between decisions is C over typed arrays: the space phase is the
 EASY pass of simcore/engine/_core.pyx with FCFS order and backfilling in queue
-order; the co-allocation phase walks the waiting jobs and the unpaired running
-jobs; the ASAX learner (section 5) decides in C. With an external policy the
+order; the co-allocation phase walks the waiting jobs and the running jobs
+that may host them; the ASAX learner (section 5) decides in C. With an external policy the
 walk pauses at each case and resumes after `decide` (the Gymnasium
 environment). The Python wrapper is sharing.py; SharingSimulation checks
 and copies its inputs itself, once, so that the loop can trust them.
