@@ -21,6 +21,10 @@ WITHIN_POINTS = 10.0  # a utilisation "reproduced": within 10 points of the pape
 ALLOCATION_GAIN = "utilisation of allocated capacity gain (points)"
 # the keys of a configuration that make it a variant or an ablation of ASAX (docs/coscheduling.md §5.8)
 ABLATION_KEYS = (
+    "levels",
+    "loss",
+    "scope",
+    "warm",
     "interference",
     "quotas",
     "feedback",

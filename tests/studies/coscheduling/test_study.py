@@ -1217,7 +1217,7 @@ def test_ablation_configurations():
         "SPACE": {"strategy": "SPACE"},
         "STATIC": {"strategy": "STATIC"},
         "ASAX": {"strategy": "ASAX"},
-        "ASAX4": {"strategy": "ASAX", "levels": 4, "warm": True},  # not an ablation key
+        "ASAX4": {"strategy": "ASAX", "warm": True, "levels": 4},  # variants: levels and warm start
         "ASAX-unprotected": {"strategy": "ASAX", "protect_reservation": False},
         # every ablation key, listed in ABLATION_KEYS' order whatever the configuration's
         "ASAX-all": {
@@ -1231,6 +1231,7 @@ def test_ablation_configurations():
         "STATIC-pressure": {"strategy": "STATIC", "interference": "pressure"},  # ablations are ASAX's
     }
     assert ablation_configurations(configurations) == {
+        "ASAX4": "levels 4, warm True",
         "ASAX-unprotected": "protect_reservation False",
         "ASAX-all": "interference pressure, protect_reservation False, fall_through False, learn False, "
         "memory_capacity 500000.0",
