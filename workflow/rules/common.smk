@@ -627,20 +627,20 @@ def coscheduling_queue_options(root):
     )
 
 
-def coscheduling_queue_classes(root):
-    """The paper queue's per-workflow rows, when the study runs the queue (`paper_queue`)."""
+def coscheduling_queue(root, name):
+    """The paper queue's file `name` (E1.parquet, classes.parquet), when the study runs the
+    queue (`paper_queue`)."""
     if not coscheduling(root)["paper_queue"]:
         return []
-    return [f"{root}/coscheduling/runs/ASA_X-queue/classes.parquet"]
+    return [f"{root}/coscheduling/runs/ASA_X-queue/{name}"]
 
 
 def coscheduling_runs(root):
-    queue = coscheduling_queue_classes(root)
     return [
         f"{root}/coscheduling/runs/{trace}/{experiment}.parquet"
         for trace in coscheduling(root)["traces"]
         for experiment in ("E1", "E2")
-    ] + [path.replace("classes.parquet", "E1.parquet") for path in queue]
+    ] + coscheduling_queue(root, "E1.parquet")
 
 
 def coscheduling_outputs(study):

@@ -83,7 +83,7 @@ rule coscheduling_paper_queue:
 rule coscheduling_tables:
     input:
         runs=lambda wildcards: coscheduling_runs(wildcards.root),
-        classes=lambda wildcards: coscheduling_queue_classes(wildcards.root),
+        classes=lambda wildcards: coscheduling_queue(wildcards.root, "classes.parquet"),
     output:
         tables=multiext(
             "{root}/coscheduling/tables/",

@@ -204,7 +204,7 @@ cdef class SharingSimulation:
     cdef double[::1] allocated, allocation_rate, allocation_since
     cdef double[::1] reservation     # the first shadow time a job got as the head
     # the estimate the experts read (phase, Hp): the predictor's at submission, clipped to [1, estimate]
-    cdef double[::1] seen_estimate
+    cdef double* seen_estimate       # the request itself without a predictor
     cdef Predictor predictor         # None: the request
     cdef JobArrays jobs              # what the predictor reads
     cdef int* user
@@ -315,17 +315,19 @@ cdef class SharingSimulation:
         self.allocation_rate = np.zeros(n)
         self.allocation_since = np.zeros(n)
         self.reservation = np.full(n, NAN)
-        self.seen_estimate = np.asarray(estimate).copy()
-        self.level = np.zeros(n, dtype=np.intc)
-        self.decided_leaves = np.zeros(n, dtype=np.intc)
+        # set before they are read (at a pairing, at a submission): no need to fill what a run of
+        # hundreds of thousands of jobs may never touch
+        self.seen_estimate = self.estimate if predictor is None else copy_doubles(estimate)
+        self.level = np.empty(n, dtype=np.intc)
+        self.decided_leaves = np.empty(n, dtype=np.intc)
         self.pending = np.zeros((n if feedback == AT_COMPLETION else 0, 4 + N_EXPERTS))
-        self.has_pending = np.zeros(n, dtype=np.uint8)
+        self.has_pending = np.zeros(n if feedback == AT_COMPLETION else 0, dtype=np.uint8)
         self.partner = np.full(n, -1, dtype=np.int64)
         self.first_guest = np.full(n, -1, dtype=np.int64)
         self.next_guest = np.full(n, -1, dtype=np.int64)
         self.guest_procs = np.zeros(n, dtype=np.int64)
         self.n_guests = np.zeros(n, dtype=np.intc)
-        self.quota_now = np.full(n, NAN)
+        self.quota_now = np.empty(n)
         self.donor = np.full(n, -1, dtype=np.int64)
         self.state = np.zeros(n, dtype=np.int8)
         self.is_guest = np.zeros(n, dtype=np.uint8)
@@ -399,6 +401,8 @@ cdef class SharingSimulation:
         free(self.case_rows.rows)
         free(self.paired)
         free(self.user)
+        if self.seen_estimate != self.estimate:
+            free(self.seen_estimate)
         if self.predictor is not None and self.predictor.owner == <size_t> <void*> self:
             self.predictor.owner = 0
 
@@ -599,6 +603,9 @@ cdef class SharingSimulation:
         self._drop_releases(j)
         if self.n_guests[j] < self.guests:
             sorted_remove(self.unpaired, &self.n_unpaired, self.start[j], j)
+        if self.n_guests[j] == 0:       # alone: its processors become idle
+            self.free_procs += self.procs[j]
+            return
         # a donor ends: its unshared processors become idle, each guest keeps its own, alone
         self.free_procs += self.procs[j] - self.guest_procs[j]
         g = self.first_guest[j]
@@ -1082,7 +1089,7 @@ cdef class SharingSimulation:
         cdef double elapsed, progress, loss, late
         cdef double probabilities[N_EXPERTS]
         cdef int i
-        if not self.has_pending[b]:
+        if self.feedback == AT_DECISION or not self.has_pending[b]:
             return
         self.has_pending[b] = False
         if self.loss == 0:

@@ -84,6 +84,16 @@ def _queue_classes(classes: pd.DataFrame) -> pd.DataFrame:
     return block.groupby(["cores", "configuration", "workflow"], sort=False)[columns].mean().reset_index()
 
 
+def _queue_rows(table: str, row_label: str, strategy: str, published: dict, ours: dict, **sample) -> list[dict]:
+    """One reproduction row per column of one of the paper queue's published rows."""
+    return [
+        reproduction_row(
+            PAPER, table, row_label, f"{strategy} {column}", value, ours[column], trace=PAPER_QUEUE_TRACE, **sample
+        )
+        for column, value in published.items()
+    ]
+
+
 def _queue_reproduction_rows(summary: pd.DataFrame, classes: pd.DataFrame | None) -> list[dict]:
     rows = []
     for _, row in _queue_summary(summary).iterrows():
@@ -94,20 +104,15 @@ def _queue_reproduction_rows(summary: pd.DataFrame, classes: pd.DataFrame | None
             "CPU util %": 100 * row["allocation_utilisation"],
             "response h": row["mean_response_h"],
         }
-        for column, value in published.items():
-            rows.append(
-                reproduction_row(
-                    PAPER,
-                    "Table 3 (the paper's queue)",
-                    f"{PAPER_QUEUE_TRACE} {label}",
-                    f"{row['configuration']} {column}",
-                    value,
-                    ours[column],
-                    trace=PAPER_QUEUE_TRACE,
-                    sample_size=row["runs"],
-                    sample="runs of the 45-job queue (κ = 0; ASAX: seeds)",
-                )
-            )
+        rows += _queue_rows(
+            "Table 3 (the paper's queue)",
+            f"{PAPER_QUEUE_TRACE} {label}",
+            row["configuration"],
+            published,
+            ours,
+            sample_size=row["runs"],
+            sample="runs of the 45-job queue (κ = 0; ASAX: seeds)",
+        )
     if classes is None:
         return rows
     for _, row in _queue_classes(classes).iterrows():
@@ -118,21 +123,16 @@ def _queue_reproduction_rows(summary: pd.DataFrame, classes: pd.DataFrame | None
             "CPU util %": 100 * row["allocation_utilisation"],
             "mem util %": 100 * row["memory_allocation_utilisation"],
         }
-        for column, value in zip(ours, (runtime, cpu, memory)):
-            rows.append(
-                reproduction_row(
-                    PAPER,
-                    "Table 2 (the paper's queue)",
-                    f"{PAPER_QUEUE_TRACE} {label} {row['workflow']}",
-                    f"{row['configuration']} {column}",
-                    value,
-                    ours[column],
-                    trace=PAPER_QUEUE_TRACE,
-                    sample_size=row["jobs"],
-                    sample="jobs of the class (κ = 0)",
-                    note="by construction (SPACE is Table 2's Slurm column)" if row["configuration"] == "SPACE" else "",
-                )
-            )
+        rows += _queue_rows(
+            "Table 2 (the paper's queue)",
+            f"{PAPER_QUEUE_TRACE} {label} {row['workflow']}",
+            row["configuration"],
+            dict(zip(ours, (runtime, cpu, memory))),
+            ours,
+            sample_size=row["jobs"],
+            sample="jobs of the class (κ = 0)",
+            note="by construction (SPACE is Table 2's Slurm column)" if row["configuration"] == "SPACE" else "",
+        )
     return rows
 
 

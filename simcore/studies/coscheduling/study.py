@@ -116,6 +116,7 @@ def run_metrics(result: SharingResult) -> dict:
     paired_slowdown = (end - start)[positive & paired] / work[positive & paired]
     useful = float(np.sum(result.efficiency * procs * work))
     memory_area = float(np.nansum(workload.memory * procs * (end - start)))  # jobs of known memory
+    allocation = allocation_utilisations(result)
     learner = result.learner
     cases = int(learner.get("cases", 0))
     return {
@@ -135,8 +136,8 @@ def run_metrics(result: SharingResult) -> dict:
         "paired_jobs": int(paired.sum()),
         "cpu_utilisation": useful / (workload.machine_size * makespan) if makespan > 0 else math.nan,
         "held_utilisation": useful / result.busy_area if result.busy_area > 0 else math.nan,
-        "allocation_utilisation": _mean(allocation_utilisations(result)),
-        "paired_allocation_utilisation": _mean(allocation_utilisations(result)[paired]),
+        "allocation_utilisation": _mean(allocation),
+        "paired_allocation_utilisation": _mean(allocation[paired]),
         "memory_allocation_utilisation": _mean(memory_allocation_utilisations(result)),
         "memory_held_utilisation": (
             memory_area / (result.memory_capacity * result.busy_area) if result.busy_area > 0 else math.nan

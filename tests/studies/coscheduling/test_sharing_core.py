@@ -11,6 +11,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from conftest import PWA, SIMULABLE_MIRROR
+from studies.coscheduling import reference_cosched
 from studies.coscheduling.reference_cosched import simulate_reference
 
 from simcore import read_swf, simulate
@@ -317,3 +318,43 @@ def test_a_bad_learner_state_is_named(state, message):
     workload = Workload.from_arrays([0], [5], [10], [1], 1, efficiency=[0.5])
     with pytest.raises(SharingInputError, match=message):
         simulate_sharing(workload, SharingSettings(memory=False), learner_state=state)
+
+
+ORIGINAL_HAPPINESS_LEVEL = reference_cosched.happiness_level
+ORIGINAL_HEDGE_UPDATE = reference_cosched.hedge_update
+
+
+def _hp_ignoring_the_rate(slack, remaining, rate=1.0):
+    return ORIGINAL_HAPPINESS_LEVEL(slack, remaining)
+
+
+def _hedge_ignoring_learn(state, leaves, chosen_level, loss, learn=True):
+    return ORIGINAL_HEDGE_UPDATE(state, leaves, chosen_level, loss)
+
+
+def _mid_bin_open_at_the_top(x):
+    return 0 if x < 0.25 else (1 if x < 0.75 else 2)  # the contract's mid bin is [0.25, 0.75]
+
+
+@pytest.mark.parametrize(
+    "name, planted",
+    [
+        ("happiness_level", _hp_ignoring_the_rate),  # dynamic quotas read a paired donor's Hp over R / rate
+        ("hedge_update", _hedge_ignoring_learn),  # a frozen learner still updates
+        ("cpu_or_mem_level", _mid_bin_open_at_the_top),  # a boundary off: u = 0.75 read as high
+    ],
+)
+def test_the_agreement_test_catches_a_planted_bug_in_the_reference(monkeypatch, name, planted):
+    """The comparison is sharp enough: a small bug planted in the reference (the core unchanged)
+    makes some of the random cases disagree."""
+    monkeypatch.setattr(reference_cosched, name, planted)
+    rng = np.random.default_rng(2024)
+    caught = 0
+    for _ in range(1500):
+        workload, settings = random_workload(rng), random_settings(rng)
+        seed = int(rng.integers(0, 2**32))
+        try:
+            assert_same(simulate_sharing(workload, settings, seed=seed), reference_of(workload, settings, seed), "")
+        except AssertionError:
+            caught += 1
+    assert caught > 0
