@@ -37,7 +37,7 @@ COMMAND_MODULES = {
         "coscheduling-tables",
         "plot-coscheduling",
     ),
-    "simcore.studies.elastic.commands": ("elastic-run", "elastic-tables", "plot-elastic"),
+    "simcore.studies.elastic.commands": ("elastic-run", "elastic-sets", "elastic-tables", "plot-elastic"),
     "simcore.studies.job_selection.commands": ("rl-baselines", "rl-baselines-tables"),
     "simcore.reporting.commands": ("report", "cost"),
 }

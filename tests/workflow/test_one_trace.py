@@ -144,7 +144,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "coscheduling_replay": sharing,
         "coscheduling_tables": sharing,
         "plot_coscheduling": sharing,
-        "elastic_run": elastic * (1 if job_sets == "all" else job_sets),
+        "elastic_run": elastic * (1 if job_sets == "all" else len(job_sets) if isinstance(job_sets, list) else job_sets),
         "elastic_tables": elastic,
         "plot_elastic": elastic,
         "rl_baselines_run": selection,

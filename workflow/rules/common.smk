@@ -668,9 +668,12 @@ def elastic(root):
 
 
 def elastic_job_sets(root, trace):
-    """The job sets of a trace: "1".."N" (consecutive sets) or "all" (every serial job)."""
+    """The job sets of a trace: "1".."N" (the first N consecutive sets), the listed set numbers,
+    or "all" (every serial job)."""
     chosen = elastic(root)["job_sets"].get(trace, 1)
-    return ["all"] if chosen == "all" else [str(k) for k in range(1, chosen + 1)]
+    if chosen == "all":
+        return ["all"]
+    return [str(k) for k in (chosen if isinstance(chosen, list) else range(1, chosen + 1))]
 
 
 def elastic_options(root, trace):
@@ -680,6 +683,7 @@ def elastic_options(root, trace):
     return " ".join(
         [
             f"--set-jobs {chosen['set_jobs']} --pre-training {chosen['pre_training']}",
+            f"--monitoring {chosen['monitoring']}",
             f"--time-compression {chosen['time_compression'].get(trace, 1)}",
             f"--seeds {chosen['seeds']}",
             f"--runs '{json.dumps(chosen['runs'])}'",  # in the config's order

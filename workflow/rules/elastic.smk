@@ -32,7 +32,11 @@ rule elastic_tables:
         lambda wildcards: elastic_runs(wildcards.root),
     output:
         tables=multiext(
-            "{root}/elastic/tables/", "runs.parquet", "summary.csv", "speedups.csv"
+            "{root}/elastic/tables/",
+            "runs.parquet",
+            "summary.csv",
+            "speedups.csv",
+            "job_sets.csv",
         ),
         markdown=report(
             "{root}/elastic/report.md",

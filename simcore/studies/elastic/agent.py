@@ -16,18 +16,15 @@ import numpy as np
 from simcore.studies.elastic.env import SLOT_INPUTS
 from simcore.studies.elastic.esn import Readout, Reservoir, features
 from simcore.studies.elastic.jobsets import JobSet
+from simcore.studies.elastic.rewards import Rewards
 from simcore.studies.elastic.site import ACTION_INPUTS, EDF, STATE_INPUTS, Policy, Site, run_site
 
 EPSILON = 0.05
 GAMMA = 0.8
 ETA = 0.2
 SWEEPS = 5
-
-
-def response(run: float, wait: float) -> float:
-    """W_j = p / (p + wait), 1 when both are 0."""
-    total = run + wait
-    return run / total if total > 0 else 1.0
+PRE_TRAINING_POOLS = ("explore", "rigid")  # the elastic learner's pre-training pool (docs/elastic.md §7)
+NO_JOB = np.zeros(0, dtype=np.int64)  # the job part of a pool-only decision
 
 
 @dataclass
@@ -46,7 +43,8 @@ class Record:
 
 
 class Learner(Policy):
-    """SARSA with the ESN; `lam` weighs W against fairness (rigid) or utilisation (elastic)."""
+    """SARSA with the ESN; `lam` weighs W against fairness (rigid) or utilisation (elastic, read as
+    `utilisation`: "interval" or "cumulative", rewards.py)."""
 
     def __init__(
         self,
@@ -57,6 +55,7 @@ class Learner(Policy):
         seed: int,
         pool_top: int,
         epsilon: float = EPSILON,
+        utilisation: str = "interval",
     ):
         self.reservoir = reservoir
         self.readout = readout
@@ -64,11 +63,11 @@ class Learner(Policy):
         self.elastic = elastic
         self.pool_top = pool_top
         self.epsilon = epsilon
+        self.seed = seed
         self.explore = np.random.default_rng([seed, 1])
         self.state = np.zeros(reservoir.units)
         self.record = Record()
-        self.job_decision: dict[int, int] = {}
-        self.utilisation: dict[int, float] = {}  # U(T_t) at j's election (the elastic reward's)
+        self.rewards = Rewards(lam, elastic, utilisation, self._reward)
 
     # -- inputs ------------------------------------------------------------------------
 
@@ -97,11 +96,14 @@ class Learner(Policy):
         else:
             chosen = int(self._values(state, job_rows, levels).argmax())  # the first of equal values wins
         job, level = divmod(chosen, per_row)
-        committed = self._inputs(state, job_rows[job : job + 1], levels[level : level + 1])[0]
-        self.state = self.reservoir.step(self.state, committed)
-        z = features(self.state[self.reservoir.readout_units])
+        z = self._commit(state, job_rows[job : job + 1], levels[level : level + 1])
         self._add(Decision(z, float(self.readout.values(z[None, 1:])[0])))
         return chosen
+
+    def _commit(self, state: np.ndarray, job_row: np.ndarray, level: np.ndarray) -> np.ndarray:
+        """Step the reservoir on the chosen candidate's inputs; the readout's features z of the new state."""
+        self.state = self.reservoir.step(self.state, self._inputs(state, job_row, level)[0])
+        return features(self.state[self.reservoir.readout_units])
 
     def _values(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
         """Q of each candidate (job row, level) of `_inputs` on the reservoir's tentative next state.
@@ -119,31 +121,10 @@ class Learner(Policy):
         queue = np.asarray(site.queue, dtype=np.int64)
         chosen = self._decide(site.state_inputs(), self._job_rows(site, queue), levels)
         per_job = len(levels) if self.elastic else 1
-        j = int(queue[chosen // per_job])
-        self._elected(site, j)
-        return j, int(levels[chosen % per_job]) if self.elastic else site.pool
+        return int(queue[chosen // per_job]), int(levels[chosen % per_job]) if self.elastic else site.pool
 
     def choose_pool(self, site: Site, levels: np.ndarray) -> int:
-        no_job = np.zeros(0, dtype=np.int64)
-        level = int(levels[self._decide(site.state_inputs(), self._job_rows(site, no_job), levels)])
-        # no job is waiting: full responsiveness (decided)
-        self._reward(len(self.record.decisions) - 1, self.lam + (1 - self.lam) * site.utilisation())
-        return level
-
-    def completed(self, site: Site, j: int) -> None:
-        t = self.job_decision.pop(j, None)
-        if t is None:
-            return
-        jobs = site.jobs
-        w = response(float(jobs.run[j]), float(site.result.start[j] - jobs.submit[j]))
-        utilisation = self.utilisation.pop(j)
-        other = utilisation if self.elastic else site.result.fairness[j]  # F_j: the site's, at j's start (election)
-        self._reward(t, self.lam * w + (1 - self.lam) * other)
-
-    def _elected(self, site: Site, j: int) -> None:
-        """What j's reward needs from the instant it is elected."""
-        self.job_decision[j] = len(self.record.decisions) - 1
-        self.utilisation[j] = site.utilisation()
+        return int(levels[self._decide(site.state_inputs(), self._job_rows(site, NO_JOB), levels)])
 
     # -- SARSA ---------------------------------------------------------------------------
 
@@ -175,19 +156,29 @@ class Learner(Policy):
 
 
 class PreTraining(Learner):
-    """EDF drives the decisions; the reservoir and the rewards are recorded as the learner's."""
+    """EDF drives the job decisions; on an elastic site the level of each decision that may change the
+    pool is drawn uniformly among the allowed ones (`default_rng([seed, 2])`), so that the readout
+    sees pool actions and their rewards before the online run. The reservoir and the rewards are
+    recorded as the learner's."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.edf = EDF()
+        self.pool_draws = np.random.default_rng([self.seed, 2])
 
     def choose(self, site: Site, levels: np.ndarray) -> tuple[int, int]:
         j, _ = self.edf.choose(site, levels)
-        inputs = self._inputs(site.state_inputs(), self._job_rows(site, np.array([j])), np.array([site.pool]))[0]
-        self.state = self.reservoir.step(self.state, inputs)
-        self.record.decisions.append(Decision(features(self.state[self.reservoir.readout_units]), 0.0))
-        self._elected(site, j)
-        return j, site.pool
+        return j, self._record(site, np.array([j]), levels)
+
+    def choose_pool(self, site: Site, levels: np.ndarray) -> int:
+        return self._record(site, NO_JOB, levels)
+
+    def _record(self, site: Site, job: np.ndarray, levels: np.ndarray) -> int:
+        """The level (drawn when several are allowed) and the decision recorded with Q = 0."""
+        level = int(self.pool_draws.choice(levels)) if len(levels) > 1 else int(levels[0])
+        z = self._commit(site.state_inputs(), self._job_rows(site, job), np.array([level]))
+        self.record.decisions.append(Decision(z, 0.0))
+        return level
 
     def _reward(self, t: int, reward: float) -> None:
         self.record.decisions[t].reward = reward  # examples come from the sweeps
@@ -221,13 +212,23 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[new], index
 
 
-def pre_train(jobs: JobSet, lam: float, elastic: bool, model: str, seed: int, top: int) -> tuple[Reservoir, Readout]:
+def pre_train(
+    jobs: JobSet,
+    lam: float,
+    elastic: bool,
+    model: str,
+    seed: int,
+    top: int,
+    levels: np.ndarray | None = None,
+    utilisation: str = "interval",
+) -> tuple[Reservoir, Readout]:
     """The reservoir of `seed` and the readout fitted by the sweeps over an EDF run of the first jobs
-    on the rigid pool (inputs divided by `top`, the online run's P_max)."""
+    from the rigid pool (inputs divided by `top`, the online run's P_max); with `levels`, the pool is
+    explored among them (PreTraining), else it stays rigid."""
     reservoir = Reservoir.generate(STATE_INPUTS + ACTION_INPUTS + (1 if elastic else 0), seed)
     readout = Readout()
-    pre = PreTraining(reservoir, readout, lam, elastic, seed, top)
-    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, model, pool_top=top)
+    pre = PreTraining(reservoir, readout, lam, elastic, seed, top, utilisation=utilisation)
+    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, model, levels, pool_top=top)
     pre.sweeps()
     return reservoir, readout
 
@@ -240,12 +241,18 @@ def train_and_run(
     seed: int,
     levels: np.ndarray | None = None,
     epsilon: float = EPSILON,
+    utilisation: str = "interval",
+    pre_training_pool: str = "explore",
 ) -> tuple:
-    """Pre-train on the first jobs with EDF on the rigid pool, then run the online jobs (rigid or
-    elastic from the rigid pool). Returns (the online SiteRun, the learner's record)."""
+    """Pre-train on the first jobs with EDF (an elastic learner's pool explored among `levels`, or
+    rigid), then run the online jobs (rigid or elastic from the rigid pool). Returns (the online
+    SiteRun, the learner's record)."""
+    if pre_training_pool not in PRE_TRAINING_POOLS:
+        raise ValueError(f"pre_training_pool {pre_training_pool!r}: choose one of {', '.join(PRE_TRAINING_POOLS)}")
     top = int(levels[-1]) if elastic else jobs.rigid_pool
-    reservoir, readout = pre_train(jobs, lam, elastic, model, seed, top)
-    learner = Learner(reservoir, readout, lam, elastic, seed, top, epsilon)
+    explored = levels if elastic and pre_training_pool == "explore" else None
+    reservoir, readout = pre_train(jobs, lam, elastic, model, seed, top, explored, utilisation)
+    learner = Learner(reservoir, readout, lam, elastic, seed, top, epsilon, utilisation)
     online = run_site(jobs, learner, jobs.rigid_pool, jobs.pre_training, len(jobs), model, levels if elastic else None)
     learner.finish()
     return online, learner.record

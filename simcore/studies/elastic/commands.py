@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pandas as pd
 
-from simcore.studies.elastic.jobsets import PRE_TRAINING_JOBS, SET_JOBS, JobSetError, consecutive_sets, whole_set
+from simcore.studies.elastic.jobsets import (
+    MONITORING,
+    PRE_TRAINING_JOBS,
+    SET_JOBS,
+    JobSetError,
+    consecutive_sets,
+    rank_sets,
+    set_statistics,
+    whole_set,
+)
 from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import elastic_markdown, reproduction_rows
 from simcore.workloads.commands import output_file, positive_float
@@ -25,26 +34,35 @@ from simcore.workloads.files import (
 from simcore.workloads.vo_profiles import VO_PROFILES, apply_vo_profile
 
 RUN_KEYS = ("elastic", "model", "lambda")
+VARIANT_KEYS = ("utilisation", "pre_training_pool")  # optional: the elastic reward's ablations
 LOG_GROUPS = "the trace's groups"  # where a real log's VOs come from (its rows are compared with the paper)
 
 
 def _runs(text: str) -> dict:
-    """--runs: JSON {name: {"elastic": bool, "model": "ORA" | "EST", "lambda": λ}}."""
+    """--runs: JSON {name: {"elastic": bool, "model": "ORA" | "EST", "lambda": λ[, "utilisation":
+    "interval" | "cumulative"][, "pre_training_pool": "explore" | "rigid"]}}."""
+    from simcore.studies.elastic.study import RunSettings
+
     runs = json.loads(text)
     if not isinstance(runs, dict) or not runs:
         raise argparse.ArgumentTypeError(f"a non-empty JSON object of runs, got {text}")
     checked = {}
     for name, options in runs.items():
-        if not isinstance(options, dict) or set(options) != set(RUN_KEYS):
-            keys = ", ".join(RUN_KEYS)
-            raise argparse.ArgumentTypeError(f"run {name!r} needs exactly the keys {keys}, got {options}")
+        if not isinstance(options, dict) or not set(RUN_KEYS) <= set(options) <= set(RUN_KEYS + VARIANT_KEYS):
+            needed, optional = ", ".join(RUN_KEYS), ", ".join(VARIANT_KEYS)
+            raise argparse.ArgumentTypeError(
+                f"run {name!r} needs the keys {needed} (optional: {optional}), got {options}"
+            )
         elastic, model, lam = (options[key] for key in RUN_KEYS)
         number = isinstance(lam, int | float) and not isinstance(lam, bool)
-        if not isinstance(elastic, bool) or model not in ("ORA", "EST") or not (number and 0 <= lam <= 1):
-            raise argparse.ArgumentTypeError(
-                f"run {name!r}: elastic true or false, model ORA or EST and lambda in [0, 1], got {options}"
+        if not isinstance(elastic, bool) or not number:
+            raise argparse.ArgumentTypeError(f"run {name!r}: elastic true or false and a number lambda, got {options}")
+        try:
+            checked[name] = RunSettings(
+                elastic, model, float(lam), **{key: options[key] for key in VARIANT_KEYS if key in options}
             )
-        checked[name] = (elastic, model, float(lam))
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"run {name!r}: {error}") from None
     return checked
 
 
@@ -56,39 +74,57 @@ def _count(text: str) -> int:
     return value
 
 
-def add_commands(commands) -> None:
-    run = commands.add_parser("elastic-run", help="SARSA+ESN scheduling and elastic provisioning on one job set")
-    run.add_argument("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate")
-    run.add_argument("--trace", required=True, help="trace name written into the rows")
-    run.add_argument(
-        "--set",
-        required=True,
-        help="K: the K-th (from 1) consecutive set of --set-jobs serial jobs; all: every serial job as one set",
-    )
-    run.add_argument("--set-jobs", type=_count, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})")
-    run.add_argument(
+def _job_set_options(parser) -> None:
+    """The options that make a trace's job sets, shared by elastic-run and elastic-sets."""
+    parser.add_argument("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate")
+    parser.add_argument("--trace", required=True, help="trace name written into the rows")
+    parser.add_argument("--set-jobs", type=_count, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})")
+    parser.add_argument(
         "--pre-training",
         type=_count,
         default=PRE_TRAINING_JOBS,
         help=f"the first jobs of a set, run by EDF to pre-train the learner (default {PRE_TRAINING_JOBS})",
     )
-    run.add_argument(
+    parser.add_argument(
+        "--monitoring",
+        choices=MONITORING,
+        default="remove",
+        help="remove the monitoring-like users' jobs before cutting the sets, as the paper did (default; "
+        "docs/elastic.md §1), or keep them",
+    )
+    parser.add_argument(
         "--vo-profile",
         choices=sorted(VO_PROFILES),
         help="draw serial jobs and groups from a fitted VO profile (model traces record no groups)",
     )
-    run.add_argument("--profile-seed", type=int, default=0)
-    run.add_argument(
+    parser.add_argument("--profile-seed", type=int, default=0)
+    parser.add_argument(
         "--time-compression",
         type=positive_float,
         default=1.0,
         help="divide the submit times by this factor (a model trace's serial load made a grid site's; default 1)",
+    )
+
+
+def add_commands(commands) -> None:
+    run = commands.add_parser("elastic-run", help="SARSA+ESN scheduling and elastic provisioning on one job set")
+    _job_set_options(run)
+    run.add_argument(
+        "--set",
+        required=True,
+        help="K: the K-th (from 1) consecutive set of --set-jobs serial jobs; all: every serial job as one set",
     )
     run.add_argument("--runs", type=_runs, help="JSON runs (default: the paper's nine)")
     run.add_argument("--seeds", type=_count, default=5, help="learner seeds (default 5)")
     run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
     run.add_argument("--series", required=True, metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)")
     run.add_argument("--pools", required=True, metavar="POOLS.parquet", help="the pool over time (seed 0)")
+
+    sets = commands.add_parser(
+        "elastic-sets", help="every job set of a trace beside the paper's workload, ranked by closeness"
+    )
+    _job_set_options(sets)
+    sets.add_argument("--output", "-o", required=True, type=output_file, metavar="SETS.csv")
 
     tables = commands.add_parser("elastic-tables", help="the elastic study's tables over seeds and job sets")
     tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
@@ -108,22 +144,15 @@ def run_experiment(args) -> int:
     # here, not at the top: the learner loads scipy, which every other simcore command would pay for
     from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset
 
-    workload = read_workload(args.workload)
-    source = LOG_GROUPS
-    if args.vo_profile:
-        workload = apply_vo_profile(workload, args.vo_profile, args.profile_seed)
-        source = f"the fitted {args.vo_profile} VO profile (seed {args.profile_seed}; docs/elastic.md)"
-    if args.time_compression != 1.0:
-        workload = replace(workload, submit=workload.submit / args.time_compression)
-        source += f", submissions compressed {args.time_compression:g} times"
+    workload, source = _workload(args)
     try:
         if args.set == "all":
-            jobs = whole_set(workload, args.trace, args.pre_training)
+            jobs = whole_set(workload, args.trace, args.pre_training, args.monitoring)
         else:
             number = int(args.set) if args.set.isdigit() else 0
             if number < 1:
                 raise JobSetError(f"--set must be a set number (from 1) or all, got {args.set!r}")
-            sets = consecutive_sets(workload, args.trace, args.set_jobs, number, args.pre_training)
+            sets = consecutive_sets(workload, args.trace, args.set_jobs, number, args.pre_training, args.monitoring)
             if number > len(sets):
                 raise JobSetError(f"{args.trace} has {len(sets)} sets of {args.set_jobs} serial jobs, no set {number}")
             jobs = sets[number - 1]
@@ -140,11 +169,13 @@ def run_experiment(args) -> int:
         "pre_training": args.pre_training,
         "vo_source": source,
         "time_compression": args.time_compression,
-        "runs": {name: list(options) for name, options in runs.items()},
+        "monitoring": args.monitoring,
+        "runs": {name: asdict(settings) for name, settings in runs.items()},
         "seeds": args.seeds,
         "rigid_pool": jobs.rigid_pool,
         "groups": list(jobs.groups),
         "shares": jobs.shares.tolist(),
+        "set_statistics": set_statistics(jobs),
     }
     for table, path in ((frame, args.output), (series, args.series), (pools, args.pools)):
         table.insert(0, "trace", args.trace)
@@ -153,15 +184,43 @@ def run_experiment(args) -> int:
     return 0
 
 
+def _workload(args):
+    """The trace of a job-set command, with its VO profile and time compression, and where its VOs come from."""
+    workload = read_workload(args.workload)
+    source = LOG_GROUPS
+    if args.vo_profile:
+        workload = apply_vo_profile(workload, args.vo_profile, args.profile_seed)
+        source = f"the fitted {args.vo_profile} VO profile (seed {args.profile_seed}; docs/elastic.md)"
+    if args.time_compression != 1.0:
+        workload = replace(workload, submit=workload.submit / args.time_compression)
+        source += f", submissions compressed {args.time_compression:g} times"
+    return workload, source
+
+
+def run_sets(args) -> int:
+    workload, _ = _workload(args)
+    try:
+        sets = consecutive_sets(workload, args.trace, args.set_jobs, None, args.pre_training, args.monitoring)
+    except (JobSetError, ValueError) as error:
+        raise JobSetError(f"{args.workload}: {error}") from None
+    ranked = pd.DataFrame(rank_sets(sets))
+    write_csv(ranked, args.output)
+    best = ranked[ranked["rank"] > 0].sort_values("rank")["set"].tolist()
+    print(f"{args.output}: {len(sets)} sets of {args.trace}, closest to the paper's workload first: {best}")
+    return 0
+
+
 def run_tables(args) -> int:
     from simcore.studies.elastic.study import speedups, summary_table
 
     runs = read_all(args.runs)
-    sources = {}  # trace -> where its VOs come from
+    sources, sets = {}, []  # trace -> where its VOs come from; each job set's statistics
     for path in args.runs:
         trace = read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
-            sources[trace.iloc[0]] = read_provenance(path).get("vo_source", LOG_GROUPS)
+            provenance = read_provenance(path)
+            sources[trace.iloc[0]] = provenance.get("vo_source", LOG_GROUPS)
+            sets.append({"trace": trace.iloc[0], **provenance["set_statistics"]})
     outdir = Path(args.outdir)
     write_parquet(runs, outdir / "runs.parquet", {"command": "elastic-tables", "inputs": args.runs})
     summary = pd.concat(
@@ -173,7 +232,9 @@ def run_tables(args) -> int:
     write_csv(gains, outdir / "speedups.csv")
     real = [trace for trace, source in sources.items() if source == LOG_GROUPS]
     write_csv(reproduction_rows(runs[runs["trace"].isin(real)], gains[gains["trace"].isin(real)]), args.rows)
-    write_text(args.markdown, elastic_markdown(runs, gains, summary, sources))
+    sets = pd.DataFrame(sets)
+    write_csv(sets, outdir / "job_sets.csv")
+    write_text(args.markdown, elastic_markdown(runs, gains, summary, sources, sets))
     print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['jobset'].nunique()} job sets, {len(runs)} runs")
     return 0
 
@@ -195,4 +256,9 @@ def run_plot(args) -> int:
     return 0
 
 
-COMMANDS = {"elastic-run": run_experiment, "elastic-tables": run_tables, "plot-elastic": run_plot}
+COMMANDS = {
+    "elastic-run": run_experiment,
+    "elastic-sets": run_sets,
+    "elastic-tables": run_tables,
+    "plot-elastic": run_plot,
+}

@@ -62,12 +62,12 @@ import numpy as np
 
 from simcore.studies.elastic.jobsets import VOS, JobSet, consecutive_sets, job_set, serial_jobs, whole_set
 from simcore.studies.elastic.metrics import EXCLUDED, run_metrics, time_average_pool
+from simcore.studies.elastic.rewards import UTILISATIONS, Rewards
 from simcore.studies.elastic.site import (
     ACTION_INPUTS,
     MODELS,
     STATE_INPUTS,
     DecisionPoint,
-    Site,
     phi,
     pool_levels,
     site_decisions,
@@ -139,6 +139,7 @@ class SchedulingEnv(gymnasium.Env):
         episode: str = "online",
         candidates: str | None = None,
         window: int = ORA_WINDOW,
+        utilisation: str = "interval",
     ):
         if model not in MODELS:
             raise ValueError(f"model {model!r}: choose one of {', '.join(MODELS)}")
@@ -146,9 +147,12 @@ class SchedulingEnv(gymnasium.Env):
             raise ValueError(f"episode {episode!r}: choose one of {', '.join(EPISODES)}")
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"lam {lam}: λ weighs two rewards in [0, 1], so it must be in [0, 1]")
+        if utilisation not in UTILISATIONS:
+            raise ValueError(f"utilisation {utilisation!r}: choose one of {', '.join(UTILISATIONS)}")
         self.jobs = load_job_set(workload, set_number, filter_mode, pwa_mirror)
         self.model = model
         self.lam = lam
+        self.utilisation = utilisation
         self.episode = episode
         self.candidates = candidates or ("descriptions" if model == "EST" else "queue")
         if self.candidates not in CANDIDATES or (model == "ORA" and self.candidates == "descriptions"):
@@ -160,8 +164,7 @@ class SchedulingEnv(gymnasium.Env):
             raise ValueError(f"window {window}: at least one slot")
         online = episode == "online"
         self.first, self.last = (self.jobs.pre_training, len(self.jobs)) if online else (0, self.jobs.pre_training)
-        # the pre-training site keeps P_rig, as the learner's does (§7)
-        self.site_levels = pool_levels(self.jobs.rigid_pool) if self.elastic and online else None
+        self.site_levels = pool_levels(self.jobs.rigid_pool) if self.elastic else None
         self.levels = (
             np.union1d(pool_levels(self.jobs.rigid_pool), [self.jobs.rigid_pool])
             if self.elastic
@@ -187,9 +190,8 @@ class SchedulingEnv(gymnasium.Env):
         super().reset(seed=seed)
         if options:
             raise ValueError(f"unknown reset options {sorted(options)}: the episode is fixed by the constructor")
-        self._decision_of_job: dict[int, int] = {}
-        self._utilisation_of_job: dict[int, float] = {}
         self._known: list[tuple[int, float]] = []
+        rewards = Rewards(self.lam, self.elastic, self.utilisation, lambda *known: self._known.append(known))
         self.decisions = 0
         self.result = None
         self.last_job, self.last_level = -1, -1
@@ -200,7 +202,7 @@ class SchedulingEnv(gymnasium.Env):
             self.last,
             self.model,
             self.site_levels,
-            self._completed,
+            rewards,
             self.pool_top,
         )
         self._advance(None)
@@ -214,17 +216,8 @@ class SchedulingEnv(gymnasium.Env):
             raise ValueError(f"action {action} is not valid here; valid actions: {np.flatnonzero(mask).tolist()}")
         job, level = self._chosen(int(action))
         self.last_job, self.last_level = job, level
-        decision = self.decisions
         self.decisions += 1
-        if job < 0:
-            # a pool-only decision's reward is known at once (§8.2); U before the resize
-            self._known.append((decision, self.lam + (1 - self.lam) * self.point.site.utilisation()))
-            choice = level
-        else:
-            self._decision_of_job[job] = decision
-            self._utilisation_of_job[job] = self.point.site.utilisation()
-            choice = (job, level)
-        self._advance(choice)
+        self._advance(level if job < 0 else (job, level))
         known, self._known = self._known, []
         reward = float(sum(value for _, value in known))
         info = self._info()
@@ -258,15 +251,6 @@ class SchedulingEnv(gymnasium.Env):
         # what a decision's step, observation and info read, computed once per decision
         self._slot_jobs = self._fill_slots()
         self._mask = self._valid_actions()
-
-    def _completed(self, site: Site, j: int) -> None:
-        decision = self._decision_of_job.pop(j)
-        wait = float(site.result.start[j] - self.jobs.submit[j])
-        total = float(self.jobs.run[j]) + wait
-        responsiveness = float(self.jobs.run[j]) / total if total > 0 else 1.0
-        utilisation = self._utilisation_of_job.pop(j)
-        other = utilisation if self.elastic else float(site.result.fairness[j])
-        self._known.append((decision, self.lam * responsiveness + (1 - self.lam) * other))
 
     def _fill_slots(self) -> np.ndarray:
         """The job of each slot (-1: empty) at the pending decision."""

@@ -1,6 +1,7 @@
-"""The job sets of the elastic study (docs/elastic.md §1): the serial jobs of a trace, their type
-(interactive below 900 s of execution), their virtual organisation (the six groups with the most
-work, then "rest"), the target shares and the load-matched rigid pool."""
+"""The job sets of the elastic study (docs/elastic.md §1): the serial jobs of a trace without its
+monitoring-like users, their type (interactive below 900 s of execution), their virtual
+organisation (the six groups with the most work, then "rest"), the target shares, the load-matched
+rigid pool, and how close each set's workload is to the paper's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simcore.engine.workload import Workload
+from simcore.reporting.published import ELASTIC_SHARES, ELASTIC_TABLE1
 
 INTERACTIVE_BELOW = 900.0  # seconds of execution
 NAMED_VOS = 6  # the groups with the largest work; every other group is "rest"
@@ -16,6 +18,18 @@ VOS = NAMED_VOS + 1
 PAPER_UTILISATION = 0.56  # LAL's, which the rigid pool reproduces
 PRE_TRAINING_JOBS = 2000
 SET_JOBS = 11500  # 2,000 pre-training + 9,500 online, the paper's size
+MIN_RIGID_POOL = 20  # a smaller rigid pool leaves no room for levels of 10 cores (site.pool_levels)
+# A monitoring-like user (the paper removed the operations' availability tests, which "consume
+# virtually no resource"): the median execution of its serial jobs is below a minute and they hold
+# less than 1 % of the trace's serial work.
+MONITORING_MEDIAN = 60.0
+MONITORING_WORK = 0.01
+MONITORING = ("remove", "keep")
+# LAL's online workload (Table 1, Section 4.2): its interactive share and its largest VO's share
+PAPER_INTERACTIVE_SHARE = ELASTIC_TABLE1["interactive"][0] / (
+    ELASTIC_TABLE1["interactive"][0] + ELASTIC_TABLE1["batch"][0]
+)
+PAPER_TOP_SHARE = max(ELASTIC_SHARES)
 
 
 class JobSetError(ValueError):
@@ -37,6 +51,7 @@ class JobSet:
     groups: tuple  # the SWF group of each named VO
     pre_training: int
     rigid_pool: int
+    monitoring_jobs: int = 0  # monitoring-like jobs removed from the trace over the set's span
 
     def __len__(self) -> int:
         return len(self.submit)
@@ -44,6 +59,17 @@ class JobSet:
     @property
     def online(self) -> slice:
         return slice(self.pre_training, len(self))
+
+
+def monitoring_users(serial: Workload) -> np.ndarray:
+    """The users of the serial jobs whose median execution is below MONITORING_MEDIAN and whose
+    jobs hold less than MONITORING_WORK of the serial work."""
+    work = np.maximum(serial.run, 0.0)
+    users, user_of = np.unique(serial.user, return_inverse=True)
+    order = np.argsort(user_of, kind="stable")
+    medians = np.array([np.median(part) for part in np.split(work[order], np.cumsum(np.bincount(user_of))[:-1])])
+    shares = np.bincount(user_of, weights=work, minlength=len(users)) / max(work.sum(), 1e-300)
+    return users[(medians < MONITORING_MEDIAN) & (shares < MONITORING_WORK)]
 
 
 def serial_jobs(workload: Workload) -> Workload:
@@ -67,8 +93,15 @@ def rigid_pool(submit: np.ndarray, run: np.ndarray) -> int:
     return max(1, round(float(run.sum()) / (PAPER_UTILISATION * span)))
 
 
-def job_set(serial: Workload, indices: np.ndarray, name: str, pre_training: int = PRE_TRAINING_JOBS) -> JobSet:
-    """The job set of the serial jobs at `indices` (workload order): VOs and shares over the set."""
+def job_set(
+    serial: Workload,
+    indices: np.ndarray,
+    name: str,
+    pre_training: int = PRE_TRAINING_JOBS,
+    removed_submits: np.ndarray | None = None,
+) -> JobSet:
+    """The job set of the serial jobs at `indices` (workload order): VOs and shares over the set;
+    `removed_submits`, the submit times of the monitoring-like jobs removed, are counted over its span."""
     jobs = serial.take(indices)
     if pre_training < 1:
         raise JobSetError(f"{name}: {pre_training} pre-training jobs: EST's fallback medians need at least one")
@@ -95,7 +128,19 @@ def job_set(serial: Workload, indices: np.ndarray, name: str, pre_training: int 
         groups=tuple(int(g) for g in groups[ranked]),
         pre_training=pre_training,
         rigid_pool=rigid_pool(jobs.submit[online], work[online]),
+        monitoring_jobs=0
+        if removed_submits is None
+        else int(np.count_nonzero((removed_submits >= jobs.submit[0]) & (removed_submits <= jobs.submit[-1]))),
     )
+
+
+def study_jobs(workload: Workload, monitoring: str = "remove") -> tuple[Workload, np.ndarray]:
+    """The serial jobs the sets are cut from, and the submit times of the monitoring-like jobs removed."""
+    if monitoring not in MONITORING:
+        raise ValueError(f"monitoring {monitoring!r}: choose one of {', '.join(MONITORING)}")
+    serial = serial_jobs(workload)
+    monitors = np.isin(serial.user, monitoring_users(serial)) if monitoring == "remove" else np.zeros(len(serial), bool)
+    return serial.take(np.flatnonzero(~monitors)), serial.submit[monitors]
 
 
 def consecutive_sets(
@@ -104,19 +149,54 @@ def consecutive_sets(
     size: int = SET_JOBS,
     count: int | None = None,
     pre_training: int = PRE_TRAINING_JOBS,
+    monitoring: str = "remove",
 ) -> list[JobSet]:
     """The trace's serial jobs cut in (r, id) order into consecutive sets of `size` jobs."""
-    serial = serial_jobs(workload)
+    serial, removed = study_jobs(workload, monitoring)
     available = len(serial) // size
     if available == 0:
         raise JobSetError(f"{workload.source}: {len(serial)} serial jobs, fewer than one set of {size}")
     count = available if count is None else min(count, available)
     return [
-        job_set(serial, np.arange(k * size, (k + 1) * size), f"{trace} set {k + 1}", pre_training) for k in range(count)
+        job_set(serial, np.arange(k * size, (k + 1) * size), f"{trace} set {k + 1}", pre_training, removed)
+        for k in range(count)
     ]
 
 
-def whole_set(workload: Workload, trace: str, pre_training: int = PRE_TRAINING_JOBS) -> JobSet:
+def whole_set(
+    workload: Workload, trace: str, pre_training: int = PRE_TRAINING_JOBS, monitoring: str = "remove"
+) -> JobSet:
     """All serial jobs of the trace as one set (the replication on UniLu-Gaia)."""
-    serial = serial_jobs(workload)
-    return job_set(serial, np.arange(len(serial)), f"{trace} all serial jobs", pre_training)
+    serial, removed = study_jobs(workload, monitoring)
+    return job_set(serial, np.arange(len(serial)), f"{trace} all serial jobs", pre_training, removed)
+
+
+def set_statistics(jobs: JobSet) -> dict:
+    """The online workload of a set beside the paper's (Table 1, Section 4.2): its interactive share
+    and medians, its largest VO's share, and their distance to LAL's (|interactive share − 0.47| +
+    |largest share − 0.53|, the ranking of `rank_sets`)."""
+    online = jobs.online
+    run, interactive = jobs.run[online], jobs.interactive[online]
+    shares = np.bincount(jobs.vo[online], weights=run, minlength=VOS) / max(run.sum(), 1e-300)
+    share, top = float(interactive.mean()), float(shares.max())
+    return {
+        "jobset": jobs.name,
+        "online_jobs": int(len(run)),
+        "monitoring_jobs_removed": jobs.monitoring_jobs,
+        "interactive_share": share,
+        "interactive_median_s": float(np.median(run[interactive])) if interactive.any() else np.nan,
+        "batch_median_s": float(np.median(run[~interactive])) if (~interactive).any() else np.nan,
+        "largest_vo_share": top,
+        "rigid_pool": jobs.rigid_pool,
+        "paper_distance": abs(share - PAPER_INTERACTIVE_SHARE) + abs(top - PAPER_TOP_SHARE),
+        "excluded": f"P_rig {jobs.rigid_pool} < {MIN_RIGID_POOL}" if jobs.rigid_pool < MIN_RIGID_POOL else "",
+    }
+
+
+def rank_sets(sets: list[JobSet]) -> list[dict]:
+    """Every set's statistics with its rank by distance to the paper's workload (1: the closest;
+    sets with too small a rigid pool are excluded, rank 0), in set order."""
+    rows = [set_statistics(jobs) | {"set": number} for number, jobs in enumerate(sets, start=1)]
+    eligible = sorted((row["paper_distance"], row["set"]) for row in rows if not row["excluded"])
+    rank = {number: position for position, (_, number) in enumerate(eligible, start=1)}
+    return [row | {"rank": rank.get(row["set"], 0)} for row in rows]

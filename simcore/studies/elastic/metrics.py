@@ -41,6 +41,13 @@ def time_average_pool(times, sizes, end: float) -> float:
     )
 
 
+def preferred_pool(times, sizes, end: float) -> float:
+    """The pool held the longest over [first change record, end] (the paper's "preferred" pool)."""
+    durations = np.diff(np.append(np.asarray(times, dtype=float), end))
+    levels, index = np.unique(np.asarray(sizes, dtype=float), return_inverse=True)
+    return float(levels[np.argmax(np.bincount(index, weights=durations))])
+
+
 def run_metrics(jobs: JobSet, start: np.ndarray, fairness: np.ndarray | None = None) -> dict:
     """W per type (mean, std, P(W > 0.9), P(W > 0.98)), interactive delays and fairness."""
     counted = measured(jobs)

@@ -13,18 +13,20 @@ import bisect
 import heapq
 import math
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from simcore.studies.elastic.jobsets import VOS, JobSet
+from simcore.studies.elastic.rewards import Rewards
 
 WEEK = 7 * 86400.0
 PHI_SCALE = 60.0  # φ(x) = min(1, ln(1 + x/60) / ln(1 + 10^6/60))
 PHI_TOP = 1e6
 POOL_STEP = 10
-POOL_MIN = 30
+PAPER_FLOOR = 30 / 81  # the paper's floor of 30 cores on LAL's 81, scaled to each rigid pool
+MIN_RIGID_POOL = 20  # a smaller rigid pool leaves no room for levels of 10 cores between floor and P_max
 STABILITY = 900.0  # seconds between two pool changes
 STATE_INPUTS = 4 + VOS  # running workload, time to a free core, backlog, idle cores, queue share per VO
 ACTION_INPUTS = 1 + (VOS - 1) + 1  # type, VO one-hot without "rest", φ(e)
@@ -36,10 +38,17 @@ def phi(seconds):
     return np.minimum(1.0, np.log1p(np.asarray(seconds, dtype=float) / PHI_SCALE) / math.log1p(PHI_TOP / PHI_SCALE))
 
 
+def pool_floor(rigid_pool: int) -> int:
+    """The smallest level: 30/81 of the rigid pool (the paper's 30 of 81 cores) rounded to a multiple
+    of 10, at least 10, so that an elastic pool can shrink below the rigid one on every set."""
+    return POOL_STEP * max(1, round(PAPER_FLOOR * rigid_pool / POOL_STEP))
+
+
 def pool_levels(rigid_pool: int) -> np.ndarray:
-    """Multiples of 10 in [30, P_max], P_max = 10 ceil(2 P_rig / 10)."""
+    """Multiples of 10 in [floor, P_max], P_max = 10 ceil(2 P_rig / 10)."""
+    floor = pool_floor(rigid_pool)
     top = POOL_STEP * math.ceil(2 * rigid_pool / POOL_STEP)
-    return np.arange(POOL_MIN, max(top, POOL_MIN) + 1, POOL_STEP)
+    return np.arange(floor, max(top, floor) + 1, POOL_STEP)
 
 
 class Estimator:
@@ -135,7 +144,8 @@ class Site:
         self.result.pool_times.append(float(jobs.submit[first]))
         self.result.pool_sizes.append(pool)
         self.completed_work = 0.0
-        self.pool_area = 0.0
+        self.pool_area = 0.0  # ∫ P dt since the run's start
+        self.busy_area = 0.0  # ∫ running jobs dt: the work done since the run's start
         self.origin = float(jobs.submit[first])
         self.top_share = float(np.max(jobs.shares))
         # the action inputs of every job; φ(e_j) is the job's own under ORA, else filled per decision
@@ -151,6 +161,7 @@ class Site:
     def advance_clock(self, t: float) -> None:
         if self.t > -math.inf:
             self.pool_area += self.pool * (t - self.t)
+            self.busy_area += len(self.running) * (t - self.t)
         self.t = t
 
     def utilisation(self) -> float:
@@ -220,6 +231,12 @@ class Site:
         self.result.start[j] = self.t
         heapq.heappush(self.completions, (self.t + float(self.jobs.run[j]), j))
 
+    def decided(self, j: int, rewards: Rewards | None) -> None:
+        """A decision is made: `j` started (-1: a pool-only decision), the pool set."""
+        if rewards is not None:
+            rewards.decided(self, self.result.decisions, j)
+        self.result.decisions += 1
+
     def resize(self, level: int) -> None:
         """Set the pool to `level` (a change unless it is the current pool)."""
         if level != self.pool:
@@ -243,22 +260,22 @@ class Site:
         """The pool levels a decision may request: the current pool unless a change is permitted."""
         if not self.may_change_pool(completed_now):
             return np.array([self.pool])
-        floor = max(POOL_MIN, len(self.running) + (1 if choosing_job else 0))
+        floor = max(int(self.levels[0]), len(self.running) + (1 if choosing_job else 0))
         allowed = self.levels[self.levels >= floor]
         return allowed if len(allowed) else np.array([self.pool])
 
 
 class Policy:
-    """Chooses a waiting job (and a pool level) at each decision; told of completions."""
+    """Chooses a waiting job (and a pool level) at each decision; a learner has `rewards`, which the
+    site loop keeps up to date."""
+
+    rewards: Rewards | None = None
 
     def choose(self, site: Site, levels: np.ndarray) -> tuple[int, int]:
         raise NotImplementedError
 
     def choose_pool(self, site: Site, levels: np.ndarray) -> int:
         return site.pool
-
-    def completed(self, site: Site, j: int) -> None:
-        """Job j completed at site.t (rewards become known)."""
 
 
 class FCFS(Policy):
@@ -292,12 +309,12 @@ def site_decisions(
     last: int,
     model: str = "EST",
     levels: np.ndarray | None = None,
-    completed: Callable[[Site, int], None] | None = None,
+    rewards: Rewards | None = None,
     pool_top: int | None = None,
 ) -> Generator[DecisionPoint, int | tuple[int, int], SiteRun]:
     """The event loop of `run_site`, paused at each decision: it yields a DecisionPoint and is sent
     the choice, `(job, level)` or, for a pool-only decision, the level; it returns the SiteRun.
-    `completed(site, j)` is called at each completion, before the instant's decisions (rewards)."""
+    `rewards` is told of each completion (before the instant's decisions), each decision and the end."""
     if model not in MODELS:
         raise ValueError(f"model {model!r}: choose one of {', '.join(MODELS)}")
     site = Site(jobs, first, last, pool, levels, model, pool_top)
@@ -314,8 +331,8 @@ def site_decisions(
         while site.completions and site.completions[0][0] == t:
             _, j = heapq.heappop(site.completions)
             site.complete(j)
-            if completed is not None:
-                completed(site, j)
+            if rewards is not None:
+                rewards.completed(site, j)
             completed_now = True
         while site.next_submission < last and jobs.submit[site.next_submission] == t:
             site.submit(site.next_submission)
@@ -324,13 +341,15 @@ def site_decisions(
             if site.queue and site.idle() > 0:
                 j, level = yield DecisionPoint(site, site.allowed_levels(completed_now, choosing_job=True), False)
                 site.start(j, level)
-                site.result.decisions += 1
+                site.decided(j, rewards)
             elif not site.queue and site.may_change_pool(completed_now):
                 site.resize((yield DecisionPoint(site, site.allowed_levels(completed_now, choosing_job=False), True)))
-                site.result.decisions += 1
+                site.decided(-1, rewards)
                 break
             else:
                 break
+    if rewards is not None:
+        rewards.finished(site)
     return site.result
 
 
@@ -345,7 +364,7 @@ def run_site(
     pool_top: int | None = None,
 ) -> SiteRun:
     """Jobs [first, last) of the set from an empty site; `levels` makes the pool elastic."""
-    loop = site_decisions(jobs, pool, first, last, model, levels, policy.completed, pool_top)
+    loop = site_decisions(jobs, pool, first, last, model, levels, policy.rewards, pool_top)
     try:
         point = next(loop)
         while True:

@@ -1,39 +1,92 @@
 """The runs of the elastic study on one job set (docs/elastic.md §9-11): the learner's settings
-(RIG or ELA, ORA or EST, λ) over seeds, and the baselines once: NAT (the recorded schedule), FCFS
-and EDF on the rigid pool, and for the elastic runs FCFS on their time-average pool and on P_max."""
+(RIG or ELA, ORA or EST, λ, and the elastic reward's variants) over seeds, and the baselines: NAT
+(the recorded schedule), FCFS and EDF on the rigid pool, FCFS on P_max, and for each elastic run
+and seed FCFS and EDF on a fixed pool of that run's own time-average size (the same cost)."""
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from simcore.studies.elastic.agent import train_and_run
+from simcore.studies.elastic.agent import PRE_TRAINING_POOLS, train_and_run
 from simcore.studies.elastic.jobsets import JobSet
 from simcore.studies.elastic.metrics import (
     fairness_at_starts,
     measured,
     nat_start,
+    preferred_pool,
     responsiveness,
     run_metrics,
     time_average_pool,
 )
-from simcore.studies.elastic.site import EDF, FCFS, pool_levels, run_site
+from simcore.studies.elastic.rewards import UTILISATIONS
+from simcore.studies.elastic.site import EDF, FCFS, MODELS, pool_levels, run_site
 from simcore.workloads.progress import progress
 
-# the paper's runs: name -> (elastic, model, λ)
+SAME_POOL = ("FCFS", "EDF")  # the fixed-pool baselines of each elastic run's own mean pool
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """A learner run: rigid or elastic pool, ORA or EST, λ, and the elastic reward's U (`interval`,
+    the paper's Eq. 3 for the pool just chosen, or `cumulative`) and pre-training pool (`explore`
+    the levels, or keep it `rigid`); the last two are the ablations of docs/elastic.md §8."""
+
+    elastic: bool
+    model: str
+    lam: float
+    utilisation: str = "interval"
+    pre_training_pool: str = "explore"
+
+    def __post_init__(self):
+        for key, value, allowed in (
+            ("model", self.model, MODELS),
+            ("utilisation", self.utilisation, UTILISATIONS),
+            ("pre_training_pool", self.pre_training_pool, PRE_TRAINING_POOLS),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{key} {value!r}: choose one of {', '.join(allowed)}")
+        if not 0 <= self.lam <= 1:
+            raise ValueError(f"lambda {self.lam}: must be in [0, 1]")
+
+    @property
+    def paper(self) -> bool:
+        """The paper's learner: not an ablation."""
+        return self.utilisation == "interval" and self.pre_training_pool == "explore"
+
+
+# the paper's runs
 DEFAULT_RUNS = {
-    "RIG-ORA-0.5": (False, "ORA", 0.5),
-    "RIG-ORA-1": (False, "ORA", 1.0),
-    "RIG-EST-0.5": (False, "EST", 0.5),
-    "RIG-EST-1": (False, "EST", 1.0),
-    "ELA-ORA-0.5": (True, "ORA", 0.5),
-    "ELA-ORA-1": (True, "ORA", 1.0),
-    "ELA-EST-0.5": (True, "EST", 0.5),
-    "ELA-EST-1": (True, "EST", 1.0),
-    "ELA-EST-0.1": (True, "EST", 0.1),
+    "RIG-ORA-0.5": RunSettings(False, "ORA", 0.5),
+    "RIG-ORA-1": RunSettings(False, "ORA", 1.0),
+    "RIG-EST-0.5": RunSettings(False, "EST", 0.5),
+    "RIG-EST-1": RunSettings(False, "EST", 1.0),
+    "ELA-ORA-0.5": RunSettings(True, "ORA", 0.5),
+    "ELA-ORA-1": RunSettings(True, "ORA", 1.0),
+    "ELA-EST-0.5": RunSettings(True, "EST", 0.5),
+    "ELA-EST-1": RunSettings(True, "EST", 1.0),
+    "ELA-EST-0.1": RunSettings(True, "EST", 0.1),
 }
+
+
+def same_pool_name(policy: str, run: str) -> str:
+    return f"{policy} on the pool of {run}"
+
+
+def settings_columns(settings: RunSettings | None) -> dict:
+    """A row's learner settings (baselines: none): elastic, model, lambda, its U and pre-training pool."""
+    if settings is None:
+        return {"elastic": None, "model": "", "lambda": np.nan, "reward_utilisation": "", "pre_training_pool": ""}
+    return {
+        "elastic": settings.elastic,
+        "model": settings.model,
+        "lambda": settings.lam,
+        "reward_utilisation": settings.utilisation,
+        "pre_training_pool": settings.pre_training_pool,
+    }
 
 
 def online_utilisation(jobs: JobSet, end: np.ndarray, times, sizes) -> float:
@@ -83,55 +136,59 @@ def run_jobset(
         if times is not None:
             pool_series.append(pd.DataFrame({"jobset": jobs.name, "run": name, "time": times, "pool": sizes}))
 
-    def row(name, kind, seed, start, fairness, times, sizes, end):
-        last = float(np.nanmax(end[online[0] :]))
+    def row(name, kind, seed, result, settings=None, matches=""):
+        last = float(np.nanmax(result.end[online[0] :]))
+        mean_pool = time_average_pool(result.pool_times, result.pool_sizes, last)
         return {
             "jobset": jobs.name,
             "run": name,
             "kind": kind,
             "seed": seed,
+            **settings_columns(settings),
+            "matches": matches,
             "rigid_pool": jobs.rigid_pool,
-            "mean_pool": time_average_pool(times, sizes, last),
-            "utilisation": online_utilisation(jobs, end, times, sizes),
-            **run_metrics(jobs, start, fairness),
+            "mean_pool": mean_pool,
+            "preferred_pool": preferred_pool(result.pool_times, result.pool_sizes, last),
+            "core_hours": mean_pool * (last - float(result.pool_times[0])) / 3600,
+            "utilisation": online_utilisation(jobs, result.end, result.pool_times, result.pool_sizes),
+            **run_metrics(jobs, result.start, result.fairness),
         }
 
-    mean_pools: dict[str, list] = {}  # elastic run -> its time-average pool per seed
-    learners = [(name, options, seed) for name, options in runs.items() for seed in range(seeds)]
+    learners = [(name, settings, seed) for name, settings in runs.items() for seed in range(seeds)]
     if progress_lines:
         learners = progress(learners, len(learners), f"{jobs.name} learner runs")
-    for name, (elastic, model, lam), seed in learners:
-        result, record = train_and_run(jobs, lam, elastic, model, seed, levels)
-        rows.append(
-            row(
-                name,
-                "ELA" if elastic else "RIG",
-                seed,
-                result.start,
-                result.fairness,
-                result.pool_times,
-                result.pool_sizes,
-                result.end,
-            )
+    same_pool = []  # (elastic run, seed, its time-average pool rounded to a core count)
+    for name, settings, seed in learners:
+        result, _ = train_and_run(
+            jobs,
+            settings.lam,
+            settings.elastic,
+            settings.model,
+            seed,
+            levels,
+            utilisation=settings.utilisation,
+            pre_training_pool=settings.pre_training_pool,
         )
-        if elastic:
-            mean_pools.setdefault(name, []).append(rows[-1]["mean_pool"])
+        rows.append(row(name, "ELA" if settings.elastic else "RIG", seed, result, settings))
+        if settings.elastic:
+            same_pool.append((name, seed, max(1, round(rows[-1]["mean_pool"]))))
         if seed == 0:
             keep_series(name, result.start, result.fairness, result.pool_times, result.pool_sizes)
-    baselines = {"FCFS": (FCFS(), jobs.rigid_pool), "EDF": (EDF(), jobs.rigid_pool)}
-    for name, pools in mean_pools.items():  # equal cost: FCFS on each elastic run's average pool
-        baselines[f"FCFS on the pool of {name}"] = (FCFS(), max(1, round(float(np.mean(pools)))))
-    if mean_pools:
-        baselines["FCFS P_max"] = (FCFS(), int(levels[-1]))
-    chosen = baselines.items()
+    baselines = [("FCFS", FCFS(), jobs.rigid_pool, 0, ""), ("EDF", EDF(), jobs.rigid_pool, 0, "")]
+    if same_pool:
+        baselines.append(("FCFS P_max", FCFS(), int(levels[-1]), 0, ""))
+    baselines += [
+        (same_pool_name(policy, name), {"FCFS": FCFS, "EDF": EDF}[policy](), pool, seed, name)
+        for name, seed, pool in same_pool
+        for policy in SAME_POOL
+    ]
     if progress_lines:
-        chosen = progress(chosen, len(baselines), f"{jobs.name} baselines")
-    for name, (policy, pool) in chosen:
+        baselines = progress(baselines, len(baselines), f"{jobs.name} baselines")
+    for name, policy, pool, seed, matches in baselines:
         result = run_site(jobs, policy, pool, *online, model="EST")
-        rows.append(
-            row(name, "baseline", 0, result.start, result.fairness, result.pool_times, result.pool_sizes, result.end)
-        )
-        keep_series(name, result.start, result.fairness)
+        rows.append(row(name, "baseline", seed, result, matches=matches))
+        if seed == 0:
+            keep_series(name, result.start, result.fairness)
     recorded = nat_start(jobs)
     if not np.isnan(recorded[online[0] :]).any():  # NAT: the site's own schedule, on its own machine
         fairness = fairness_at_starts(jobs, recorded, *online)
@@ -141,6 +198,8 @@ def run_jobset(
                 "run": "NAT",
                 "kind": "baseline",
                 "seed": 0,
+                **settings_columns(None),
+                "matches": "",
                 "rigid_pool": jobs.rigid_pool,
                 **run_metrics(jobs, recorded, fairness),
             }
@@ -162,6 +221,7 @@ SUMMARISED = (
     "fairness_mean",
     "utilisation",
     "mean_pool",
+    "core_hours",
 )
 
 

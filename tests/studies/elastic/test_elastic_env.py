@@ -209,8 +209,9 @@ def test_fcfs_under_ora_through_the_window():
 
 def learner_through_env(jobs, elastic, model, candidates, epsilon, seed=3):
     """Our SARSA+ESN learner, pre-trained as the study does, run online through the env."""
-    top = int(pool_levels(jobs.rigid_pool)[-1]) if elastic else jobs.rigid_pool
-    reservoir, readout = pre_train(jobs, 0.5, elastic, model, seed, top)
+    levels = pool_levels(jobs.rigid_pool) if elastic else None  # an elastic pre-training explores them
+    top = int(levels[-1]) if elastic else jobs.rigid_pool
+    reservoir, readout = pre_train(jobs, 0.5, elastic, model, seed, top, levels)
     learner = Learner(reservoir, readout, 0.5, elastic, seed, top, epsilon)
     env = (ElasticEnv if elastic else SchedulingEnv)(
         jobs, model=model, lam=0.5, candidates=candidates, window=len(jobs)

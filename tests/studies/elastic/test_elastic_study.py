@@ -8,9 +8,9 @@
 3. a model workload without groups through `--vo-profile lpc-egee` and `--time-compression 5`;
 4. `simcore elastic-tables` on a real-groups trace and a profiled one: runs, summary, speedups,
    the markdown section and the reproduction rows (the real-groups trace only);
-5. `report.claims` on hand-made run frames: each claim holds on one side of its threshold and
-   not on the other;
-6. `simcore plot-elastic`: the four figures of a trace as PNG and PDF.
+5. `simcore plot-elastic`: the four figures of a trace as PNG and PDF.
+
+The claims are tested in test_claims.py.
 """
 
 import json
@@ -27,8 +27,8 @@ from simcore.reporting.published import ELASTIC_SPEEDUP, ELASTIC_TABLE_COLUMNS, 
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
 from simcore.studies.elastic import study
 from simcore.studies.elastic.figures import FIGURES
-from simcore.studies.elastic.jobsets import consecutive_sets
-from simcore.studies.elastic.report import EST_CLOSE, LAMBDA_LITTLE, OURS, claims
+from simcore.studies.elastic.jobsets import consecutive_sets, set_statistics
+from simcore.studies.elastic.report import OURS, claims
 from simcore.studies.elastic.site import pool_levels
 from simcore.studies.elastic.study import SUMMARISED
 from simcore.workloads.files import read_provenance, read_workload, write_workload
@@ -46,7 +46,8 @@ RUNS = {
     "ELA-EST-1": {"elastic": True, "model": "EST", "lambda": 1},
 }
 LEARNERS = list(RUNS)
-BASELINES = ["FCFS", "EDF", "FCFS on the pool of ELA-EST-1", "FCFS P_max"]
+BASELINES = ["FCFS", "EDF", "FCFS P_max"]  # once per set
+SAME_POOL = ["FCFS on the pool of ELA-EST-1", "EDF on the pool of ELA-EST-1"]  # per seed of the elastic run
 NO_WAIT_PRE = 5  # set 1: a pre-training job without a recorded wait (NAT still runs)
 NO_WAIT_ONLINE = SET_JOBS + 800  # set 2: an online job without a recorded wait (no NAT)
 
@@ -196,7 +197,12 @@ def test_run_writes_three_files_with_provenance(cli):
     assert provenance["workload_file"] == str(cli["grid_file"])
     assert (provenance["set"], provenance["set_jobs"], provenance["pre_training"]) == ("1", SET_JOBS, PRE_TRAINING)
     assert provenance["seeds"] == 2
-    assert provenance["runs"] == {"RIG-EST-1": [False, "EST", 1.0], "ELA-EST-1": [True, "EST", 1.0]}
+    defaults = {"model": "EST", "lam": 1.0, "utilisation": "interval", "pre_training_pool": "explore"}
+    assert provenance["runs"] == {
+        "RIG-EST-1": {"elastic": False, **defaults},
+        "ELA-EST-1": {"elastic": True, **defaults},
+    }
+    assert provenance["monitoring"] == "remove"
     assert provenance["vo_source"] == "the trace's groups"
     assert provenance["time_compression"] == 1.0
     assert provenance["code_version"]
@@ -205,23 +211,34 @@ def test_run_writes_three_files_with_provenance(cli):
     assert provenance["rigid_pool"] == jobs.rigid_pool
     assert provenance["groups"] == list(jobs.groups) and len(jobs.groups) == 6
     np.testing.assert_allclose(provenance["shares"], jobs.shares)
+    assert provenance["set_statistics"] == set_statistics(jobs)
+    assert provenance["set_statistics"]["online_jobs"] == SET_JOBS - PRE_TRAINING
 
 
 def test_run_rows_are_the_learners_per_seed_and_the_baselines_once(cli):
     runs = pd.read_parquet(cli["set1"]["runs"])
     assert runs.columns[0] == "trace" and set(runs["trace"]) == {GRID}
     assert set(runs["jobset"]) == {f"{GRID} set 1"}
-    names = [*(name for name in LEARNERS for _ in range(2)), *BASELINES, "NAT"]
+    names = [*(name for name in LEARNERS for _ in range(2)), *BASELINES, *SAME_POOL, *SAME_POOL, "NAT"]
     assert list(runs["run"]) == names
-    assert list(runs["seed"]) == [0, 1, 0, 1] + [0] * 5
-    assert list(runs["kind"]) == ["RIG", "RIG", "ELA", "ELA"] + ["baseline"] * 5
+    assert list(runs["seed"]) == [0, 1, 0, 1] + [0] * 3 + [0, 0, 1, 1] + [0]
+    assert list(runs["kind"]) == ["RIG", "RIG", "ELA", "ELA"] + ["baseline"] * 8
+    assert list(runs["matches"]) == [""] * 7 + ["ELA-EST-1"] * 4 + [""]
+    assert list(runs["elastic"]) == [False, False, True, True] + [None] * 8
+    assert set(runs.loc[runs["kind"] != "baseline", "reward_utilisation"]) == {"interval"}
     rigid_pool = read_provenance(cli["set1"]["runs"])["rigid_pool"]
     assert set(runs["rigid_pool"]) == {rigid_pool}
     assert (runs["jobs"] == 1500 - 1000).all()
+    # FCFS and EDF on the rounded average pool of the elastic run of the same seed
+    elastic = runs[runs["run"] == "ELA-EST-1"].set_index("seed")["mean_pool"]
+    for name in SAME_POOL:
+        fixed = runs[runs["run"] == name].set_index("seed")["mean_pool"]
+        assert fixed.tolist() == pytest.approx([max(1, round(elastic[seed])) for seed in fixed.index], rel=1e-12)
     pools = runs.groupby("run")["mean_pool"].mean()
-    # FCFS on the rounded mean of the elastic run's average pools over its seeds, and on P_max
-    assert pools["FCFS on the pool of ELA-EST-1"] == pytest.approx(max(1, round(pools["ELA-EST-1"])), rel=1e-12)
     assert pools["FCFS P_max"] == pytest.approx(pool_levels(rigid_pool)[-1], rel=1e-12)
+    # core-hours: the pool's area from the first online submission to the last completion
+    nat = runs["run"] == "NAT"
+    assert (runs.loc[~nat, "core_hours"] > 0).all() and runs.loc[nat, "core_hours"].isna().all()
     assert pools[["FCFS", "EDF", "RIG-EST-1"]].tolist() == pytest.approx([rigid_pool] * 3, rel=1e-12)
     assert pools["ELA-EST-1"] != pytest.approx(rigid_pool)
     # NAT's pool is the site's own, not ours; the seeds differ
@@ -234,7 +251,7 @@ def test_without_a_recorded_wait_for_one_online_job_there_is_no_nat(cli):
     assert cli["codes"]["set2"] == 0
     runs = pd.read_parquet(cli["set2"]["runs"])
     assert set(runs["jobset"]) == {f"{GRID} set 2"}
-    assert list(runs["run"]) == [*(name for name in LEARNERS for _ in range(2)), *BASELINES]
+    assert list(runs["run"]) == [*(name for name in LEARNERS for _ in range(2)), *BASELINES, *SAME_POOL, *SAME_POOL]
     assert "NAT" not in set(pd.read_parquet(cli["set2"]["series"])["run"])
 
 
@@ -242,7 +259,7 @@ def test_series_one_row_per_online_job_and_run_seed_0(cli):
     series = pd.read_parquet(cli["set1"]["series"])
     runs = pd.read_parquet(cli["set1"]["runs"])
     assert series.columns[0] == "trace" and set(series["trace"]) == {GRID}
-    assert list(series["run"].unique()) == [*LEARNERS, *BASELINES, "NAT"]
+    assert list(series["run"].unique()) == [*LEARNERS, *BASELINES, *SAME_POOL, "NAT"]
     online = np.arange(PRE_TRAINING, SET_JOBS)
     for name, part in series.groupby("run", sort=False):
         np.testing.assert_array_equal(part["job"], online)
@@ -352,13 +369,24 @@ def test_counts_below_one_are_argument_errors(capsys, grid_file, tmp_path, optio
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"elastic": False, "model": "EST"}, "run 'X' needs exactly the keys elastic, model, lambda"),
-        ({"elastic": False, "model": "EST", "lambda": 1, "seed": 3}, "run 'X' needs exactly the keys"),
-        ({"elastic": False, "model": "SARSA", "lambda": 1}, "run 'X': elastic true or false, model ORA or EST"),
-        ({"elastic": True, "model": "ORA", "lambda": 1.5}, "run 'X': elastic true or false, model ORA or EST"),
-        ({"elastic": True, "model": "EST", "lambda": -0.1}, "run 'X': elastic true or false, model ORA or EST"),
+        (
+            {"elastic": False, "model": "EST"},
+            "run 'X' needs the keys elastic, model, lambda (optional: utilisation, pre_training_pool)",
+        ),
+        ({"elastic": False, "model": "EST", "lambda": 1, "seed": 3}, "run 'X' needs the keys"),
+        ({"elastic": False, "model": "SARSA", "lambda": 1}, "run 'X': model 'SARSA': choose one of ORA, EST"),
+        ({"elastic": True, "model": "ORA", "lambda": 1.5}, "run 'X': lambda 1.5: must be in [0, 1]"),
+        ({"elastic": True, "model": "EST", "lambda": -0.1}, "run 'X': lambda -0.1: must be in [0, 1]"),
+        (
+            {"elastic": True, "model": "EST", "lambda": 1, "utilisation": "mean"},
+            "run 'X': utilisation 'mean': choose one of interval, cumulative",
+        ),
+        (
+            {"elastic": True, "model": "EST", "lambda": 1, "pre_training_pool": "EDF"},
+            "run 'X': pre_training_pool 'EDF': choose one of explore, rigid",
+        ),
     ],
-    ids=["missing key", "extra key", "model", "lambda above 1", "lambda below 0"],
+    ids=["missing key", "extra key", "model", "lambda above 1", "lambda below 0", "utilisation", "pre-training pool"],
 )
 def test_bad_runs_are_argument_errors(capsys, grid_file, tmp_path, options, message):
     # an argparse type error: argparse prints the usage and the error and exits with 2
@@ -414,11 +442,11 @@ def test_run_logs_its_progress_per_learner_run_then_per_baseline(capsys, grid_fi
     assert code == 0
     lines = err.splitlines()
     expected = [f"{GRID} set 1 learner runs: {done}/4 ({25 * done} %)" for done in range(1, 5)]
-    expected += [f"{GRID} set 1 baselines: {done}/4 ({25 * done} %)" for done in range(1, 5)]
+    expected += [f"{GRID} set 1 baselines: {done}/7 ({round(100 * done / 7)} %)" for done in range(1, 8)]
     assert [line.split(", ")[0] for line in lines] == expected
-    assert [line.endswith("elapsed") for line in lines] == [False, False, False, True] * 2
+    assert [line.endswith("elapsed") for line in lines] == [False] * 3 + [True] + [False] * 6 + [True]
     assert all(line.endswith(" left") for line in lines if not line.endswith("elapsed"))
-    assert len(pd.read_parquet(outputs(tmp_path / "out")["runs"])) == 4 + 4 + 1  # and NAT
+    assert len(pd.read_parquet(outputs(tmp_path / "out")["runs"])) == 4 + 7 + 1  # and NAT
 
 
 # -- 3. a VO profile and compressed submissions --------------------------------------------------
@@ -444,7 +472,7 @@ def test_a_vo_profile_and_time_compression_on_a_model_workload(cli):
     rig = series[series["run"] == "RIG-EST-1"]
     np.testing.assert_allclose(rig["submit"], plain.submit[PRE_TRAINING:] / 5)
     runs = pd.read_parquet(cli["model"]["runs"])
-    assert list(runs["run"]) == [*LEARNERS, *BASELINES]
+    assert list(runs["run"]) == [*LEARNERS, *BASELINES, *SAME_POOL]
     assert set(runs["rigid_pool"]) == {compressed.rigid_pool}
 
 
@@ -463,13 +491,14 @@ def test_tables_runs_and_summary(cli):
     provenance = read_provenance(tables / "runs.parquet")
     assert provenance["command"] == "elastic-tables" and provenance["inputs"] == cli["inputs"]
     summary = pd.read_csv(tables / "summary.csv")
-    grid_names = [*LEARNERS, *BASELINES, "NAT"]
+    grid_names = [*LEARNERS, *BASELINES, *SAME_POOL, "NAT"]
     assert list(zip(summary["trace"], summary["run"])) == [
         *((GRID, name) for name in grid_names),
-        *((MODEL, name) for name in [*LEARNERS, *BASELINES]),
+        *((MODEL, name) for name in [*LEARNERS, *BASELINES, *SAME_POOL]),
     ]
-    # seeds x sets: the learners 2 x 2 on GRID, 1 x 1 on MODEL; the baselines once per set; NAT in set 1 only
-    assert summary["runs"].tolist() == [4, 4, 2, 2, 2, 2, 1] + [1] * 6
+    # seeds x sets: the learners and their same-pool baselines 2 x 2 on GRID, 1 x 1 on MODEL; the other
+    # baselines once per set; NAT in set 1 only
+    assert summary["runs"].tolist() == [4, 4, 2, 2, 2, 4, 4, 1] + [1] * 7
     for metric in SUMMARISED:
         for stat in ("mean", "std", "p10", "p90"):
             assert f"{metric}_{stat}" in summary
@@ -511,12 +540,17 @@ def test_tables_markdown(cli):
     assert "| NAT | 1 |" in text[grid:model] and "| NAT |" not in text[model:claims_at]
     assert f"(paper {ELASTIC_SPEEDUP['ELA-EST-1']:.0f} %)" in text[grid:model]
     table = text[claims_at:]
-    assert "| trace | claim | holds | our numbers |" in table
-    assert f"| {GRID} | RL beats NAT on interactive W |" in table
-    assert f"| {MODEL} | RL beats NAT" not in table  # no NAT on a model trace
-    for trace in (GRID, MODEL):
-        assert f"| {trace} | RL beats FCFS and EDF on the same pool on interactive W |" in table
-        assert f"| {trace} | utilisation ≈ 0.5 elastic vs ≈ 0.7 rigid |" in table
+    assert "| trace | claim | the paper | holds | our numbers | why it fails |" in table
+    checked = claims(all_runs(cli), pd.read_csv(cli["tables"] / "speedups.csv"))
+    for row in checked.itertuples(index=False):  # every claim of every trace, as computed
+        holds = "yes" if row.holds else "no"
+        assert f"| {row.trace} | {row.claim} | {row.paper} | {holds} | {row.numbers} | {row.reason} |" in table
+    assert set(checked.loc[checked["trace"] == GRID, "claim"]) > set(checked.loc[checked["trace"] == MODEL, "claim"])
+    assert not any("NAT" in claim for claim in checked.loc[checked["trace"] == MODEL, "claim"])  # no NAT on a model
+    # the job sets beside LAL's workload
+    assert "| LAL (the paper) | 9,500 |" in text
+    sets = pd.read_csv(cli["tables"] / "job_sets.csv")
+    assert list(sets["jobset"]) == [f"{GRID} set 1", f"{GRID} set 2", f"{MODEL} set 1"]
 
 
 def test_tables_rows_of_the_real_groups_trace_only(cli):
@@ -542,141 +576,7 @@ def test_tables_rows_of_the_real_groups_trace_only(cli):
     assert speedup.ours == pytest.approx(100 * gains.loc[gains["trace"] == GRID, "speedup"].mean(), rel=1e-12)
 
 
-# -- 5. the claims on hand-made frames -----------------------------------------------------------
-
-LEARNER_RUNS = [f"{kind}-{model}-{lam}" for kind in ("RIG", "ELA") for model in ("ORA", "EST") for lam in ("0.5", "1")]
-ELASTIC_RUNS = [name for name in LEARNER_RUNS if name.startswith("ELA")]
-CLAIMS = {
-    "nat": "RL beats NAT on interactive W",
-    "same pool": "RL beats FCFS and EDF on the same pool on interactive W",
-    "equal cost": "elastic RL beats FCFS on a pool of the same average size on interactive delay",
-    "speedup": "elastic beats rigid on interactive delay by at least the paper's 45 % (45-73 %)",
-    "lambda": "λ has little effect",
-    "est": "EST ≈ ORA",
-    "utilisation": "utilisation ≈ 0.5 elastic vs ≈ 0.7 rigid",
-}
-
-
-def claim_frames(w=None, delay=None, utilisation=None, speedup=None, trace="T"):
-    """Learners over two seeds with equal numbers (their mean is exact), the baselines once; every
-    claim holds with the default numbers."""
-    w = {
-        **{name: 0.90 if name.startswith("RIG") else 0.95 for name in LEARNER_RUNS},
-        "FCFS": 0.80,
-        "EDF": 0.85,
-        "NAT": 0.70,
-        **(w or {}),
-    }
-    delay = {
-        **{name: 300.0 for name in LEARNER_RUNS if name.startswith("RIG")},
-        **{name: 100.0 for name in ELASTIC_RUNS},
-        **{f"FCFS on the pool of {name}": 150.0 for name in ELASTIC_RUNS},
-        **(delay or {}),
-    }
-    utilisation = {**{name: 0.7 if name.startswith("RIG") else 0.5 for name in LEARNER_RUNS}, **(utilisation or {})}
-    rows = []
-    for name in [*LEARNER_RUNS, "FCFS", "EDF", "NAT", *(f"FCFS on the pool of {n}" for n in ELASTIC_RUNS)]:
-        learner = name in LEARNER_RUNS
-        for seed in (0, 1) if learner else (0,):
-            rows.append(
-                {
-                    "trace": trace,
-                    "jobset": f"{trace} set 1",
-                    "run": name,
-                    "kind": name[:3] if learner else "baseline",
-                    "seed": seed,
-                    "W_interactive_mean": w.get(name, 0.5),
-                    "W_batch_mean": 0.5,
-                    "utilisation": utilisation.get(name, 0.6),
-                    "delay_interactive_mean": delay.get(name, 200.0),
-                }
-            )
-    gains = {name: 0.60 for name in ELASTIC_RUNS} | (speedup or {})
-    speedups = pd.DataFrame(
-        [
-            {"jobset": f"{trace} set 1", "seed": seed, "run": name, "speedup": value, "trace": trace}
-            for name, value in gains.items()
-            for seed in (0, 1)
-        ]
-    )
-    return pd.DataFrame(rows), speedups
-
-
-def holds(frames) -> dict:
-    checked = claims(*frames)
-    assert list(checked.columns) == ["trace", "claim", "holds", "numbers"]
-    return dict(zip(checked["claim"], checked["holds"]))
-
-
-def test_every_claim_holds_on_the_default_numbers():
-    checked = claims(*claim_frames())
-    assert list(checked["claim"]) == list(CLAIMS.values())
-    assert checked["holds"].tolist() == [True] * len(CLAIMS)
-    numbers = dict(zip(checked["claim"], checked["numbers"]))
-    assert numbers[CLAIMS["nat"]] == "RL 0.900 (lowest rigid run) vs NAT 0.700"
-    assert numbers[CLAIMS["same pool"]] == "RL 0.900 (lowest rigid run) vs FCFS 0.800, EDF 0.850"
-    assert numbers[CLAIMS["utilisation"]].startswith("elastic 0.50 vs rigid 0.70")
-
-
-FLIPS = {  # claim: (numbers on the side where it holds, numbers across its threshold)
-    "nat": (dict(w={"NAT": 0.899}), dict(w={"NAT": 0.90})),
-    "same pool": (dict(w={"EDF": 0.899, "FCFS": 0.899}), dict(w={"EDF": 0.90})),
-    "equal cost": (
-        dict(delay={"FCFS on the pool of ELA-EST-1": 100.5}),
-        dict(delay={"FCFS on the pool of ELA-EST-1": 100.0}),
-    ),
-    "speedup": (dict(speedup={"ELA-ORA-0.5": 0.451}), dict(speedup={"ELA-ORA-0.5": 0.449})),
-    # λ 0.5 against λ 1, the same for ORA and EST (EST ≈ ORA stays)
-    "lambda": (
-        dict(w={"RIG-ORA-1": 0.90 + LAMBDA_LITTLE - 0.005, "RIG-EST-1": 0.90 + LAMBDA_LITTLE - 0.005}),
-        dict(w={"RIG-ORA-1": 0.90 + LAMBDA_LITTLE + 0.005, "RIG-EST-1": 0.90 + LAMBDA_LITTLE + 0.005}),
-    ),
-    # EST against ORA, the same for both λ (λ's little effect stays)
-    "est": (
-        dict(w={"ELA-EST-0.5": 0.95 - EST_CLOSE + 0.005, "ELA-EST-1": 0.95 - EST_CLOSE + 0.005}),
-        dict(w={"ELA-EST-0.5": 0.95 - EST_CLOSE - 0.005, "ELA-EST-1": 0.95 - EST_CLOSE - 0.005}),
-    ),
-    "utilisation": (
-        dict(utilisation={name: 0.69 for name in ELASTIC_RUNS}),
-        dict(utilisation={name: 0.70 for name in ELASTIC_RUNS}),
-    ),
-}
-
-
-@pytest.mark.parametrize("claim", FLIPS)
-def test_each_claim_flips_across_its_threshold(claim):
-    kept, flipped = FLIPS[claim]
-    assert holds(claim_frames(**kept)) == {text: True for text in CLAIMS.values()}
-    assert holds(claim_frames(**flipped)) == {text: text != CLAIMS[claim] for text in CLAIMS.values()}
-
-
-def test_the_lowest_rigid_run_and_the_mean_over_seeds_decide():
-    runs, speedups = claim_frames()
-    # one rigid run below NAT in one seed only: its mean (0.75) is still above NAT
-    low = (runs["run"] == "RIG-ORA-1") & (runs["seed"] == 0)
-    runs.loc[low, "W_interactive_mean"] = 0.60
-    runs.loc[(runs["run"] == "RIG-ORA-1") & (runs["seed"] == 1), "W_interactive_mean"] = 0.90
-    result = holds((runs, speedups))
-    assert result[CLAIMS["nat"]] and not result[CLAIMS["same pool"]]  # 0.75 < FCFS 0.80 and EDF 0.85
-    # one elastic run's speedup under 45 % in one seed: the mean over seeds decides
-    seed_0 = (speedups["run"] == "ELA-EST-1") & (speedups["seed"] == 0)
-    speedups.loc[seed_0, "speedup"] = 0.32  # mean 46 %
-    assert holds((runs, speedups))[CLAIMS["speedup"]]
-    speedups.loc[seed_0, "speedup"] = 0.28  # mean 44 %
-    assert not holds((runs, speedups))[CLAIMS["speedup"]]
-
-
-def test_claims_need_their_runs_and_are_per_trace():
-    runs, speedups = claim_frames()
-    other, _ = claim_frames(trace="U")
-    other = other[other["run"].isin(["RIG-EST-1", "FCFS"])]
-    checked = claims(pd.concat([runs, other], ignore_index=True), speedups)
-    assert list(checked.loc[checked["trace"] == "T", "claim"]) == list(CLAIMS.values())
-    # trace U: no NAT, no elastic run, no λ or model pair, no speedups: only RL against FCFS
-    assert checked.loc[checked["trace"] == "U", ["claim", "holds"]].values.tolist() == [[CLAIMS["same pool"], True]]
-
-
-# -- 6. plot-elastic -----------------------------------------------------------------------------
+# -- 5. plot-elastic -----------------------------------------------------------------------------
 
 
 def test_plot_writes_the_four_figures(cli):

@@ -9,14 +9,16 @@ import pytest
 from simcore.reporting.style import plt
 from simcore.studies.elastic.env import example_job_set
 from simcore.studies.elastic.figures import FIGURES, busy_cores, draw_figures, run_styles, running_utilisation
-from simcore.studies.elastic.study import run_jobset
+from simcore.studies.elastic.study import RunSettings, run_jobset
 
 JOBSET = "simcore example"
 
 
 @pytest.fixture(scope="module")
 def frames():
-    return run_jobset(example_job_set(), {"RIG-EST-1": (False, "EST", 1.0), "ELA-EST-1": (True, "EST", 1.0)}, 1)
+    return run_jobset(
+        example_job_set(), {"RIG-EST-1": RunSettings(False, "EST", 1.0), "ELA-EST-1": RunSettings(True, "EST", 1.0)}, 1
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -43,11 +45,20 @@ def test_busy_cores_count_the_running_jobs():
 
 
 def test_rig_and_ela_of_one_setting_share_a_colour_elastic_dashed():
-    styles = run_styles(["RIG-EST-1", "ELA-EST-1", "RIG-ORA-1", "FCFS", "FCFS P_max", "NAT"])
-    assert list(styles) == ["RIG-EST-1", "ELA-EST-1", "RIG-ORA-1", "FCFS", "NAT"]
+    names = ["RIG-EST-1", "ELA-EST-1", "RIG-ORA-1", "FCFS", "FCFS P_max", "NAT", "EDF on the pool of ELA-EST-1"]
+    styles = run_styles(names)
+    assert list(styles) == names
     assert styles["RIG-EST-1"]["color"] == styles["ELA-EST-1"]["color"] != styles["RIG-ORA-1"]["color"]
     assert [styles[name]["linestyle"] for name in ("RIG-EST-1", "ELA-EST-1")] == ["-", "--"]
     assert styles["NAT"]["color"] == "black"
+    # an elastic run's fixed-pool baseline: its colour, dotted
+    assert styles["EDF on the pool of ELA-EST-1"] == {"color": styles["ELA-EST-1"]["color"], "linestyle": ":"}
+    assert styles["FCFS P_max"]["linestyle"] == "-."
+
+
+def drawn_runs(axis) -> list[str]:
+    """The runs of an axis's lines, those merged into one line ("A = B") included."""
+    return [name for line in axis.get_lines() for name in line.get_label().split(" = ")]
 
 
 def test_the_four_figures_with_labelled_axes_and_their_lines(frames):
@@ -56,13 +67,14 @@ def test_the_four_figures_with_labelled_axes_and_their_lines(frames):
     for figure in figures.values():
         assert any(axis.get_xlabel() for axis in figure.axes)
         assert all(axis.get_ylabel() for axis in figure.axes if axis.get_subplotspec().is_first_col())
-    # responsiveness: RIG, ELA, FCFS and EDF in each panel (no NAT in the example)
-    assert [len(axis.get_lines()) for axis in figures["responsiveness"].axes] == [4, 4]
+    # responsiveness, interactive and batch: the rigid runs (no NAT in the example), then the elastic ones
+    rigid, elastic = ["RIG-EST-1", "FCFS", "EDF"], ["ELA-EST-1", "EDF on the pool of ELA-EST-1", "FCFS P_max"]
+    assert [drawn_runs(axis) for axis in figures["responsiveness"].axes] == [rigid, elastic, rigid, elastic]
+    assert all(axis.get_yscale() == "log" for axis in figures["responsiveness"].axes)
     # pool: one panel for the one elastic run, its pool and the rigid pool over its busy cores
     (pool,) = figures["pool"].axes
     assert len(pool.get_lines()) == 2 and len(pool.collections) == 1
-    (utilisation,) = figures["utilisation"].axes
-    assert [line.get_label() for line in utilisation.get_lines()] == ["RIG-EST-1", "ELA-EST-1", "FCFS", "EDF"]
+    assert [drawn_runs(axis) for axis in figures["utilisation"].axes] == [rigid, elastic]
     (fairness,) = figures["fairness"].axes
     assert [line.get_label() for line in fairness.get_lines()] == ["RIG-EST-1", "FCFS", "EDF"]
     assert "no NAT" in fairness.get_title()
@@ -70,16 +82,22 @@ def test_the_four_figures_with_labelled_axes_and_their_lines(frames):
 
 def test_utilisation_ends_at_the_runs_utilisation(frames):
     runs, series, pools = frames
-    (axis,) = drawn(runs, series, pools)["utilisation"].axes
-    final = {line.get_label(): line.get_ydata()[-1] for line in axis.get_lines()}
+    axes = drawn(runs, series, pools)["utilisation"].axes
+    final = {
+        name: line.get_ydata()[-1]
+        for axis in axes
+        for line in axis.get_lines()
+        for name in line.get_label().split(" = ")
+    }
+    assert len(final) == 6
     expected = runs.set_index("run")["utilisation"]
     assert final == pytest.approx({name: expected[name] for name in final}, rel=1e-12)
 
 
 def test_without_elastic_runs_the_rigid_pool_is_drawn(frames):
     runs, series, pools = frames
-    rigid = runs["kind"] != "ELA"
-    kept = set(runs.loc[rigid & ~runs["run"].str.startswith("FCFS "), "run"])
+    rigid = (runs["kind"] != "ELA") & (runs["matches"] == "") & (runs["run"] != "FCFS P_max")
+    kept = set(runs.loc[rigid, "run"])
     figures = drawn(runs[rigid], series[series["run"].isin(kept)], pools[pools["run"].isin(kept)])
     (pool,) = figures["pool"].axes
     assert "no elastic run" in pool.get_title()
@@ -98,6 +116,22 @@ def test_with_nat_the_fairness_differences_get_a_panel(frames):
     assert set(lines) >= {"RIG-EST-1", "FCFS", "EDF"} and "NAT" not in lines
     assert np.nanmax(np.abs(lines["FCFS"])) == 0.0
     assert "no NAT" not in top.get_title()
+
+
+def test_runs_with_identical_schedules_are_one_line_and_one_panel(frames):
+    runs, series, pools = frames
+    twin = series[series["run"] == "ELA-EST-1"].assign(run="ELA-EST-1-twin")
+    twin_row = runs[runs["run"] == "ELA-EST-1"].assign(run="ELA-EST-1-twin")
+    twin_pools = pools[pools["run"] == "ELA-EST-1"].assign(run="ELA-EST-1-twin")
+    figures = drawn(
+        pd.concat([runs, twin_row], ignore_index=True),
+        pd.concat([series, twin], ignore_index=True),
+        pd.concat([pools, twin_pools], ignore_index=True),
+    )
+    labels = [line.get_label() for line in figures["utilisation"].axes[1].get_lines()]
+    assert "ELA-EST-1 = ELA-EST-1-twin" in labels and "ELA-EST-1-twin" not in labels
+    (pool,) = figures["pool"].axes
+    assert pool.get_title().startswith("ELA-EST-1 = ELA-EST-1-twin")
 
 
 def test_an_absent_job_set_draws_empty_figures(frames):

@@ -42,8 +42,12 @@ def test_a_trace_without_groups_or_serial_jobs_is_named():
 def test_phi_and_pool_levels():
     assert phi(0.0) == 0.0 and phi(1e6) == 1.0 and phi(1e9) == 1.0
     assert abs(phi(60.0) - np.log(2) / np.log1p(1e6 / 60)) < 1e-15
-    assert pool_levels(20).tolist() == [30, 40]  # P_max = 10 ceil(40 / 10) = 40
-    assert pool_levels(57).tolist() == [30, 40, 50, 60, 70, 80, 90, 100, 110, 120]
+    # floor: 30/81 of P_rig rounded to a multiple of 10, at least 10; P_max = 10 ceil(2 P_rig / 10)
+    assert pool_levels(20).tolist() == [10, 20, 30, 40]
+    assert pool_levels(57).tolist() == [20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120]
+    assert pool_levels(81)[0] == 30  # the paper's 30 cores of 81
+    assert pool_levels(127).tolist() == list(range(50, 261, 10))  # UniLu-Gaia's P_rig
+    assert pool_levels(4).tolist() == [10]
 
 
 def hand_set():
