@@ -36,15 +36,18 @@ slot S being "no job" (valid only at a pool-only decision) and ``level`` an inde
 permitted only the current pool is valid. `action_masks()` and ``info["action_mask"]`` give the
 valid actions; any other action raises ValueError naming them.
 
-Reward: the contract's reward of a decision (§5.2) is known when its job completes (rigid
-``λ W_j + (1 - λ) F_j``, F_j at the job's election; elastic ``λ W_j + (1 - λ) U``, U at the
-job's election), at once for a pool-only decision (``λ + (1 - λ) U``). A step's reward is the sum of
+Reward: the study's reward of a decision (§5.2, `rewards.Rewards`): rigid ``λ W_j + (1 - λ) F_j``,
+F_j at the job's election, known when the job completes; elastic ``λ W_j + (1 - λ) U_t``, U_t the
+utilisation of the interval from the decision to the next decision instant (`utilisation=
+"interval"`, §8.5; or ``"cumulative"``, the run's at the election), known when both are (a
+pool-only decision has W = 1). A step's reward is the sum of
 the rewards that became known while the simulation ran from this step's decision to the next one
 (the last step: to the end, so every reward is delivered); ``info["known_rewards"]`` lists them
 as (decision number, reward) pairs for learners that credit each decision (SARSA).
 
 Episode: the online jobs of the job set from an empty site (§7), or with ``episode="pre-training"``
-its first jobs on the rigid pool P_rig (the site of the learner's pre-training). It terminates when
+its first jobs from the rigid pool P_rig (the site of the learner's pre-training; elastic, the
+agent chooses the levels there, as the study's pre-training explores them). It terminates when
 they are all done; it is deterministic (no random draw: the seed only seeds ``self.np_random``).
 Info: ``time``, ``decisions``, ``candidates`` (the job of each slot, -1: empty), ``pool``,
 ``action_mask``, ``known_rewards``, ``job`` and ``level`` (the last decision's; job -1 at a pool-only
@@ -121,7 +124,8 @@ class SchedulingEnv(gymnasium.Env):
     Parameters: `workload` (None: the example; a JobSet; a Workload, Parquet file or trace name),
     `set_number` and `filter_mode` (trace names, §1), `model` ("EST" or "ORA"), `lam` (λ of the
     reward), `episode` ("online" or "pre-training"), `candidates` ("descriptions" or "queue",
-    above; default: descriptions under EST, queue under ORA) and `window` (the queue's slots).
+    above; default: descriptions under EST, queue under ORA), `window` (the queue's slots) and
+    `utilisation` (the elastic reward's U: "interval" or "cumulative").
     """
 
     metadata = {"render_modes": []}

@@ -16,6 +16,7 @@ from simcore.studies.elastic.agent import (
 )
 from simcore.studies.elastic.esn import Readout, Reservoir
 from simcore.studies.elastic.jobsets import job_set
+from simcore.studies.elastic.metrics import time_average_pool
 from simcore.studies.elastic.rewards import response
 from simcore.studies.elastic.site import STABILITY, pool_levels, run_site
 
@@ -123,3 +124,46 @@ def test_pre_training_sweeps_refit_five_times_from_zero():
         after = np.append(Z[1:] @ beta, 0.0)
         beta = np.linalg.solve(Z.T @ Z + ridge, Z.T @ (rewards + GAMMA * after))
     np.testing.assert_allclose(pre.readout.beta, beta, rtol=1e-9, atol=1e-9)
+
+
+def mean_pools(jobs, lam, utilisation="interval", seeds=(0, 1, 2)):
+    levels = pool_levels(jobs.rigid_pool)
+    pools = []
+    for seed in seeds:
+        run, _ = train_and_run(jobs, lam, True, "EST", seed, levels, utilisation=utilisation)
+        pools.append(time_average_pool(run.pool_times, run.pool_sizes, np.nanmax(run.end)))
+    return np.array(pools)
+
+
+def test_the_elastic_learner_learns_a_smaller_pool_when_utilisation_weighs_more():
+    """λ = 0.1 (utilisation weighs 0.9) against λ = 1 (utilisation not weighed) on a synthetic set
+    whose load fits in the smallest levels: the pool part of the reward, the interval U of the
+    pool just chosen, is what tells them apart (without it the two runs would be the same)."""
+    jobs = busy_set(2000, 1)
+    frugal, lavish = mean_pools(jobs, 0.1), mean_pools(jobs, 1.0)
+    assert (frugal < jobs.rigid_pool).all()  # every seed holds less than the rigid pool
+    assert lavish.mean() > frugal.mean() + 10
+
+
+def test_ora_and_est_runs_differ_where_the_estimates_differ():
+    jobs = busy_set(1500, 3)
+    levels = pool_levels(jobs.rigid_pool)
+    for elastic in (False, True):
+        ora, _ = train_and_run(jobs, 0.5, elastic, "ORA", 0, levels)
+        est, _ = train_and_run(jobs, 0.5, elastic, "EST", 0, levels)
+        assert not np.array_equal(ora.start, est.start)
+
+
+def test_an_elastic_pre_training_explores_the_levels():
+    """The pool of an elastic learner's pre-training is drawn among the allowed levels at each
+    decision that may change it (default_rng([seed, 2])); a rigid one keeps P_rig."""
+    jobs = busy_set(1500, 4)
+    levels = pool_levels(jobs.rigid_pool)
+    sizes = {}
+    for explored in (levels, None):
+        pre = PreTraining(Reservoir.generate(20, 2), Readout(), 0.5, True, seed=2, pool_top=int(levels[-1]))
+        run = run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, "EST", explored, pool_top=int(levels[-1]))
+        sizes[explored is None] = run.pool_sizes
+        assert len(pre.record.decisions) == run.decisions  # pool-only decisions are recorded too
+    assert sizes[True] == [jobs.rigid_pool]
+    assert len(set(sizes[False])) >= len(levels) - 1 and set(sizes[False][1:]) <= set(levels.tolist())

@@ -3,22 +3,22 @@ recomputed here independently, each one flipped across its threshold, the ablati
 the committed LPC-EGEE result (docs/results/elastic/) whose claim outcomes are pinned."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import PWA
+import yaml
+from conftest import PWA, REPO
 from test_elastic_study import GRID, PRE_TRAINING, SET_JOBS, grid_workload
 
 from simcore.engine.swf import read_swf
 from simcore.studies.elastic import report
-from simcore.studies.elastic.jobsets import consecutive_sets
+from simcore.studies.elastic.jobsets import consecutive_sets, rank_sets
 from simcore.studies.elastic.report import CHECKS, claims, elastic_markdown
 from simcore.studies.elastic.study import DEFAULT_RUNS, RunSettings, run_jobset, speedups, summary_table
 
 ABLATION = "ELA-EST-0.1-cumulative"
-RESULT = Path(__file__).resolve().parents[3] / "docs" / "results" / "elastic"
+RESULT = REPO / "docs" / "results" / "elastic"
 
 
 @pytest.fixture(scope="module")
@@ -243,3 +243,14 @@ def test_the_committed_runs_are_what_the_study_computes():
         for metric in ("W_interactive_mean", "delay_interactive_mean", "mean_pool", "utilisation"):
             assert ours[metric] == theirs[metric], (name, metric)
     assert np.isfinite(frame["W_interactive_mean"]).all()
+
+
+def test_the_configured_lpc_egee_sets_are_the_closest_to_the_papers_workload():
+    ranked = rank_sets(consecutive_sets(read_swf(PWA / "LPC-EGEE-2004-1.2-cln.swf.gz", filter="truncate"), "LPC-EGEE"))
+    closest = [row["set"] for row in sorted(ranked, key=lambda row: row["rank"]) if row["rank"] > 0]
+    configured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["elastic"]["job_sets"]["LPC-EGEE"]
+    assert configured == closest[: len(configured)] and len(configured) == 5
+    excluded = [row["set"] for row in ranked if row["excluded"]]
+    assert excluded == [3] and ranked[2]["rigid_pool"] < 20  # set 3: P_rig 7
+    removed = sum(row["monitoring_jobs_removed"] for row in ranked)
+    assert 0 < removed < 220_695

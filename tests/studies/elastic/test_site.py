@@ -1,10 +1,19 @@
 """The elastic study's job sets and grid-site simulation, on hand-computed cases."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from simcore.engine.workload import Workload
-from simcore.studies.elastic.jobsets import JobSetError, job_set, serial_jobs
+from simcore.studies.elastic.jobsets import (
+    JobSetError,
+    consecutive_sets,
+    job_set,
+    monitoring_users,
+    rank_sets,
+    serial_jobs,
+)
 from simcore.studies.elastic.site import EDF, FCFS, phi, pool_levels, run_site
 
 
@@ -216,3 +225,25 @@ def test_fairness_is_one_before_any_work():
     assert run.fairness[1] == 1.0  # the first election, of a job with p = 0: nothing delivered at all
     # then group 2 (50 of the 55 s of work) has everything, group 1 nothing of its 5/55
     assert run.fairness[2] == pytest.approx(1 - (5 / 55) / (50 / 55), abs=1e-15)
+
+
+def test_monitoring_like_users_are_removed_and_counted_per_set():
+    """User 1: 300 jobs of 5 s (a median under a minute, under 1 % of the work): removed. User 2: a
+    median of 30 s but 5 % of the work: kept. User 3: hours-long jobs: kept."""
+    rng = np.random.default_rng(0)
+    users = np.r_[np.full(300, 1), np.full(300, 2), np.full(600, 3)]
+    run = np.r_[np.full(300, 5.0), np.where(np.arange(300) < 200, 30.0, 1800.0), rng.uniform(3600, 36000, 600)]
+    order = rng.permutation(len(users))
+    submit = np.sort(rng.uniform(0, 30 * 86400, len(users)))
+    jobs = Workload.from_arrays(submit, run[order], run[order] + 10, np.ones(len(users), int), 64, source="t")
+    jobs = replace(jobs, user=users[order], group=users[order])
+    assert monitoring_users(serial_jobs(jobs)).tolist() == [1]
+    (removed,) = consecutive_sets(jobs, "t", size=900, pre_training=100)
+    (kept,) = consecutive_sets(jobs, "t", size=900, pre_training=100, monitoring="keep")
+    assert (removed.monitoring_jobs, kept.monitoring_jobs) == (300, 0)
+    assert 1 not in set(users[order][np.isin(jobs.job_id, removed.job_id)])
+    with pytest.raises(ValueError, match="monitoring 'drop': choose one of remove, keep"):
+        consecutive_sets(jobs, "t", size=900, monitoring="drop")
+    (row,) = rank_sets([removed])
+    assert row["monitoring_jobs_removed"] == 300 and row["online_jobs"] == 800
+    assert removed.rigid_pool < 20 and (row["rank"], row["excluded"]) == (0, f"P_rig {removed.rigid_pool} < 20")
