@@ -25,6 +25,7 @@ TRACE_FILES = {
     "ANL-Intrepid": "ANL-Intrepid-2009-1.swf.gz",
     "CEA-Curie": "CEA-Curie-2011-2.1-cln.swf.gz",
     "UniLu-Gaia": "UniLu-Gaia-2014-2.swf.gz",
+    "LPC-EGEE": "LPC-EGEE-2004-1.2-cln.swf.gz",
     "NASA-iPSC": "NASA-iPSC-1993-3.1-cln.swf.gz",
 }
 # The trace of the mirror whose jobs all lack a requested time: every filter empties it.

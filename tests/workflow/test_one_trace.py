@@ -97,7 +97,8 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
             "job_selection",
         )
     )
-    job_sets = config["elastic"]["job_sets"].get(name, 1)
+    job_sets = config["elastic"]["job_sets"].get(name, 1)  # N, a list of set numbers, or all
+    elastic_sets = len(job_sets) if isinstance(job_sets, list) else 1 if job_sets == "all" else job_sets
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
     section = prediction or simple or learned or dynamic or sharing or elastic or selection
     artifact = config["bandit_artifact"]  # the fixed-policy and bandit studies again, under results/artifact
@@ -144,7 +145,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "coscheduling_replay": sharing,
         "coscheduling_tables": sharing,
         "plot_coscheduling": sharing,
-        "elastic_run": elastic * (1 if job_sets == "all" else len(job_sets) if isinstance(job_sets, list) else job_sets),
+        "elastic_run": elastic * elastic_sets,
         "elastic_tables": elastic,
         "plot_elastic": elastic,
         "rl_baselines_run": selection,

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import PWA, REPO
+from conftest import REPO
 from test_elastic_study import GRID, PRE_TRAINING, SET_JOBS, grid_workload
 
 from simcore.engine.swf import read_swf
@@ -228,12 +228,12 @@ def test_the_committed_section_is_what_the_tables_write_from_the_committed_runs(
     assert elastic_markdown(runs, gains, summary, sources, sets) == (RESULT / "report.md").read_text()
 
 
-def test_the_committed_runs_are_what_the_study_computes():
+def test_the_committed_runs_are_what_the_study_computes(pwa_trace):
     """Two rows of the committed result, recomputed from the mirror's LPC-EGEE: the simulation and
     the learner have not moved."""
     runs = committed_runs()
     number = int(runs["jobset"].iloc[0].rsplit(" ", 1)[-1])
-    workload = read_swf(PWA / "LPC-EGEE-2004-1.2-cln.swf.gz", filter="truncate")
+    workload = read_swf(pwa_trace("LPC-EGEE"), filter="truncate")
     jobs = consecutive_sets(workload, "LPC-EGEE", count=number)[-1]
     chosen = {name: DEFAULT_RUNS[name] for name in ("RIG-EST-0.5", "ELA-EST-0.1")}
     frame, _, _ = run_jobset(jobs, chosen, 1)
@@ -245,8 +245,8 @@ def test_the_committed_runs_are_what_the_study_computes():
     assert np.isfinite(frame["W_interactive_mean"]).all()
 
 
-def test_the_configured_lpc_egee_sets_are_the_closest_to_the_papers_workload():
-    ranked = rank_sets(consecutive_sets(read_swf(PWA / "LPC-EGEE-2004-1.2-cln.swf.gz", filter="truncate"), "LPC-EGEE"))
+def test_the_configured_lpc_egee_sets_are_the_closest_to_the_papers_workload(pwa_trace):
+    ranked = rank_sets(consecutive_sets(read_swf(pwa_trace("LPC-EGEE"), filter="truncate"), "LPC-EGEE"))
     closest = [row["set"] for row in sorted(ranked, key=lambda row: row["rank"]) if row["rank"] > 0]
     configured = yaml.safe_load((REPO / "config" / "config.yaml").read_text())["elastic"]["job_sets"]["LPC-EGEE"]
     assert configured == closest[: len(configured)] and len(configured) == 5
