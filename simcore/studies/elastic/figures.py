@@ -135,7 +135,7 @@ def responsiveness_figure(series: pd.DataFrame, runs: pd.DataFrame, jobset: str)
     panels = panels_of(block, runs[runs["jobset"] == jobset])
     styles = run_styles(block["run"])
     figure, axes = plt.subplots(
-        2, len(panels), figsize=(5.0 * len(panels) + 2.5, 6.4), sharex=True, sharey=True, squeeze=False
+        2, len(panels), figsize=(5.5 * len(panels), 7.5), sharex=True, sharey=True, squeeze=False
     )
     for column, (title, names) in enumerate(panels.items()):
         for row, (kind, label) in enumerate(((True, "interactive"), (False, "batch"))):
@@ -150,13 +150,13 @@ def responsiveness_figure(series: pd.DataFrame, runs: pd.DataFrame, jobset: str)
             axis.set_ylim(SHARE_FLOOR, 1.05)
             axis.set_xlim(0, 1)
             axis.grid(alpha=0.3, which="both")
-            axis.set_title(f"{label} jobs (n = {jobs['job'].nunique():,}), {title}")
+            axis.set_title(f"{label} (n = {jobs['job'].nunique():,}), {title}")
             if column == 0:
                 axis.set_ylabel("P(W <= w) (log)")
             if row == 1:
                 axis.set_xlabel("responsiveness w")
     figure.suptitle(f"{jobset}: distribution of the responsiveness W = p / (p + wait) (lower is better)")
-    shared_legend(figure, axes.ravel(), "run")
+    shared_legend(figure, axes.ravel(), "run", below=True)
     return figure
 
 
@@ -204,7 +204,7 @@ def utilisation_figure(series: pd.DataFrame, pools: pd.DataFrame, runs: pd.DataF
     block, pools, rows, origin, rigid_pool = job_set_frames(series, pools, runs, jobset)
     styles = run_styles(block["run"])
     panels = {title: [n for n in names if n != "NAT"] for title, names in panels_of(block, rows).items()}
-    figure, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels) + 2.5, 3.6), sharey=True, squeeze=False)
+    figure, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.6), sharey=True, squeeze=False)
     axes = axes[0]
     for axis, (title, names) in zip(axes, panels.items()):
         for name, legend in merged(block, names, steps_of(pools, origin, rigid_pool, rows)).items():
@@ -218,8 +218,10 @@ def utilisation_figure(series: pd.DataFrame, pools: pd.DataFrame, runs: pd.DataF
     axes[0].set_ylabel("U(T) = completed work / pool area")
     axes[0].set_ylim(0, 1.02)
     time_axes(axes)
+    for axis in axes:  # side by side: each panel its own time axis label
+        axis.set_xlabel(TIME_LABEL)
     figure.suptitle(f"{jobset}: running utilisation")
-    shared_legend(figure, axes, "run")
+    shared_legend(figure, axes, "run", below=True)
     return figure
 
 
