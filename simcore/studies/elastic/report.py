@@ -124,6 +124,11 @@ class Claims:
         return found
 
 
+def verdict(claim: str, paper: str, numbers: str | list[str], failing: list[str]) -> tuple:
+    """A check's row: the claim holds when nothing failed; the failures are its reason."""
+    return claim, paper, not failing, numbers if isinstance(numbers, str) else "; ".join(numbers), "; ".join(failing)
+
+
 def claims(runs: pd.DataFrame, speedups: pd.DataFrame) -> pd.DataFrame:
     """Every claim of the paper (its §5.2-5.3, the contract's §12) on each trace, computed from the
     runs: whether it holds, the paper's numbers, ours (mean [10th, 90th percentile] over seeds and
@@ -170,12 +175,11 @@ def rl_beats_nat(found: Claims, _):
         ELASTIC_TABLES["NAT"],
     )
     paper = f"W {rl_w:.3f} vs NAT {nat_w_paper:.3f}; delay {rl_delay:.0f} vs {nat_delay_paper:.0f} s"
-    return (
+    return verdict(
         "RL beats NAT on interactive W and interactive delay (rigid runs)",
         paper,
-        not failing,
         numbers,
-        "; ".join(failing),
+        failing,
     )
 
 
@@ -195,13 +199,7 @@ def share_above_nat(found: Claims, _):
     )
     nat = text("Section 5.2", "NAT", "P(W > 0.9) interactive %"), text("Section 5.2", "NAT", "P(W > 0.9) batch %")
     paper = f"interactive >= {rl[0]:.0f} % vs {nat[0]:.0f} %, batch {rl[1]:.0f} % vs {nat[1]:.0f} %"
-    return (
-        "more jobs with W > 0.9 with RL than NAT, both types (rigid runs)",
-        paper,
-        not failing,
-        "; ".join(parts),
-        "; ".join(failing),
-    )
+    return verdict("more jobs with W > 0.9 with RL than NAT, both types (rigid runs)", paper, parts, failing)
 
 
 def quick_starts(found: Claims, _):
@@ -235,12 +233,11 @@ def elastic_quick(found: Claims, _):
         f"P(W > 0.9) {spread(found.elastic['W_interactive_above_0.9'], 0, 100)} %"
     )
     paper = f"<= {late_limit:.0f} % of interactive waits >= 2 min, P(W > 0.9) >= {above_limit:.0f} %"
-    return (
+    return verdict(
         "elastic runs: few interactive waits above 2 minutes, most W above 0.9",
         paper,
-        not failing,
         numbers,
-        "; ".join(failing),
+        failing,
     )
 
 
@@ -271,13 +268,8 @@ def closer_to_one(found: Claims, _):
         text("Section 5.3", "ELA vs RIG", f"(1 - mean W) RIG / ELA {kind}") for kind in ("interactive", "batch")
     )
     paper = f"about {interactive:.0f}× (interactive), {batch:.0f}× (batch)"
-    return (
-        "elastic runs closer to W = 1 than rigid ones ((1 − W) RIG / ELA, same model and λ)",
-        paper,
-        not failing,
-        "; ".join(parts),
-        "; ".join(failing),
-    )
+    claim = "elastic runs closer to W = 1 than rigid ones ((1 − W) RIG / ELA, same model and λ)"
+    return verdict(claim, paper, parts, failing)
 
 
 def beats_same_pool(found: Claims, _):
@@ -302,12 +294,11 @@ def beats_same_pool(found: Claims, _):
     numbers.insert(
         0, f"rigid RL W {spread(rigid['W_interactive_mean'])}, delay {spread(rigid['delay_interactive_mean'], 0)} s"
     )
-    return (
+    return verdict(
         "RL beats FCFS and EDF on the same rigid pool, interactive W and delay (our ordering claim)",
         "RL beats NAT (Tables 2-3)",
-        not failing,
         "; ".join(numbers),
-        "; ".join(failing),
+        failing,
     )
 
 
@@ -333,12 +324,11 @@ def beats_own_mean_pool(found: Claims, _):
             if ours_delay >= fixed_delay:
                 failing.append(f"{name} {ours_delay:.0f} s >= {policy} {fixed_delay:.0f} s")
     parts.append(f"RL better in {wins} of {total} paired runs")
-    return (
+    return verdict(
         "elastic RL beats FCFS and EDF on a fixed pool of its own mean size (same cost) on interactive delay",
         "elastic beats rigid (Table 5); no same-cost baseline",
-        not failing,
         "; ".join(parts),
-        "; ".join(failing),
+        failing,
     )
 
 
@@ -351,12 +341,11 @@ def speedup_claim(found: Claims, gains: pd.DataFrame):
     numbers = ", ".join(f"{name} {spread(part['speedup'], 0, 100)} %" for name, part in own.groupby("run", sort=False))
     failing = [f"{name} {value:.0f} %" for name, value in means.items() if value < smallest]
     paper = ", ".join(f"{name} {value:.0f} %" for name, value in ELASTIC_SPEEDUP.items())
-    return (
+    return verdict(
         f"elastic beats rigid on interactive delay by at least {smallest:.0f} % (1 − ELA / RIG)",
         paper,
-        not failing,
         numbers,
-        "; ".join(failing),
+        failing,
     )
 
 
@@ -421,12 +410,11 @@ def est_close(found: Claims, _):
             failing.append(f"{label} {gap:.3f} > {EST_CLOSE}")
     if not parts:
         return None
-    return (
+    return verdict(
         "EST ≈ ORA: largest difference of mean interactive W, rigid and elastic",
         "EST about as good as ORA (Tables 2-5)",
-        not failing,
         ", ".join(parts) + f" (tolerance {EST_CLOSE})",
-        "; ".join(failing),
+        failing,
     )
 
 
@@ -459,16 +447,15 @@ def utilisation_bands(found: Claims, _):
     ]
     sizing = found.rigid["rigid_pool"].iloc[0]
     numbers = (
-        f"elastic {spread(u_ela, 2)}, rigid {spread(u_rig, 2)}; the rigid pool is sized for U = {PAPER_UTILISATION} "
-        "over the "
-        f"submission span (P_rig {sizing}), so rigid U is set by the sizing rule, not learnt"
+        f"elastic {spread(u_ela, 2)}, rigid {spread(u_rig, 2)}; the rigid pool is sized for U = "
+        f"{PAPER_UTILISATION} over the submission span (P_rig {sizing}), so rigid U is set by the sizing rule, "
+        "not learnt"
     )
-    return (
+    return verdict(
         f"utilisation ≈ {paper_ela:.1f} elastic and ≈ {paper_rig:.1f} rigid (± {UTILISATION_BAND})",
         f"{paper_ela:.1f} elastic (asymptotic), {paper_rig:.1f} rigid",
-        not failing,
         numbers,
-        "; ".join(failing),
+        failing,
     )
 
 
