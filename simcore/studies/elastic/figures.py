@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from simcore.reporting.style import plt, shared_legend
+from simcore.studies.elastic.metrics import SAME_POOL_MARK, same_pool_name
 
 FIGURES = ("responsiveness", "pool", "utilisation", "fairness")
 BASELINE_COLOURS = {"NAT": "black", "FCFS": "grey", "EDF": "tab:brown"}
@@ -21,7 +22,6 @@ DAY = 86400.0
 TIME_LABEL = "time since the first online submission (days)"
 
 
-SAME_POOL_MARK = " on the pool of "  # the baselines on an elastic run's own mean pool: "EDF on the pool of X"
 SHARE_FLOOR = 1e-3  # the log axis of P(W <= w): shares below one job in a thousand are not drawn
 
 
@@ -121,7 +121,7 @@ def panels_of(block: pd.DataFrame, rows: pd.DataFrame) -> dict[str, list]:
     kinds = dict(zip(rows["run"], rows["kind"]))
     rigid = [n for n in names if kinds.get(n) == "RIG"] + [n for n in ("FCFS", "EDF", "NAT") if n in names]
     elastic = [n for n in names if kinds.get(n) == "ELA"]
-    elastic += [f"EDF{SAME_POOL_MARK}{n}" for n in elastic if f"EDF{SAME_POOL_MARK}{n}" in names]
+    elastic += [same_pool_name("EDF", n) for n in elastic if same_pool_name("EDF", n) in names]
     elastic += ["FCFS P_max"] if "FCFS P_max" in names else []
     return {"rigid pool": rigid, "elastic pool": elastic} if elastic else {"rigid pool": rigid}
 

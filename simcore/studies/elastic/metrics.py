@@ -9,6 +9,12 @@ from simcore.studies.elastic.jobsets import JobSet
 
 EXCLUDED = 500  # jobs left out at each end of the online set
 QUICK_START = 120.0  # an interactive job's wait counted as "within 2 minutes"
+SAME_POOL = ("FCFS", "EDF")  # the fixed-pool baselines of each elastic run's own mean pool
+SAME_POOL_MARK = " on the pool of "  # their names: "EDF on the pool of ELA-EST-0.5"
+
+
+def same_pool_name(policy: str, run: str) -> str:
+    return f"{policy}{SAME_POOL_MARK}{run}"
 
 
 def measured(jobs: JobSet) -> np.ndarray:

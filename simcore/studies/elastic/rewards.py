@@ -24,7 +24,7 @@ def response(run: float, wait: float) -> float:
 
 
 class Rewards:
-    """Told of a site's clock, decisions and completions (`site.site_decisions` calls it); passes
+    """Told of a site run's decisions, completions and end (`site.site_decisions` calls it); passes
     each decision's reward to `deliver` once its responsiveness and its other part are known."""
 
     def __init__(self, lam: float, elastic: bool, utilisation: str, deliver: Callable[[int, float], None]):
@@ -70,7 +70,7 @@ class Rewards:
             self._close(site)
 
     def _close(self, site) -> None:
-        since, busy, area = self.opened_at
+        _, busy, area = self.opened_at
         area = site.pool_area - area
         utilisation = (site.busy_area - busy) / area if area > 0 else 1.0
         for decision in self.open:

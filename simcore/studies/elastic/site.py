@@ -26,7 +26,6 @@ PHI_SCALE = 60.0  # φ(x) = min(1, ln(1 + x/60) / ln(1 + 10^6/60))
 PHI_TOP = 1e6
 POOL_STEP = 10
 PAPER_FLOOR = 30 / 81  # the paper's floor of 30 cores on LAL's 81, scaled to each rigid pool
-MIN_RIGID_POOL = 20  # a smaller rigid pool leaves no room for levels of 10 cores between floor and P_max
 STABILITY = 900.0  # seconds between two pool changes
 STATE_INPUTS = 4 + VOS  # running workload, time to a free core, backlog, idle cores, queue share per VO
 ACTION_INPUTS = 1 + (VOS - 1) + 1  # type, VO one-hot without "rest", φ(e)

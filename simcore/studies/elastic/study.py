@@ -14,19 +14,19 @@ import pandas as pd
 from simcore.studies.elastic.agent import PRE_TRAINING_POOLS, train_and_run
 from simcore.studies.elastic.jobsets import JobSet
 from simcore.studies.elastic.metrics import (
+    SAME_POOL,
     fairness_at_starts,
     measured,
     nat_start,
     preferred_pool,
     responsiveness,
     run_metrics,
+    same_pool_name,
     time_average_pool,
 )
 from simcore.studies.elastic.rewards import UTILISATIONS
 from simcore.studies.elastic.site import EDF, FCFS, MODELS, pool_levels, run_site
 from simcore.workloads.progress import progress
-
-SAME_POOL = ("FCFS", "EDF")  # the fixed-pool baselines of each elastic run's own mean pool
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,6 @@ class RunSettings:
         if not 0 <= self.lam <= 1:
             raise ValueError(f"lambda {self.lam}: must be in [0, 1]")
 
-    @property
-    def paper(self) -> bool:
-        """The paper's learner: not an ablation."""
-        return self.utilisation == "interval" and self.pre_training_pool == "explore"
-
 
 # the paper's runs
 DEFAULT_RUNS = {
@@ -70,10 +65,6 @@ DEFAULT_RUNS = {
     "ELA-EST-1": RunSettings(True, "EST", 1.0),
     "ELA-EST-0.1": RunSettings(True, "EST", 0.1),
 }
-
-
-def same_pool_name(policy: str, run: str) -> str:
-    return f"{policy} on the pool of {run}"
 
 
 def settings_columns(settings: RunSettings | None) -> dict:
