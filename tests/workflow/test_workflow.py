@@ -356,7 +356,8 @@ def test_coscheduling_runs_for_one_trace(tiny_run, tmp_path):
 def test_elastic_outputs(tiny_run):
     results = tiny_run / "results" / "elastic"
     kth = pd.read_parquet(results / "runs" / "KTH-SP2" / "2.parquet")
-    baselines = ["FCFS", "EDF", "FCFS on the pool of ELA-EST-0.5", "FCFS on the pool of ELA-ORA-1", "FCFS P_max", "NAT"]
+    same_pool = [f"{policy} on the pool of {run}" for run in ("ELA-EST-0.5", "ELA-ORA-1") for policy in ("FCFS", "EDF")]
+    baselines = ["FCFS", "EDF", "FCFS P_max", *same_pool, "NAT"]
     assert kth["run"].tolist() == ["RIG-EST-0.5", "ELA-EST-0.5", "ELA-ORA-1", *baselines]  # one seed
     elastic = kth[kth["kind"] == "ELA"]
     assert set(kth["jobset"]) == {"KTH-SP2 set 2"} and (elastic["mean_pool"] > elastic["rigid_pool"]).all()
@@ -364,6 +365,8 @@ def test_elastic_outputs(tiny_run):
     assert model["vo_source"].startswith("the fitted lpc-egee VO profile") and model["time_compression"] == 5
     summary = pd.read_csv(results / "tables" / "summary.csv")
     assert summary.set_index(["trace", "run"]).loc[("KTH-SP2", "RIG-EST-0.5"), "runs"] == 2  # two sets, one seed
+    sets = pd.read_csv(results / "tables" / "job_sets.csv")
+    assert sets["jobset"].tolist() == ["lublin-256 set 1", "KTH-SP2 set 1", "KTH-SP2 set 2"]
     for figure in ("responsiveness", "pool", "utilisation", "fairness"):
         for trace in ("KTH-SP2", "lublin-256"):
             assert (results / "plots" / f"{trace}.{figure}.png").stat().st_size > 10_000
