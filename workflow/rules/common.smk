@@ -673,7 +673,9 @@ def elastic_job_sets(root, trace):
     chosen = elastic(root)["job_sets"].get(trace, 1)
     if chosen == "all":
         return ["all"]
-    return [str(k) for k in (chosen if isinstance(chosen, list) else range(1, chosen + 1))]
+    return [
+        str(k) for k in (chosen if isinstance(chosen, list) else range(1, chosen + 1))
+    ]
 
 
 def elastic_options(root, trace):
