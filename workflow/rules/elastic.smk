@@ -37,6 +37,7 @@ rule elastic_tables:
             "summary.csv",
             "speedups.csv",
             "job_sets.csv",
+            "claims.csv",
         ),
         markdown=report(
             "{root}/elastic/report.md",

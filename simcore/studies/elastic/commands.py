@@ -20,7 +20,7 @@ from simcore.studies.elastic.jobsets import (
     whole_set,
 )
 from simcore.studies.elastic.metrics import measured
-from simcore.studies.elastic.report import elastic_markdown, reproduction_rows
+from simcore.studies.elastic.report import claims, elastic_markdown, reproduction_rows
 from simcore.workloads.commands import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
@@ -234,7 +234,9 @@ def run_tables(args) -> int:
     write_csv(reproduction_rows(runs[runs["trace"].isin(real)], gains[gains["trace"].isin(real)]), args.rows)
     sets = pd.DataFrame(sets)
     write_csv(sets, outdir / "job_sets.csv")
-    write_text(args.markdown, elastic_markdown(runs, gains, summary, sources, sets))
+    checked = claims(runs, gains)
+    write_csv(checked, outdir / "claims.csv")
+    write_text(args.markdown, elastic_markdown(runs, gains, summary, sources, sets, checked))
     print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['jobset'].nunique()} job sets, {len(runs)} runs")
     return 0
 

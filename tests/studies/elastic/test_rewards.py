@@ -15,11 +15,11 @@ class RandomLevels(Policy):
     """FCFS for the jobs, a uniformly drawn level wherever several are allowed; logs each decision
     (instant, job or -1) and, at each delivered reward, how many decisions had been made."""
 
-    def __init__(self, lam, elastic, utilisation, seed):
+    def __init__(self, lam, elastic, utilisation, seed, book=Rewards):
         self.draws = np.random.default_rng(seed)
         self.log = []
         self.delivered = {}  # decision -> (reward, decisions made when it was delivered)
-        self.rewards = Rewards(lam, elastic, utilisation, self.deliver)
+        self.rewards = book(lam, elastic, utilisation, self.deliver)
 
     def deliver(self, decision, reward):
         assert decision not in self.delivered
@@ -97,6 +97,39 @@ def test_elastic_rewards_equal_the_reference_from_the_run(jobs_of, utilisation, 
         for n, (_, made) in policy.delivered.items():
             later = np.flatnonzero(times > times[n])
             assert made >= (later[0] + 1 if len(later) else len(times))
+
+
+class ClosedAtCompletions(Rewards):
+    """A planted bug: an open interval also ends at the next completion, not the next decision."""
+
+    def completed(self, site, j):
+        if self.open and site.t > self.opened_at[0]:
+            self._close(site)
+        super().completed(site, j)
+
+
+class CompletedWork(Rewards):
+    """A planted bug: the interval's U counts the work of the jobs completed in it, not the work done."""
+
+    def decided(self, site, decision, job):
+        if not self.open or site.t > self.opened_at[0]:
+            self.completed_then = site.completed_work
+        super().decided(site, decision, job)
+
+    def _close(self, site):
+        site.busy_area, real = self.opened_at[1] + site.completed_work - self.completed_then, site.busy_area
+        super()._close(site)
+        site.busy_area = real
+
+
+@pytest.mark.parametrize("book", [ClosedAtCompletions, CompletedWork])
+def test_the_reference_catches_a_planted_bug(book):
+    jobs, lam = dense_example(), 0.3
+    policy = RandomLevels(lam, True, "interval", 0, book)
+    run = run_site(jobs, policy, jobs.rigid_pool, jobs.pre_training, len(jobs), "EST", pool_levels(jobs.rigid_pool))
+    delivered = np.array([policy.delivered[n][0] for n in sorted(policy.delivered)])
+    expected = reference(jobs, run, policy.log, lam, "interval", True)
+    assert len(delivered) != len(expected) or not np.allclose(delivered, expected, rtol=1e-9, atol=1e-12)
 
 
 def test_rigid_rewards_are_responsiveness_and_fairness_at_election():
