@@ -91,6 +91,12 @@ def rests_on(rows: pd.DataFrame) -> list[str]:
     return lines
 
 
+def mean_and_range(mean: float, low: float, high: float, fmt: str = ".2f", scale: float = 1.0) -> str:
+    """'mean [p10, p90]': how the reports give a value over seeds, variants or job sets."""
+    mean, low, high = (format(scale * value, fmt) for value in (mean, low, high))
+    return f"{mean} [{low}, {high}]"
+
+
 def threshold_label(value) -> str:
     return "none" if pd.isna(value) else f"{value:g} s"
 

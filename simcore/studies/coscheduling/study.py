@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.engine.workload import Workload
+from simcore.reporting.reproduction import mean_and_range
 from simcore.studies.coscheduling.sharing import (
     EXPERTS,
     SharingInputError,
@@ -431,9 +432,7 @@ CLAIM_COLUMNS = ["trace", "experiment", "load", "kappa", "claim", "holds", "evid
 
 def spread_text(row, column: str, scale: float = 1.0, fmt: str = ".2f") -> str:
     """'mean [p10, p90]' of a summary column."""
-    values = (row[column], row[f"{column}_p10"], row[f"{column}_p90"])
-    mean, low, high = (format(scale * value, fmt) for value in values)
-    return f"{mean} [{low}, {high}]"
+    return mean_and_range(row[column], row[f"{column}_p10"], row[f"{column}_p90"], fmt, scale)
 
 
 def _wait_claim(space, static, asax) -> tuple[str, list]:

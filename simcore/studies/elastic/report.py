@@ -13,7 +13,7 @@ from simcore.reporting.published import (
     ELASTIC_TABLES,
     ELASTIC_TEXT,
 )
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, mean_and_range, reproduction_row
 from simcore.studies.elastic.jobsets import PAPER_INTERACTIVE_SHARE, PAPER_TOP_SHARE, PAPER_UTILISATION
 from simcore.studies.elastic.metrics import SAME_POOL, same_pool_name
 
@@ -90,7 +90,7 @@ def text(section: str, row: str, column: str) -> float:
 def spread(values, digits: int = 3, scale: float = 1.0) -> str:
     """mean [10th, 90th percentile] over the runs (seeds x job sets)."""
     values = np.asarray(values, dtype=float) * scale
-    return f"{values.mean():.{digits}f} [{np.quantile(values, 0.1):.{digits}f}, {np.quantile(values, 0.9):.{digits}f}]"
+    return mean_and_range(values.mean(), np.quantile(values, 0.1), np.quantile(values, 0.9), f".{digits}f")
 
 
 class Claims:
