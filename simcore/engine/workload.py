@@ -28,6 +28,21 @@ PER_JOB_FIELDS = (
     "group",
     "recorded_wait",
 )
+# the per-job fields that count or name things: a fraction there is a malformed input, never truncated
+WHOLE_NUMBER_FIELDS = ("job_id", "procs", "user", "group")
+
+
+def _whole_numbers(values, name: str, source: str, job_id) -> np.ndarray:
+    """`values` as int64, or a WorkloadError naming the first job whose value has a fraction."""
+    values = np.asarray(values)
+    if values.dtype.kind not in "iub":
+        as_float = values.astype(np.float64)
+        fractional = np.flatnonzero(~np.isfinite(as_float) | (as_float != np.floor(as_float)))
+        if len(fractional):
+            i = int(fractional[0])
+            job = job_id[i] if job_id is not None and len(job_id) == len(values) else i + 1
+            raise WorkloadError(f"{source}: job {job}: '{name}' must be a whole number, got {values.tolist()[i]!r}")
+    return values.astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,11 +101,14 @@ class Workload:
         """Validate caller-made arrays and sort them by (submit, job_id)."""
         submit = np.asarray(submit, dtype=np.float64)
         n = len(submit)
-        job_id = np.arange(1, n + 1, dtype=np.int64) if job_id is None else np.asarray(job_id, dtype=np.int64)
-        user = np.zeros(n, dtype=np.int64) if user is None else np.asarray(user, dtype=np.int64)
+        if job_id is None:
+            job_id = np.arange(1, n + 1, dtype=np.int64)
+        else:
+            job_id = _whole_numbers(job_id, "job_id", source, None)
+        user = np.zeros(n, dtype=np.int64) if user is None else _whole_numbers(user, "user", source, job_id)
         run = np.asarray(run, dtype=np.float64)
         requested = np.asarray(requested, dtype=np.float64)
-        procs = np.asarray(procs, dtype=np.int64)
+        procs = _whole_numbers(procs, "procs", source, job_id)
         efficiency = np.full(n, np.nan) if efficiency is None else np.asarray(efficiency, dtype=np.float64)
         memory = np.full(n, np.nan) if memory is None else np.asarray(memory, dtype=np.float64)
         for name, values in (
@@ -130,6 +148,8 @@ class Workload:
             shape = np.shape(getattr(self, name))
             if shape != (n,):
                 raise WorkloadError(f"{self.source}: '{name}' has shape {shape}, expected ({n},) as 'submit'")
+        for name in WHOLE_NUMBER_FIELDS:
+            _whole_numbers(getattr(self, name), name, self.source, self.job_id)
         checks = (
             (~np.isfinite(self.submit), "submit time is not finite"),
             (~(self.run >= 0) | ~np.isfinite(self.run), "run time must be finite and >= 0"),

@@ -50,8 +50,20 @@ def starts(simulation):
         (lambda w: {"requested": w.requested[:-1]}, r"'requested' has shape \(39,\)"),
         (lambda w: {"machine_size": 0}, "machine size must be positive"),
         (lambda w: {"machine_size": 8.5}, "machine size must be positive, a whole number"),
+        (lambda w: {"procs": np.where(np.arange(len(w)) == 3, 2.5, w.procs)}, r"'procs' must be a whole number"),
+        (lambda w: {"user": np.where(np.arange(len(w)) == 3, 0.5, w.user)}, r"'user' must be a whole number"),
     ],
-    ids=["q > m", "unsorted", "NaN submit", "negative run", "lengths", "no machine", "fractional machine"],
+    ids=[
+        "q > m",
+        "unsorted",
+        "NaN submit",
+        "negative run",
+        "lengths",
+        "no machine",
+        "fractional machine",
+        "fractional procs",
+        "fractional user",
+    ],
 )
 def test_a_replaced_workload_is_checked_by_the_simulation(change, message):
     base = workload()
@@ -60,6 +72,14 @@ def test_a_replaced_workload_is_checked_by_the_simulation(change, message):
         simcore.simulate(broken)
     with pytest.raises(simcore.WorkloadError, match=message):
         simcore.Simulation(broken, order="SPF")
+
+
+@pytest.mark.parametrize("field", ["procs", "user", "job_id"])
+def test_arrays_with_a_fractional_count_are_refused_not_truncated(field):
+    arrays = {"submit": [0.0, 1.0, 2.0], "run": [5.0] * 3, "requested": [9.0] * 3, "procs": [1, 2, 3]}
+    arrays[field] = [1, 2.5, 3]
+    with pytest.raises(simcore.WorkloadError, match=rf"<arrays>: job 2: '{field}' must be a whole number, got 2\.5"):
+        simcore.Workload.from_arrays(**arrays, machine_size=8)
 
 
 @pytest.mark.parametrize(
