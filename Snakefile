@@ -1,14 +1,15 @@
 # schedsweep: the campaign workflow. `snakemake --cores N` runs the full
 # campaign of config/config.yaml; `snakemake --cores N demo` the offline demo;
-# `snakemake --cores N prediction` (or `simple_policies`, `learned_policies`,
-# `dynamic_scheduling`, `coscheduling`, `elastic`, `rl_baselines`, `bandit_artifact`) one study alone; `--config only='[KTH-SP2]'` restricts
-# every study to the traces named (config/README.md).
+# `snakemake --cores N prediction` (or any study's target: `simple_policies`, `learned_policies`,
+# `dynamic_scheduling`, `coscheduling`, `elastic`, `rl_baselines`; `bandit_artifact` for the artifact
+# configuration) one study alone; `--config only='[KTH-SP2]'` restricts every study to the
+# traces named (config/README.md).
 from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
 from simcore.studies.bandit.learners import LEARNERS
-from simcore.workloads.config_overrides import (
+from simcore.campaign.config import (
     check_registry_names,
     check_schema,
     registries,
@@ -36,71 +37,32 @@ check_registry_names(
 
 
 include: "workflow/rules/common.smk"
+
+
+# Each study's rules register the study (workflow/rules/studies/<study>.smk); the traces'
+# rules and the report's loop over the registry.
+for study_rules in STUDY_RULES:
+
+    include: study_rules
+
+
 include: "workflow/rules/traces.smk"
-include: "workflow/rules/fixed_policy.smk"
-include: "workflow/rules/bandit.smk"
-include: "workflow/rules/prediction.smk"
-include: "workflow/rules/simple_policies.smk"
-include: "workflow/rules/learned_policies.smk"
-include: "workflow/rules/dynamic_scheduling.smk"
-include: "workflow/rules/coscheduling.smk"
-include: "workflow/rules/elastic.smk"
-include: "workflow/rules/job_selection.smk"
 include: "workflow/rules/report.smk"
 
 
 # Targets are functions, evaluated when the DAG is planned: `only` is reported then,
-# once, for the study root asked for (announce in common.smk).
+# once, for the run asked for (announce in common.smk). Each study has its own target too.
 rule all:
     input:
-        lambda wildcards: study_outputs("campaign")
-        + cost_outputs("campaign")
-        + study_outputs("artifact")
-        + cost_outputs("artifact"),
+        lambda wildcards: run_outputs("campaign") + run_outputs("artifact"),
 
 
 rule demo:
     input:
-        lambda wildcards: study_outputs("demo") + cost_outputs("demo"),
+        lambda wildcards: run_outputs("demo"),
 
 
 # The bandit paper's Tables 2 and 3 in its artifact's configuration (`bandit_artifact`).
 rule bandit_artifact:
     input:
-        lambda wildcards: study_outputs("artifact") + cost_outputs("artifact"),
-
-
-rule prediction:
-    input:
-        lambda wildcards: prediction_outputs("campaign"),
-
-
-rule simple_policies:
-    input:
-        lambda wildcards: simple_policies_outputs("campaign"),
-
-
-rule learned_policies:
-    input:
-        lambda wildcards: learned_policies_outputs("campaign")
-        + dynamic_scheduling_outputs("campaign"),
-
-
-rule dynamic_scheduling:
-    input:
-        lambda wildcards: dynamic_scheduling_outputs("campaign"),
-
-
-rule coscheduling:
-    input:
-        lambda wildcards: coscheduling_outputs("campaign"),
-
-
-rule elastic:
-    input:
-        lambda wildcards: elastic_outputs("campaign"),
-
-
-rule rl_baselines:
-    input:
-        lambda wildcards: job_selection_outputs("campaign"),
+        lambda wildcards: run_outputs("artifact"),

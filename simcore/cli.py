@@ -4,8 +4,9 @@ Each layer and each study keeps its subcommands in its own `commands.py`
 (`add_commands(subparsers)` and a `COMMANDS` table); this module only lists
 them, with their command names, so that `simcore COMMAND` imports COMMAND's
 module alone (a tenth of a second in each of a campaign's hundreds of jobs).
-A new study adds one entry to COMMAND_MODULES; tests/test_cli.py checks the
-names against each module's COMMANDS.
+A study names its subcommands in its package's `__init__.py` (COMMANDS), which this
+module reads without importing the study's modules; tests/test_cli.py checks the names
+against each commands module's COMMANDS.
 """
 
 from __future__ import annotations
@@ -13,32 +14,24 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from pathlib import Path
+
+STUDIES = Path(__file__).parent / "studies"
+
+
+def _study_command_modules() -> dict[str, tuple[str, ...]]:
+    """Each study's commands module and its subcommands, from the study package's COMMANDS (a
+    package `__init__` that imports nothing): a new study lists itself."""
+    return {
+        f"simcore.studies.{name}.commands": tuple(importlib.import_module(f"simcore.studies.{name}").COMMANDS)
+        for name in sorted(path.parent.name for path in STUDIES.glob("*/commands.py"))
+    }
+
 
 # module -> its subcommands, in the order of `simcore --help`: the engine's first, each study's after
 COMMAND_MODULES = {
     "simcore.workloads.commands": ("simulate", "filter", "info", "fetch", "model", "resample", "example"),
-    "simcore.studies.fixed_policy.commands": ("sweep", "aggregate", "plot", "fixed-policy-tables"),
-    "simcore.studies.bandit.commands": ("learn", "aggregate-learners", "plot-learners", "bandit-tables"),
-    "simcore.studies.prediction.commands": (
-        "predict-grid",
-        "predict-header-size",
-        "predict-select",
-        "predict-variants",
-        "predict-tables",
-        "plot-predictions",
-        "plot-correlations",
-    ),
-    "simcore.studies.simple_policies.commands": ("simple-sweep", "simple-aggregate", "simple-plot"),
-    "simcore.studies.learned_policies.commands": ("trial-scores", "trial-spread", "fit-functions", "plot-trial-scores"),
-    "simcore.studies.dynamic_scheduling.commands": ("dynamic-sweep", "dynamic-tables", "plot-dynamic"),
-    "simcore.studies.coscheduling.commands": (
-        "coscheduling-run",
-        "coscheduling-paper-queue",
-        "coscheduling-tables",
-        "plot-coscheduling",
-    ),
-    "simcore.studies.elastic.commands": ("elastic-run", "elastic-sets", "elastic-tables", "plot-elastic"),
-    "simcore.studies.job_selection.commands": ("rl-baselines", "rl-baselines-tables"),
+    **_study_command_modules(),
     "simcore.reporting.commands": ("report", "cost"),
 }
 MODULE_OF = {command: module for module, commands in COMMAND_MODULES.items() for command in commands}

@@ -32,17 +32,8 @@ TINY = {
 }
 SNAKEMAKE = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
 
-STUDIES = (
-    "fixed_policy",
-    "bandit",
-    "prediction",
-    "simple_policies",
-    "learned_policies",
-    "dynamic_scheduling",
-    "coscheduling",
-    "elastic",
-    "job_selection",
-)
+# every study the workflow has: one rules file each, which registers it
+STUDIES = tuple(path.stem for path in sorted((REPO / "workflow" / "rules" / "studies").glob("*.smk")))
 # the rule whose jobs show that a study runs
 STUDY_RULES = {
     "fixed_policy": "sweep_fixed_policies",
@@ -58,17 +49,11 @@ STUDY_RULES = {
 
 
 def study_traces(config: dict) -> dict:
-    """The traces each study uses, as the configuration declares them."""
+    """The traces each study uses, as the configuration declares them: its section's model or
+    traces, or else the campaign's."""
     return {
-        "fixed_policy": config["traces"],
-        "bandit": config["traces"],
-        "prediction": config["prediction"]["traces"],
-        "simple_policies": config["simple_policies"]["traces"],
-        "learned_policies": [config["learned_policies"]["model"]],
-        "dynamic_scheduling": config["dynamic_scheduling"]["traces"],
-        "coscheduling": config["coscheduling"]["traces"],
-        "elastic": config["elastic"]["traces"],
-        "job_selection": config["job_selection"]["traces"],
+        study: [config[study]["model"]] if "model" in config[study] else config[study].get("traces", config["traces"])
+        for study in STUDIES
     }
 
 

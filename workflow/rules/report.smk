@@ -1,4 +1,5 @@
-# The reproduction report: every running study's section and rows, and the workloads table.
+# The reproduction report: every running study's section and rows, and the workloads table;
+# the cost of the run.
 
 
 rule report:
@@ -6,8 +7,10 @@ rule report:
         workloads=lambda wildcards: expand(
             "results/traces/{trace}.parquet", trace=settings(wildcards.root)["traces"]
         ),
-        sections=lambda wildcards: report_parts(wildcards.root, "report.md"),
-        section_rows=lambda wildcards: report_parts(wildcards.root, "reproduction.csv"),
+        sections=lambda wildcards: CAMPAIGN.report_parts(wildcards.root, "report.md"),
+        section_rows=lambda wildcards: CAMPAIGN.report_parts(
+            wildcards.root, "reproduction.csv"
+        ),
     output:
         workloads_csv="{root}/tables/workloads.csv",
         workloads_md="{root}/tables/workloads.md",
@@ -38,7 +41,7 @@ rule report:
 # rather than asking for them, which would rerun every job. It has no benchmark itself.
 rule cost:
     input:
-        lambda wildcards: study_outputs(study_of(wildcards.root)),
+        lambda wildcards: CAMPAIGN.outputs(run_of(wildcards.root)),
     output:
         csv="{root}/cost.csv",
         md=report(
@@ -54,11 +57,11 @@ rule cost:
     resources:
         mem_mb=500,
     params:
-        traces=lambda wildcards: " ".join(root_traces(wildcards.root)),
+        traces=lambda wildcards: " ".join(CAMPAIGN.traces_used(wildcards.root)),
         trace_preparation=lambda wildcards: (
             ""
-            if wildcards.root == STUDY_ROOTS["campaign"]
-            else f"--trace-preparation {STUDY_ROOTS['campaign']}/benchmarks"
+            if wildcards.root == RUN_ROOTS["campaign"]
+            else f"--trace-preparation {RUN_ROOTS['campaign']}/benchmarks"
         ),
     shell:
         "simcore cost --benchmarks {wildcards.root}/benchmarks {params.trace_preparation} "

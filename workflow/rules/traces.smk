@@ -1,4 +1,7 @@
-# Inputs: PWA traces fetched and filtered, or model workloads generated.
+# Inputs: PWA traces fetched and filtered, or model workloads generated; the studies with
+# traces of their own (filter, machine sizes, variants) get them filtered and resampled here.
+
+TRACE_STUDIES = _alternatives(STUDIES.names(traces="own"))
 
 
 rule fetch_trace:
@@ -79,6 +82,7 @@ rule study_trace:
         "results/benchmarks/traces/study_trace/{trace}/{study}.tsv"
     wildcard_constraints:
         trace=_alternatives(CATALOGUE),
+        study=TRACE_STUDIES,
     conda:
         "../envs/simcore.yaml"
     resources:
@@ -103,6 +107,8 @@ rule resample_study_trace:
         "{root}/logs/{study}/resample/{trace}.log",
     benchmark:
         "{root}/benchmarks/{study}/resample_study_trace/{trace}.tsv"
+    wildcard_constraints:
+        study=TRACE_STUDIES,
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -41,7 +41,6 @@ from simcore.workloads.files import (
 from simcore.workloads.sharing_profiles import SHARING_PROFILES, apply_profile
 
 EXPERIMENTS = ("E1", "E2")
-FIGURES = ("ratios_e1", "ratios_e2", "utilisation", "slowdown", "weights", "actions")
 
 
 def _kappa(text: str) -> float:
@@ -244,7 +243,7 @@ def run_plot(args) -> int:
     published_utilisation = {  # the paper's Table 3 CPU utilisation (%), beside our U_alloc
         (name, load): ASAX_TABLE3[(name, label)][1] for load, label in LOAD_LABELS.items() for name in STRATEGIES[:3]
     }
-    drawn = {  # FIGURES, in order
+    drawn = {  # figures.FIGURES, in order
         "ratios_e1": figures.ratio_figure(summary, args.trace, "E1", published),
         "ratios_e2": figures.ratio_figure(summary, args.trace, "E2"),
         "utilisation": figures.utilisation_figure(summary, args.trace, published_utilisation),

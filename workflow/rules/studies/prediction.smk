@@ -3,6 +3,15 @@
 # trace), leave-one-trace-out selection, then the selected triples and the
 # baselines on resampled variants; tables, figures and a report section.
 
+from simcore.studies.prediction import rules as prediction_rules
+
+register_study(
+    "prediction",
+    rank=30,
+    category="Running-time prediction (prediction paper)",
+    outputs=prediction_rules.outputs,
+)
+
 
 rule predict_grid:
     input:
@@ -15,15 +24,19 @@ rule predict_grid:
     benchmark:
         "{root}/benchmarks/prediction/predict_grid/{trace}/{chunk}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 3000 * attempt,
     params:
-        chunks=lambda wildcards: prediction(wildcards.root)["grid_jobs_per_trace"],
+        chunks=lambda wildcards: settings(wildcards.root)["prediction"][
+            "grid_jobs_per_trace"
+        ],
         grid=lambda wildcards: " ".join(
             f"--{key.replace('_', '-')} "
-            + " ".join(str(value) for value in prediction(wildcards.root)[key])
+            + " ".join(
+                str(value) for value in settings(wildcards.root)["prediction"][key]
+            )
             for key in (
                 "learning_rates",
                 "bases",
@@ -32,7 +45,7 @@ rule predict_grid:
                 "backfills",
             )
         ),
-        l2=lambda wildcards: prediction(wildcards.root)["l2"],
+        l2=lambda wildcards: settings(wildcards.root)["prediction"]["l2"],
     shell:
         "simcore predict-grid {input} --trace {wildcards.trace} --chunk {wildcards.chunk} "
         "--chunks {params.chunks} {params.grid} --l2 {params.l2} "
@@ -49,11 +62,11 @@ rule predict_header_size:
     benchmark:
         "{root}/benchmarks/prediction/predict_header_size/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=3000,
     params:
-        filter=lambda wildcards: prediction(wildcards.root)["filter"],
+        filter=lambda wildcards: settings(wildcards.root)["prediction"]["filter"],
     shell:
         "simcore predict-header-size {input} --trace {wildcards.trace} --filter {params.filter} "
         "--runs {output} > {log} 2>&1"
@@ -63,8 +76,10 @@ rule select_triples:
     input:
         lambda wildcards: [
             path
-            for trace in prediction(wildcards.root)["traces"]
-            for path in grid_outputs("runs", wildcards.root, trace)
+            for trace in settings(wildcards.root)["prediction"]["traces"]
+            for path in prediction_rules.grid_outputs(
+                "runs", wildcards.root, settings(wildcards.root), trace
+            )
         ],
     output:
         grid="{root}/prediction/grid.parquet",
@@ -74,11 +89,13 @@ rule select_triples:
     benchmark:
         "{root}/benchmarks/prediction/select_triples.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=1000,
     params:
-        rate=lambda wildcards: prediction(wildcards.root)["default_learning_rate"],
+        rate=lambda wildcards: settings(wildcards.root)["prediction"][
+            "default_learning_rate"
+        ],
     shell:
         "simcore predict-select --runs {input} --default-learning-rate {params.rate} "
         "--grid {output.grid} --selection {output.selection} > {log} 2>&1"
@@ -95,7 +112,7 @@ rule predict_variants:
     benchmark:
         "{root}/benchmarks/prediction/predict_variants/{trace}/{chunk}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 3000 * attempt,
@@ -103,8 +120,10 @@ rule predict_variants:
         select=lambda wildcards: "{}:{}".format(
             *chunks(wildcards.root, "prediction")[int(wildcards.chunk)]
         ),
-        rate=lambda wildcards: prediction(wildcards.root)["default_learning_rate"],
-        l2=lambda wildcards: prediction(wildcards.root)["l2"],
+        rate=lambda wildcards: settings(wildcards.root)["prediction"][
+            "default_learning_rate"
+        ],
+        l2=lambda wildcards: settings(wildcards.root)["prediction"]["l2"],
     shell:
         "simcore predict-variants {input.variants} --trace {wildcards.trace} --select {params.select} "
         "--selection {input.selection} --default-learning-rate {params.rate} --l2 {params.l2} "
@@ -115,8 +134,12 @@ rule prediction_tables:
     input:
         grid="{root}/prediction/grid.parquet",
         selection="{root}/prediction/selection.csv",
-        variant_runs=lambda wildcards: prediction_variant_runs(wildcards.root),
-        header_size_runs=lambda wildcards: prediction_header_size_runs(wildcards.root),
+        variant_runs=lambda wildcards: prediction_rules.variant_runs(
+            wildcards.root, settings(wildcards.root)
+        ),
+        header_size_runs=lambda wildcards: prediction_rules.header_size_runs(
+            wildcards.root, settings(wildcards.root)
+        ),
     output:
         tables=multiext(
             "{root}/prediction/tables/",
@@ -129,8 +152,8 @@ rule prediction_tables:
         ),
         markdown=report(
             "{root}/prediction/report.md",
-            caption="../report/prediction_section.rst",
-            category=REPORT_CATEGORIES["prediction"],
+            caption="../../report/prediction_section.rst",
+            category=report_category("prediction"),
             subcategory=ALL_TRACES,
             labels={"result": "report section: prediction (Tables 1, 6-8)"},
         ),
@@ -140,7 +163,7 @@ rule prediction_tables:
     benchmark:
         "{root}/benchmarks/prediction/prediction_tables.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
@@ -154,16 +177,16 @@ rule prediction_tables:
 
 rule plot_predictions:
     input:
-        predictions=lambda wildcards: grid_outputs(
-            "predictions", wildcards.root, wildcards.trace
+        predictions=lambda wildcards: prediction_rules.grid_outputs(
+            "predictions", wildcards.root, settings(wildcards.root), wildcards.trace
         ),
         selection="{root}/prediction/selection.csv",
     output:
         errors=[
             report(
                 "{root}/prediction/plots/{trace}.ecdf_errors.png",
-                caption="../report/prediction_ecdf_errors.rst",
-                category=REPORT_CATEGORIES["prediction"],
+                caption="../../report/prediction_ecdf_errors.rst",
+                category=report_category("prediction"),
                 subcategory="{trace}",
                 labels={"result": "ECDF of prediction errors (Figure 4)"},
             ),
@@ -172,8 +195,8 @@ rule plot_predictions:
         values=[
             report(
                 "{root}/prediction/plots/{trace}.ecdf_values.png",
-                caption="../report/prediction_ecdf_values.rst",
-                category=REPORT_CATEGORIES["prediction"],
+                caption="../../report/prediction_ecdf_values.rst",
+                category=report_category("prediction"),
                 subcategory="{trace}",
                 labels={"result": "ECDF of predicted values (Figure 5)"},
             ),
@@ -184,7 +207,7 @@ rule plot_predictions:
     benchmark:
         "{root}/benchmarks/prediction/plot_predictions/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     shell:
@@ -198,8 +221,8 @@ rule plot_correlations:
     output:
         report(
             "{root}/prediction/plots/correlations.png",
-            caption="../report/prediction_correlations.rst",
-            category=REPORT_CATEGORIES["prediction"],
+            caption="../../report/prediction_correlations.rst",
+            category=report_category("prediction"),
             subcategory=ALL_TRACES,
             labels={"result": "triples' AVEbsld between traces (Figure 3)"},
         ),
@@ -209,8 +232,14 @@ rule plot_correlations:
     benchmark:
         "{root}/benchmarks/prediction/plot_correlations.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     shell:
         "simcore plot-correlations --grid {input} --output {output} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N prediction`.
+rule prediction:
+    input:
+        lambda wildcards: study_targets("prediction"),

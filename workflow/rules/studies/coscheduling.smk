@@ -2,6 +2,16 @@
 # flush of 45-job windows) and E2 (online replay) per trace, the paper's own queue,
 # then the tables, the report section and the figures of each trace.
 
+from simcore.studies.coscheduling import rules as coscheduling_rules
+from simcore.studies.coscheduling.figures import FIGURES as COSCHEDULING_FIGURES
+
+register_study(
+    "coscheduling",
+    rank=70,
+    category="Co-scheduling (ASA_X)",
+    outputs=coscheduling_rules.outputs,
+)
+
 
 rule coscheduling_flush:
     input:
@@ -13,19 +23,26 @@ rule coscheduling_flush:
     benchmark:
         "{root}/benchmarks/coscheduling/coscheduling_flush/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=3000,
     params:
-        options=lambda wildcards: coscheduling_options(wildcards.root, wildcards.trace),
-        loads=lambda wildcards: " ".join(
-            str(load) for load in coscheduling(wildcards.root)["e1"]["loads"]
+        options=lambda wildcards: coscheduling_rules.run_options(
+            settings(wildcards.root)["coscheduling"],
+            wildcards.trace,
+            config["base_seed"],
         ),
-        window=lambda wildcards: coscheduling(wildcards.root)["e1"]["window"],
+        loads=lambda wildcards: " ".join(
+            str(load)
+            for load in settings(wildcards.root)["coscheduling"]["e1"]["loads"]
+        ),
+        window=lambda wildcards: settings(wildcards.root)["coscheduling"]["e1"][
+            "window"
+        ],
         limit=lambda wildcards: (
-            f"--max-windows {coscheduling(wildcards.root)['e1']['max_windows']}"
-            if coscheduling(wildcards.root)["e1"].get("max_windows")
+            f"--max-windows {settings(wildcards.root)['coscheduling']['e1']['max_windows']}"
+            if settings(wildcards.root)["coscheduling"]["e1"].get("max_windows")
             else ""
         ),
     shell:
@@ -45,14 +62,19 @@ rule coscheduling_replay:
     benchmark:
         "{root}/benchmarks/coscheduling/coscheduling_replay/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=3000,
     params:
-        options=lambda wildcards: coscheduling_options(wildcards.root, wildcards.trace),
+        options=lambda wildcards: coscheduling_rules.run_options(
+            settings(wildcards.root)["coscheduling"],
+            wildcards.trace,
+            config["base_seed"],
+        ),
         loads=lambda wildcards: " ".join(
-            str(load) for load in coscheduling(wildcards.root)["e2"]["loads"]
+            str(load)
+            for load in settings(wildcards.root)["coscheduling"]["e2"]["loads"]
         ),
     shell:
         "simcore coscheduling-run {input} --trace {wildcards.trace} --experiment E2 "
@@ -69,12 +91,14 @@ rule coscheduling_paper_queue:
     benchmark:
         "{root}/benchmarks/coscheduling/coscheduling_paper_queue.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
-        options=lambda wildcards: coscheduling_queue_options(wildcards.root),
+        options=lambda wildcards: coscheduling_rules.queue_options(
+            settings(wildcards.root)["coscheduling"]
+        ),
     shell:
         "simcore coscheduling-paper-queue {params.options} --output {output.runs} "
         "--classes {output.classes} > {log} 2>&1"
@@ -82,8 +106,12 @@ rule coscheduling_paper_queue:
 
 rule coscheduling_tables:
     input:
-        runs=lambda wildcards: coscheduling_runs(wildcards.root),
-        classes=lambda wildcards: coscheduling_queue(wildcards.root, "classes.parquet"),
+        runs=lambda wildcards: coscheduling_rules.runs(
+            wildcards.root, settings(wildcards.root)["coscheduling"]
+        ),
+        classes=lambda wildcards: coscheduling_rules.queue_file(
+            wildcards.root, settings(wildcards.root)["coscheduling"], "classes.parquet"
+        ),
     output:
         tables=multiext(
             "{root}/coscheduling/tables/",
@@ -93,8 +121,8 @@ rule coscheduling_tables:
         ),
         markdown=report(
             "{root}/coscheduling/report.md",
-            caption="../report/coscheduling_section.rst",
-            category=REPORT_CATEGORIES["coscheduling"],
+            caption="../../report/coscheduling_section.rst",
+            category=report_category("coscheduling"),
             labels={"result": "report section: co-scheduling (ASA_X Tables 2-3)"},
         ),
         rows="{root}/coscheduling/reproduction.csv",
@@ -103,7 +131,7 @@ rule coscheduling_tables:
     benchmark:
         "{root}/benchmarks/coscheduling/coscheduling_tables.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         # every run's rows in memory: about 10 MB per MB of Parquet (UniLu-Gaia and HPC2N, 225 MB: 2.1 GB)
         mem_mb=lambda wildcards, input, attempt: max(1000, round(12 * input.size_mb))
@@ -125,43 +153,43 @@ rule plot_coscheduling:
     output:
         report(
             "{root}/coscheduling/plots/{trace}.ratios_e1.png",
-            caption="../report/coscheduling_ratios_e1.rst",
-            category=REPORT_CATEGORIES["coscheduling"],
+            caption="../../report/coscheduling_ratios_e1.rst",
+            category=report_category("coscheduling"),
             subcategory="{trace}",
             labels={"result": "E1 ratios to SPACE against load (figure)"},
         ),
         report(
             "{root}/coscheduling/plots/{trace}.ratios_e2.png",
-            caption="../report/coscheduling_ratios_e2.rst",
-            category=REPORT_CATEGORIES["coscheduling"],
+            caption="../../report/coscheduling_ratios_e2.rst",
+            category=report_category("coscheduling"),
             subcategory="{trace}",
             labels={"result": "E2 ratios to SPACE against load (figure)"},
         ),
         report(
             "{root}/coscheduling/plots/{trace}.utilisation.png",
-            caption="../report/coscheduling_utilisation.rst",
-            category=REPORT_CATEGORIES["coscheduling"],
+            caption="../../report/coscheduling_utilisation.rst",
+            category=report_category("coscheduling"),
             subcategory="{trace}",
             labels={"result": "utilisation of allocated capacity (figure)"},
         ),
         report(
             "{root}/coscheduling/plots/{trace}.slowdown.png",
-            caption="../report/coscheduling_slowdown.rst",
-            category=REPORT_CATEGORIES["coscheduling"],
+            caption="../../report/coscheduling_slowdown.rst",
+            category=report_category("coscheduling"),
             subcategory="{trace}",
             labels={"result": "ECDF of the sharing slowdown (figure)"},
         ),
         report(
             "{root}/coscheduling/plots/{trace}.weights.png",
-            caption="../report/coscheduling_weights.rst",
-            category=REPORT_CATEGORIES["coscheduling"],
+            caption="../../report/coscheduling_weights.rst",
+            category=report_category("coscheduling"),
             subcategory="{trace}",
             labels={"result": "ASAX expert weights over rounds (figure)"},
         ),
         report(
             "{root}/coscheduling/plots/{trace}.actions.png",
-            caption="../report/coscheduling_actions.rst",
-            category=REPORT_CATEGORIES["coscheduling"],
+            caption="../../report/coscheduling_actions.rst",
+            category=report_category("coscheduling"),
             subcategory="{trace}",
             labels={"result": "quota levels chosen by ASAX (figure)"},
         ),
@@ -174,7 +202,7 @@ rule plot_coscheduling:
     benchmark:
         "{root}/benchmarks/coscheduling/plot_coscheduling/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=4000,  # HPC2N's 1.7 million window runs: 1.9 GB
     params:
@@ -183,3 +211,9 @@ rule plot_coscheduling:
     shell:
         "simcore plot-coscheduling --tables {params.tables} --weights {input.weights} "
         "--trace {wildcards.trace} --outdir {params.outdir} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N coscheduling`.
+rule coscheduling:
+    input:
+        lambda wildcards: study_targets("coscheduling"),

@@ -2,6 +2,15 @@
 # and aggressive backfilling on resampled variants (a chunk per job), then
 # tables, figures and a report section over all traces.
 
+from simcore.studies.simple_policies import rules as simple_policies_rules
+
+register_study(
+    "simple_policies",
+    rank=40,
+    category="Simple policies (thesis, chapter 4)",
+    outputs=simple_policies_rules.outputs,
+)
+
 
 rule simple_sweep:
     input:
@@ -16,7 +25,7 @@ rule simple_sweep:
     benchmark:
         "{root}/benchmarks/simple_policies/simple_sweep/{trace}/{chunk}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 3000 * attempt,
@@ -24,9 +33,15 @@ rule simple_sweep:
         select=lambda wildcards: "{}:{}".format(
             *chunks(wildcards.root, "simple_policies")[int(wildcards.chunk)]
         ),
-        orders=lambda wildcards: " ".join(simple_policies(wildcards.root)["orders"]),
-        factor=lambda wildcards: simple_policies(wildcards.root)["threshold_factor"],
-        backfill=lambda wildcards: simple_policies(wildcards.root)["backfill"],
+        orders=lambda wildcards: " ".join(
+            settings(wildcards.root)["simple_policies"]["orders"]
+        ),
+        factor=lambda wildcards: settings(wildcards.root)["simple_policies"][
+            "threshold_factor"
+        ],
+        backfill=lambda wildcards: settings(wildcards.root)["simple_policies"][
+            "backfill"
+        ],
     shell:
         "simcore simple-sweep {input.variants} --trace-workload {input.trace} --trace {wildcards.trace} "
         "--select {params.select} --orders {params.orders} --threshold-factor {params.factor} "
@@ -36,12 +51,18 @@ rule simple_sweep:
 
 rule simple_aggregate:
     input:
-        runs=lambda wildcards: simple_outputs("runs", wildcards.root),
-        weekly=lambda wildcards: simple_outputs("weekly", wildcards.root),
-        delayed=lambda wildcards: simple_outputs("delayed", wildcards.root),
+        runs=lambda wildcards: simple_policies_rules.sweep_outputs(
+            "runs", wildcards.root, settings(wildcards.root)
+        ),
+        weekly=lambda wildcards: simple_policies_rules.sweep_outputs(
+            "weekly", wildcards.root, settings(wildcards.root)
+        ),
+        delayed=lambda wildcards: simple_policies_rules.sweep_outputs(
+            "delayed", wildcards.root, settings(wildcards.root)
+        ),
         traces=lambda wildcards: [
             study_workload("simple_policies", trace)
-            for trace in simple_policies(wildcards.root)["traces"]
+            for trace in settings(wildcards.root)["simple_policies"]["traces"]
         ],
     output:
         tables=multiext(
@@ -55,8 +76,8 @@ rule simple_aggregate:
         ),
         markdown=report(
             "{root}/simple_policies/report.md",
-            caption="../report/simple_policies_section.rst",
-            category=REPORT_CATEGORIES["simple_policies"],
+            caption="../../report/simple_policies_section.rst",
+            category=report_category("simple_policies"),
             subcategory=ALL_TRACES,
             labels={"result": "report section: simple policies (Tables 4.3, 4.4)"},
         ),
@@ -66,11 +87,13 @@ rule simple_aggregate:
     benchmark:
         "{root}/benchmarks/simple_policies/simple_aggregate.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=4000,
     params:
-        factor=lambda wildcards: simple_policies(wildcards.root)["threshold_factor"],
+        factor=lambda wildcards: settings(wildcards.root)["simple_policies"][
+            "threshold_factor"
+        ],
         outdir=lambda wildcards: f"{wildcards.root}/simple_policies/tables",
     shell:
         "simcore simple-aggregate --runs {input.runs} --weekly {input.weekly} --delayed {input.delayed} "
@@ -84,8 +107,8 @@ rule simple_trace_plot:
     output:
         report(
             "{root}/simple_policies/plots/{trace}.objectives.png",
-            caption="../report/simple_policies_objectives.rst",
-            category=REPORT_CATEGORIES["simple_policies"],
+            caption="../../report/simple_policies_objectives.rst",
+            category=report_category("simple_policies"),
             subcategory="{trace}",
             labels={
                 "result": "cumulative weekly means of three objectives (Figure 4.1)"
@@ -97,7 +120,7 @@ rule simple_trace_plot:
     benchmark:
         "{root}/benchmarks/simple_policies/simple_trace_plot/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
@@ -116,22 +139,22 @@ rule simple_summary_plots:
     output:
         report(
             "{root}/simple_policies/plots/delayed.png",
-            caption="../report/simple_policies_delayed.rst",
-            category=REPORT_CATEGORIES["simple_policies"],
+            caption="../../report/simple_policies_delayed.rst",
+            category=report_category("simple_policies"),
             subcategory=ALL_TRACES,
             labels={"result": "processors of the most delayed jobs (Figure 4.2)"},
         ),
         report(
             "{root}/simple_policies/plots/categories.png",
-            caption="../report/simple_policies_categories.rst",
-            category=REPORT_CATEGORIES["simple_policies"],
+            caption="../../report/simple_policies_categories.rst",
+            category=report_category("simple_policies"),
             subcategory=ALL_TRACES,
             labels={"result": "jobs per slowdown category (Figure 4.3)"},
         ),
         report(
             "{root}/simple_policies/plots/backfilled.png",
-            caption="../report/simple_policies_backfilled.rst",
-            category=REPORT_CATEGORIES["simple_policies"],
+            caption="../../report/simple_policies_backfilled.rst",
+            category=report_category("simple_policies"),
             subcategory=ALL_TRACES,
             labels={"result": "backfilled jobs per variant (Figure 4.4)"},
         ),
@@ -146,7 +169,7 @@ rule simple_summary_plots:
     benchmark:
         "{root}/benchmarks/simple_policies/simple_summary_plots.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
@@ -154,3 +177,9 @@ rule simple_summary_plots:
         outdir=lambda wildcards: f"{wildcards.root}/simple_policies/plots",
     shell:
         "simcore simple-plot --tables {params.tables} --outdir {params.outdir} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N simple_policies`.
+rule simple_policies:
+    input:
+        lambda wildcards: study_targets("simple_policies"),

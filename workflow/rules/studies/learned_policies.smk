@@ -2,10 +2,20 @@
 # from a model workload (a chunk of tuples per job), the score spread against
 # the number of trials, and the nonlinear regression of the function family.
 
+from simcore.studies.learned_policies import rules as learned_policies_rules
+
+register_study(
+    "learned_policies",
+    rank=50,
+    category="Learned priority functions (thesis, chapter 3)",
+    outputs=learned_policies_rules.outputs,
+    traces="model",
+)
+
 
 rule trial_scores:
     input:
-        lambda wildcards: f"results/traces/{learned_policies(wildcards.root)['model']}.parquet",
+        lambda wildcards: f"results/traces/{settings(wildcards.root)['learned_policies']['model']}.parquet",
     output:
         "{root}/learned_policies/scores/{chunk}.parquet",
     log:
@@ -13,17 +23,19 @@ rule trial_scores:
     benchmark:
         "{root}/benchmarks/learned_policies/trial_scores/{chunk}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
-        tuples=lambda wildcards: learned_policies(wildcards.root)["tuples"],
+        tuples=lambda wildcards: settings(wildcards.root)["learned_policies"]["tuples"],
         select=lambda wildcards: "{}:{}".format(
-            *tuple_chunks(wildcards.root)[int(wildcards.chunk)]
+            *learned_policies_rules.tuple_chunks(settings(wildcards.root))[
+                int(wildcards.chunk)
+            ]
         ),
-        trials=lambda wildcards: learned_policies(wildcards.root)["trials"],
-        seed=lambda wildcards: learned_policies(wildcards.root)["seed"],
+        trials=lambda wildcards: settings(wildcards.root)["learned_policies"]["trials"],
+        seed=lambda wildcards: settings(wildcards.root)["learned_policies"]["seed"],
     shell:
         "simcore trial-scores {input} --tuples {params.tuples} --select {params.select} "
         "--trials {params.trials} --seed {params.seed} --output {output} > {log} 2>&1"
@@ -31,7 +43,7 @@ rule trial_scores:
 
 rule trial_spread:
     input:
-        lambda wildcards: f"results/traces/{learned_policies(wildcards.root)['model']}.parquet",
+        lambda wildcards: f"results/traces/{settings(wildcards.root)['learned_policies']['model']}.parquet",
     output:
         "{root}/learned_policies/spread.csv",
     log:
@@ -39,15 +51,18 @@ rule trial_spread:
     benchmark:
         "{root}/benchmarks/learned_policies/trial_spread.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=1000,
     params:
         trials=lambda wildcards: " ".join(
-            str(count) for count in learned_policies(wildcards.root)["spread_trials"]
+            str(count)
+            for count in settings(wildcards.root)["learned_policies"]["spread_trials"]
         ),
-        repeats=lambda wildcards: learned_policies(wildcards.root)["spread_repeats"],
-        seed=lambda wildcards: learned_policies(wildcards.root)["seed"],
+        repeats=lambda wildcards: settings(wildcards.root)["learned_policies"][
+            "spread_repeats"
+        ],
+        seed=lambda wildcards: settings(wildcards.root)["learned_policies"]["seed"],
     shell:
         "simcore trial-spread {input} --trials {params.trials} --repeats {params.repeats} "
         "--seed {params.seed} --output {output} > {log} 2>&1"
@@ -57,20 +72,22 @@ rule fit_functions:
     input:
         scores=lambda wildcards: [
             f"{wildcards.root}/learned_policies/scores/{chunk}.parquet"
-            for chunk in range(len(tuple_chunks(wildcards.root)))
+            for chunk in range(
+                len(learned_policies_rules.tuple_chunks(settings(wildcards.root)))
+            )
         ],
         spread="{root}/learned_policies/spread.csv",
     output:
         functions=report(
             "{root}/learned_policies/functions.csv",
-            caption="../report/learned_policies_functions.rst",
-            category=REPORT_CATEGORIES["learned_policies"],
+            caption="../../report/learned_policies_functions.rst",
+            category=report_category("learned_policies"),
             labels={"result": "fitted functions ranked by MAE (Table 3.2)"},
         ),
         markdown=report(
             "{root}/learned_policies/report.md",
-            caption="../report/learned_policies_section.rst",
-            category=REPORT_CATEGORIES["learned_policies"],
+            caption="../../report/learned_policies_section.rst",
+            category=report_category("learned_policies"),
             labels={"result": "report section: learned functions (Table 3.2)"},
         ),
         rows="{root}/learned_policies/reproduction.csv",
@@ -79,7 +96,7 @@ rule fit_functions:
     benchmark:
         "{root}/benchmarks/learned_policies/fit_functions.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     shell:
@@ -91,14 +108,16 @@ rule plot_trial_scores:
     input:
         scores=lambda wildcards: [
             f"{wildcards.root}/learned_policies/scores/{chunk}.parquet"
-            for chunk in range(len(tuple_chunks(wildcards.root)))
+            for chunk in range(
+                len(learned_policies_rules.tuple_chunks(settings(wildcards.root)))
+            )
         ],
         spread="{root}/learned_policies/spread.csv",
     output:
         report(
             "{root}/learned_policies/plots/scores.png",
-            caption="../report/learned_policies_scores.rst",
-            category=REPORT_CATEGORIES["learned_policies"],
+            caption="../../report/learned_policies_scores.rst",
+            category=report_category("learned_policies"),
             labels={"result": "trial scores and their spread (Figure 3.1)"},
         ),
         "{root}/learned_policies/plots/scores.pdf",
@@ -107,8 +126,14 @@ rule plot_trial_scores:
     benchmark:
         "{root}/benchmarks/learned_policies/plot_trial_scores.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=1000,
     shell:
         "simcore plot-trial-scores {input.scores} --spread {input.spread} --output {output} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N learned_policies` (with the dynamic scheduling experiments that use its functions).
+rule learned_policies:
+    input:
+        lambda wildcards: study_targets("learned_policies", "dynamic_scheduling"),

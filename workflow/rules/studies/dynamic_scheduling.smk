@@ -2,12 +2,25 @@
 # and our learned ones on non-overlapping 15-day sequences of models and logs
 # (a share of a trace's sequences per job), then Table 3.3 and the box plots.
 
+from simcore.studies.dynamic_scheduling import rules as dynamic_scheduling_rules
+from simcore.studies.dynamic_scheduling.study import SETTING_TITLES, SETTINGS
+
+register_study(
+    "dynamic_scheduling",
+    rank=60,
+    category="Dynamic scheduling (thesis, section 3.3)",
+    outputs=dynamic_scheduling_rules.outputs,
+    restrict=dynamic_scheduling_rules.without_skipped_learned_functions,
+)
+
 
 rule dynamic_sweep:
     input:
         workload=lambda wildcards: study_workload("dynamic_scheduling", wildcards.trace),
         # none when `learned` is 0 or `only` skips the learned-policies study
-        functions=lambda wildcards: learned_functions_input(wildcards.root),
+        functions=lambda wildcards: dynamic_scheduling_rules.learned_functions_input(
+            wildcards.root, settings(wildcards.root)
+        ),
     output:
         "{root}/dynamic_scheduling/runs/{trace}/{chunk}.parquet",
     log:
@@ -15,24 +28,27 @@ rule dynamic_sweep:
     benchmark:
         "{root}/benchmarks/dynamic_scheduling/dynamic_sweep/{trace}/{chunk}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
-        parts=lambda wildcards: dynamic_scheduling(wildcards.root)["jobs_per_trace"],
+        parts=lambda wildcards: settings(wildcards.root)["dynamic_scheduling"][
+            "jobs_per_trace"
+        ],
         policies=lambda wildcards: " ".join(
-            dynamic_scheduling(wildcards.root)["policies"]
+            settings(wildcards.root)["dynamic_scheduling"]["policies"]
         ),
         learned=lambda wildcards, input: (
-            f"--functions {input.functions} --learned {dynamic_scheduling(wildcards.root)['learned']}"
+            f"--functions {input.functions} --learned {settings(wildcards.root)['dynamic_scheduling']['learned']}"
             if input.functions
             else ""
         ),
-        days=lambda wildcards: dynamic_scheduling(wildcards.root)["days"],
+        days=lambda wildcards: settings(wildcards.root)["dynamic_scheduling"]["days"],
         limit=lambda wildcards: (
-            f"--max-sequences {dynamic_scheduling(wildcards.root)['max_sequences'][wildcards.trace]}"
-            if wildcards.trace in dynamic_scheduling(wildcards.root)["max_sequences"]
+            f"--max-sequences {settings(wildcards.root)['dynamic_scheduling']['max_sequences'][wildcards.trace]}"
+            if wildcards.trace
+            in settings(wildcards.root)["dynamic_scheduling"]["max_sequences"]
             else ""
         ),
     shell:
@@ -43,8 +59,12 @@ rule dynamic_sweep:
 
 rule dynamic_tables:
     input:
-        runs=lambda wildcards: dynamic_runs(wildcards.root),
-        functions=lambda wildcards: learned_functions_input(wildcards.root),
+        runs=lambda wildcards: dynamic_scheduling_rules.runs(
+            wildcards.root, settings(wildcards.root)
+        ),
+        functions=lambda wildcards: dynamic_scheduling_rules.learned_functions_input(
+            wildcards.root, settings(wildcards.root)
+        ),
     output:
         tables=multiext(
             "{root}/dynamic_scheduling/tables/",
@@ -54,8 +74,8 @@ rule dynamic_tables:
         ),
         markdown=report(
             "{root}/dynamic_scheduling/report.md",
-            caption="../report/dynamic_scheduling_section.rst",
-            category=REPORT_CATEGORIES["dynamic_scheduling"],
+            caption="../../report/dynamic_scheduling_section.rst",
+            category=report_category("dynamic_scheduling"),
             labels={"result": "report section: dynamic scheduling (Table 3.3)"},
         ),
         rows="{root}/dynamic_scheduling/reproduction.csv",
@@ -64,7 +84,7 @@ rule dynamic_tables:
     benchmark:
         "{root}/benchmarks/dynamic_scheduling/dynamic_tables.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
@@ -84,28 +104,34 @@ rule plot_dynamic:
         [
             report(
                 f"{{root}}/dynamic_scheduling/plots/{setting}.png",
-                caption="../report/dynamic_scheduling_boxplots.rst",
-                category=REPORT_CATEGORIES["dynamic_scheduling"],
+                caption="../../report/dynamic_scheduling_boxplots.rst",
+                category=report_category("dynamic_scheduling"),
                 labels={
                     "result": "AVEbsld per sequence, "
-                    f"{DYNAMIC_SETTING_TITLES[setting]} (figure)"
+                    f"{SETTING_TITLES[setting]} (figure)"
                 },
             )
-            for setting in DYNAMIC_SETTINGS
+            for setting in SETTINGS
         ],
         expand(
             "{{root}}/dynamic_scheduling/plots/{setting}.pdf",
-            setting=list(DYNAMIC_SETTINGS),
+            setting=list(SETTINGS),
         ),
     log:
         "{root}/logs/plot_dynamic.log",
     benchmark:
         "{root}/benchmarks/dynamic_scheduling/plot_dynamic.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
         outdir=lambda wildcards: f"{wildcards.root}/dynamic_scheduling/plots",
     shell:
         "simcore plot-dynamic {input} --outdir {params.outdir} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N dynamic_scheduling`.
+rule dynamic_scheduling:
+    input:
+        lambda wildcards: study_targets("dynamic_scheduling"),

@@ -2,6 +2,16 @@
 # (seed 003, docs/elastic.md): every run of one job set per job, then the tables, the
 # report section and the figures of each trace (drawn from its first job set).
 
+from simcore.studies.elastic import rules as elastic_rules
+from simcore.studies.elastic.figures import FIGURES as ELASTIC_FIGURES
+
+register_study(
+    "elastic",
+    rank=80,
+    category="Elastic provisioning (SARSA + ESN)",
+    outputs=elastic_rules.outputs,
+)
+
 
 rule elastic_run:
     input:
@@ -14,13 +24,17 @@ rule elastic_run:
         "{root}/logs/elastic/{trace}/{jobset}.log",
     benchmark:
         "{root}/benchmarks/elastic/elastic_run/{trace}/{jobset}.tsv"
+    wildcard_constraints:
+        jobset=r"\d+|all",
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
-        options=lambda wildcards: elastic_options(wildcards.root, wildcards.trace),
+        options=lambda wildcards: elastic_rules.run_options(
+            settings(wildcards.root)["elastic"], wildcards.trace, config["base_seed"]
+        ),
     shell:
         "simcore elastic-run {input} --trace {wildcards.trace} --set {wildcards.jobset} "
         "{params.options} --output {output.runs} --series {output.series} "
@@ -29,7 +43,9 @@ rule elastic_run:
 
 rule elastic_tables:
     input:
-        lambda wildcards: elastic_runs(wildcards.root),
+        lambda wildcards: elastic_rules.runs(
+            wildcards.root, settings(wildcards.root)["elastic"]
+        ),
     output:
         tables=multiext(
             "{root}/elastic/tables/",
@@ -41,8 +57,8 @@ rule elastic_tables:
         ),
         markdown=report(
             "{root}/elastic/report.md",
-            caption="../report/elastic_section.rst",
-            category=REPORT_CATEGORIES["elastic"],
+            caption="../../report/elastic_section.rst",
+            category=report_category("elastic"),
             labels={"result": "report section: elastic provisioning (Tables 2-5)"},
         ),
         rows="{root}/elastic/reproduction.csv",
@@ -51,7 +67,7 @@ rule elastic_tables:
     benchmark:
         "{root}/benchmarks/elastic/elastic_tables.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=1000,
     params:
@@ -66,38 +82,38 @@ rule plot_elastic:
         runs="{root}/elastic/tables/runs.parquet",
         series=lambda wildcards: (
             f"{wildcards.root}/elastic/series/{wildcards.trace}/"
-            f"{elastic_job_sets(wildcards.root, wildcards.trace)[0]}.parquet"
+            f"{elastic_rules.job_sets(settings(wildcards.root)['elastic'], wildcards.trace)[0]}.parquet"
         ),
         pools=lambda wildcards: (
             f"{wildcards.root}/elastic/pools/{wildcards.trace}/"
-            f"{elastic_job_sets(wildcards.root, wildcards.trace)[0]}.parquet"
+            f"{elastic_rules.job_sets(settings(wildcards.root)['elastic'], wildcards.trace)[0]}.parquet"
         ),
     output:
         report(
             "{root}/elastic/plots/{trace}.responsiveness.png",
-            caption="../report/elastic_responsiveness.rst",
-            category=REPORT_CATEGORIES["elastic"],
+            caption="../../report/elastic_responsiveness.rst",
+            category=report_category("elastic"),
             subcategory="{trace}",
             labels={"result": "inverse CDF of the responsiveness W per type (figure)"},
         ),
         report(
             "{root}/elastic/plots/{trace}.pool.png",
-            caption="../report/elastic_pool.rst",
-            category=REPORT_CATEGORIES["elastic"],
+            caption="../../report/elastic_pool.rst",
+            category=report_category("elastic"),
             subcategory="{trace}",
             labels={"result": "pool size over time (figure)"},
         ),
         report(
             "{root}/elastic/plots/{trace}.utilisation.png",
-            caption="../report/elastic_utilisation.rst",
-            category=REPORT_CATEGORIES["elastic"],
+            caption="../../report/elastic_utilisation.rst",
+            category=report_category("elastic"),
             subcategory="{trace}",
             labels={"result": "utilisation U(T) over time (figure)"},
         ),
         report(
             "{root}/elastic/plots/{trace}.fairness.png",
-            caption="../report/elastic_fairness.rst",
-            category=REPORT_CATEGORIES["elastic"],
+            caption="../../report/elastic_fairness.rst",
+            category=report_category("elastic"),
             subcategory="{trace}",
             labels={"result": "fairness over time against NAT (figure)"},
         ),
@@ -107,7 +123,7 @@ rule plot_elastic:
     benchmark:
         "{root}/benchmarks/elastic/plot_elastic/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
@@ -115,3 +131,9 @@ rule plot_elastic:
     shell:
         "simcore plot-elastic --runs {input.runs} --series {input.series} --pools {input.pools} "
         "--trace {wildcards.trace} --outdir {params.outdir} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N elastic`.
+rule elastic:
+    input:
+        lambda wildcards: study_targets("elastic"),

@@ -1,18 +1,16 @@
-"""The configuration against the workflow's schema (simcore.workloads.config_overrides): nested
+"""The configuration against the workflow's schema (simcore.campaign.config): nested
 `--config` overrides are typed, and names from the code's registries are checked."""
-
-from pathlib import Path
 
 import pytest
 import yaml
+from conftest import REPO
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 import simcore.engine.simulation
+from simcore.campaign.config import check_registry_names, check_schema, registries, type_overrides
 from simcore.studies.bandit.learners import LEARNERS
-from simcore.workloads.config_overrides import check_registry_names, check_schema, registries, type_overrides
 
-REPO = Path(__file__).resolve().parents[1]
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 

@@ -1,6 +1,17 @@
 # The fixed-policy study: resample each trace, sweep orders x thresholds x
 # backfill variants on every variant (a chunk of variants per job), combine.
 
+from simcore.studies.fixed_policy import rules as fixed_policy_rules
+
+register_study(
+    "fixed_policy",
+    rank=10,
+    category="Fixed policies (bandit paper, Table 2)",
+    outputs=fixed_policy_rules.outputs,
+    traces="campaign",
+    in_artifact=True,
+)
+
 
 rule resample:
     input:
@@ -12,7 +23,7 @@ rule resample:
     benchmark:
         "{root}/benchmarks/fixed_policy/resample/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         # the variants are written one at a time: 100 of 100 weeks of CEA-Curie, the largest,
         # 0.44 GB
@@ -34,7 +45,7 @@ rule sweep_fixed_policies:
     benchmark:
         "{root}/benchmarks/fixed_policy/sweep_fixed_policies/{trace}/{chunk}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         # reads its variants one at a time: 10 of CEA-Curie, the largest, 0.67 GB
@@ -72,7 +83,7 @@ rule aggregate_fixed_policies:
     benchmark:
         "{root}/benchmarks/fixed_policy/aggregate_fixed_policies/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=4000,
     shell:
@@ -88,7 +99,7 @@ rule plot_fixed_policies:
         cumulative_wait=[
             report(
                 "{root}/plots/{trace}.cumulative_wait.png",
-                caption="../report/fixed_policy_cumulative_wait.rst",
+                caption="../../report/fixed_policy_cumulative_wait.rst",
                 category=report_category("fixed_policy"),
                 subcategory="{trace}",
                 labels={
@@ -100,7 +111,7 @@ rule plot_fixed_policies:
         bsld=[
             report(
                 "{root}/plots/{trace}.bsld.png",
-                caption="../report/fixed_policy_bsld.rst",
+                caption="../../report/fixed_policy_bsld.rst",
                 category=report_category("fixed_policy"),
                 subcategory="{trace}",
                 labels={"result": "AVEbsld per queue order (figure)"},
@@ -112,7 +123,7 @@ rule plot_fixed_policies:
     benchmark:
         "{root}/benchmarks/fixed_policy/plot_fixed_policies/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     shell:
@@ -130,7 +141,7 @@ rule fixed_policy_tables:
     output:
         table_csv=report(
             "{root}/tables/fixed_policy.csv",
-            caption="../report/fixed_policy_table.rst",
+            caption="../../report/fixed_policy_table.rst",
             category=report_category("fixed_policy"),
             subcategory=ALL_TRACES,
             labels={
@@ -145,7 +156,7 @@ rule fixed_policy_tables:
     benchmark:
         "{root}/benchmarks/fixed_policy/fixed_policy_tables.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=1000,
     params:

@@ -1,6 +1,17 @@
 # The bandit paper's online policy selection: every strategy on every variant
 # (a chunk of variants per job), then per trace tables, regret and figures.
 
+from simcore.studies.bandit import rules as bandit_rules
+
+register_study(
+    "bandit",
+    rank=20,
+    category="Online policy selection (bandit paper, Table 3)",
+    outputs=bandit_rules.outputs,
+    traces="campaign",
+    in_artifact=True,
+)
+
 
 rule learn_strategies:
     input:
@@ -14,7 +25,7 @@ rule learn_strategies:
     benchmark:
         "{root}/benchmarks/bandit/learn_strategies/{trace}/{chunk}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=lambda wildcards, attempt: 3000 * attempt,
@@ -22,9 +33,13 @@ rule learn_strategies:
         select=lambda wildcards: "{}:{}".format(
             *chunks(wildcards.root, "bandit")[int(wildcards.chunk)]
         ),
-        strategies=lambda wildcards: strategies_json(wildcards.root),
-        base=lambda wildcards: bandit_base_json(wildcards.root),
-        seed=lambda wildcards: bandit(wildcards.root).get("seed", 0),
+        strategies=lambda wildcards: bandit_rules.strategies_json(
+            settings(wildcards.root)["bandit"]
+        ),
+        base=lambda wildcards: bandit_rules.base_json(
+            settings(wildcards.root)["bandit"]
+        ),
+        seed=lambda wildcards: settings(wildcards.root)["bandit"].get("seed", 0),
     shell:
         "simcore learn {input} --trace {wildcards.trace} --select {params.select} "
         "--strategies '{params.strategies}' --base '{params.base}' --seed {params.seed} "
@@ -48,11 +63,13 @@ rule aggregate_learners:
     benchmark:
         "{root}/benchmarks/bandit/aggregate_learners/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=4000,
     params:
-        strategies=lambda wildcards: " ".join(bandit(wildcards.root)["strategies"]),
+        strategies=lambda wildcards: " ".join(
+            settings(wildcards.root)["bandit"]["strategies"]
+        ),
     shell:
         "simcore aggregate-learners --runs {input.runs} --weekly {input.weekly} --choices {input.choices} "
         "--strategies {params.strategies} --summary {output.summary} --curves {output.curves} "
@@ -69,7 +86,7 @@ rule plot_learners:
         strategies=[
             report(
                 "{root}/plots/{trace}.strategies.png",
-                caption="../report/bandit_strategies.rst",
+                caption="../../report/bandit_strategies.rst",
                 category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "strategies against EASY-FCFS (figure)"},
@@ -79,7 +96,7 @@ rule plot_learners:
         regret=[
             report(
                 "{root}/plots/{trace}.regret.png",
-                caption="../report/bandit_regret.rst",
+                caption="../../report/bandit_regret.rst",
                 category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "regret against the best fixed order (figure)"},
@@ -89,7 +106,7 @@ rule plot_learners:
         choices=[
             report(
                 "{root}/plots/{trace}.choices.png",
-                caption="../report/bandit_choices.rst",
+                caption="../../report/bandit_choices.rst",
                 category=report_category("bandit"),
                 subcategory="{trace}",
                 labels={"result": "orders chosen over time (figure)"},
@@ -101,13 +118,16 @@ rule plot_learners:
     benchmark:
         "{root}/benchmarks/bandit/plot_learners/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
-        strategies=lambda wildcards: " ".join(bandit(wildcards.root)["strategies"]),
+        strategies=lambda wildcards: " ".join(
+            settings(wildcards.root)["bandit"]["strategies"]
+        ),
         learners=lambda wildcards: " ".join(
-            spec["learner"] for spec in bandit(wildcards.root)["strategies"].values()
+            spec["learner"]
+            for spec in settings(wildcards.root)["bandit"]["strategies"].values()
         ),
     shell:
         "simcore plot-learners --trace {wildcards.trace} --curves {input.curves} "
@@ -125,7 +145,7 @@ rule bandit_tables:
     output:
         table_csv=report(
             "{root}/tables/bandit.csv",
-            caption="../report/bandit_table.rst",
+            caption="../../report/bandit_table.rst",
             category=report_category("bandit"),
             subcategory=ALL_TRACES,
             labels={"result": "strategies against EASY-FCFS, every trace (Table 3)"},
@@ -138,7 +158,7 @@ rule bandit_tables:
     benchmark:
         "{root}/benchmarks/bandit/bandit_tables.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=1000,
     params:

@@ -1,6 +1,15 @@
 # Job selection (docs/job_selection.md): the field's baselines, each order run by the core on
 # RLScheduler-style episodes of each trace, then the table beside RLScheduler's published one.
 
+from simcore.studies.job_selection import rules as job_selection_rules
+
+register_study(
+    "job_selection",
+    rank=90,
+    category="Job selection (RLScheduler's baselines)",
+    outputs=job_selection_rules.outputs,
+)
+
 
 rule rl_baselines_run:
     input:
@@ -12,12 +21,14 @@ rule rl_baselines_run:
     benchmark:
         "{root}/benchmarks/job_selection/rl_baselines_run/{trace}.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     threads: 1
     resources:
         mem_mb=1000,
     params:
-        options=lambda wildcards: job_selection_options(wildcards.root),
+        options=lambda wildcards: job_selection_rules.baselines_options(
+            settings(wildcards.root)["job_selection"]
+        ),
     shell:
         "simcore rl-baselines {input} --trace {wildcards.trace} {params.options} "
         "--output {output} > {log} 2>&1"
@@ -28,14 +39,14 @@ rule rl_baselines_tables:
         lambda wildcards: expand(
             "{root}/job_selection/runs/{trace}.parquet",
             root=wildcards.root,
-            trace=job_selection(wildcards.root)["traces"],
+            trace=settings(wildcards.root)["job_selection"]["traces"],
         ),
     output:
         summary="{root}/job_selection/tables/summary.csv",
         markdown=report(
             "{root}/job_selection/report.md",
-            caption="../report/job_selection_section.rst",
-            category=REPORT_CATEGORIES["job_selection"],
+            caption="../../report/job_selection_section.rst",
+            category=report_category("job_selection"),
             labels={
                 "result": "report section: job-selection baselines (RLScheduler's table)"
             },
@@ -46,7 +57,7 @@ rule rl_baselines_tables:
     benchmark:
         "{root}/benchmarks/job_selection/rl_baselines_tables.tsv"
     conda:
-        "../envs/simcore.yaml"
+        "../../envs/simcore.yaml"
     resources:
         mem_mb=1000,
     params:
@@ -54,3 +65,9 @@ rule rl_baselines_tables:
     shell:
         "simcore rl-baselines-tables {input} --outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N rl_baselines`.
+rule rl_baselines:
+    input:
+        lambda wildcards: study_targets("job_selection"),

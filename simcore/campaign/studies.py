@@ -1,0 +1,76 @@
+"""The studies of the workflow, each registered by its own `workflow/rules/studies/<study>.smk`.
+
+A study declares, in one `Study`, where its traces come from, its category in the HTML report,
+its place in the campaign (and in the reproduction report's sections) and the files it
+produces; the workflow's targets, the `only` restriction and the reproduction report loop over
+the registry, so adding a study touches its own files only (docs/extending.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# Where a study's traces come from, in its settings.
+TRACE_SOURCES = {
+    "own": "its section's `traces` (with its own filter, machine sizes and variants)",
+    "campaign": "the campaign's `traces` (the fixed-policy resampling)",
+    "model": "its section's `model` (one synthetic workload)",
+}
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study of the workflow.
+
+    `outputs(root, chosen)` lists the files the study produces under a run's root and settings
+    (called only when the study runs there); `rank` orders the studies in the campaign and in the reproduction report;
+    `in_artifact` marks the studies of the bandit paper's artifact configuration; `restrict`,
+    when given, adapts a run's settings after `only` removed other studies and returns notes
+    saying what changed (the dynamic-scheduling study without the learned-policies one)."""
+
+    name: str
+    rank: int
+    category: str
+    outputs: Callable[[str, dict], list[str]]
+    traces: str = "own"
+    in_artifact: bool = False
+    restrict: Callable[[dict], list[str]] | None = None
+
+    def __post_init__(self):
+        if self.traces not in TRACE_SOURCES:
+            raise ValueError(f"study {self.name}: traces={self.traces!r}, expected one of {', '.join(TRACE_SOURCES)}")
+
+    def declared_traces(self, chosen: dict) -> list[str]:
+        """The traces (or the model) the study uses under settings `chosen`."""
+        if self.traces == "campaign":
+            return list(chosen["traces"])
+        if self.traces == "model":
+            return [chosen[self.name]["model"]]
+        return list(chosen[self.name]["traces"])
+
+
+class StudyRegistry:
+    """The registered studies, in rank order."""
+
+    def __init__(self):
+        self._studies: dict[str, Study] = {}
+
+    def register(self, study: Study) -> Study:
+        if study.name in self._studies:
+            raise ValueError(f"study {study.name} is registered twice")
+        ranks = {other.rank: other.name for other in self._studies.values()}
+        if study.rank in ranks:
+            raise ValueError(f"study {study.name}: rank {study.rank} is study {ranks[study.rank]}'s already")
+        self._studies[study.name] = study
+        return study
+
+    def __getitem__(self, name: str) -> Study:
+        return self._studies[name]
+
+    def __iter__(self):
+        return iter(sorted(self._studies.values(), key=lambda study: study.rank))
+
+    def names(self, traces: str | None = None) -> tuple[str, ...]:
+        """The studies' names in rank order (those whose traces come from `traces`, if given)."""
+        return tuple(study.name for study in self if traces is None or study.traces == traces)

@@ -1,0 +1,31 @@
+"""What the bandit study's workflow rules (workflow/rules/studies/bandit.smk) ask of the
+library: its files under a run's root and the learners' options."""
+
+from __future__ import annotations
+
+import json
+
+FIGURES = ("strategies", "regret", "choices")
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's figures and Table 3 under a run's settings `chosen`."""
+    return [
+        *(
+            f"{root}/plots/{trace}.{figure}.{ext}"
+            for trace in chosen["traces"]
+            for figure in FIGURES
+            for ext in ("png", "pdf")
+        ),
+        f"{root}/tables/bandit.md",
+    ]
+
+
+def strategies_json(section: dict) -> str:
+    """The `bandit` section's strategies as `simcore learn --strategies` reads them."""
+    return json.dumps(section["strategies"], sort_keys=True)
+
+
+def base_json(section: dict) -> str:
+    """The `bandit` section's base policy as `simcore learn --base` reads it."""
+    return json.dumps(section["base"], sort_keys=True)

@@ -1,0 +1,67 @@
+"""What the co-scheduling study's workflow rules (workflow/rules/studies/coscheduling.smk) ask
+of the library: its files under a run's root and the options of its commands."""
+
+from __future__ import annotations
+
+import json
+
+from simcore.studies.coscheduling.figures import FIGURES
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's report section and each trace's figures."""
+    return [
+        f"{root}/coscheduling/report.md",
+        *(
+            f"{root}/coscheduling/plots/{trace}.{figure}.{ext}"
+            for trace in chosen["coscheduling"]["traces"]
+            for figure in FIGURES
+            for ext in ("png", "pdf")
+        ),
+    ]
+
+
+def configurations_options(section: dict) -> str:
+    """The configurations (in the config's order), κ and seeds, as `simcore` options."""
+    return " ".join(
+        [
+            f"--configurations '{json.dumps(section['configurations'])}'",
+            "--kappas " + " ".join(str(kappa) for kappa in section["kappas"]),
+            f"--seeds {section['seeds']}",
+        ]
+    )
+
+
+def run_options(section: dict, trace: str, base_seed: int) -> str:
+    """`simcore coscheduling-run` options shared by E1 and E2 for one trace."""
+    capacity = section["memory_capacity"].get(trace)
+    profile = section["profiles"].get(trace)
+    return " ".join(
+        [
+            configurations_options(section),
+            f"--memory {section['memory'].get(trace, 'on')}",
+            f"--memory-capacity {capacity}" if capacity else "",
+            f"--efficiency {section['efficiency'].get(trace, 'require')}",
+            f"--profile {profile} --profile-seed {base_seed}" if profile else "",
+        ]
+    )
+
+
+def queue_options(section: dict) -> str:
+    """`simcore coscheduling-paper-queue` options: the configurations, κ, seeds and walltimes."""
+    return f"{configurations_options(section)} --walltime-factor {section['paper_queue']['walltime_factor']}"
+
+
+def queue_file(root: str, section: dict, name: str) -> list[str]:
+    """The paper queue's file `name` (E1.parquet, classes.parquet), when the study runs the
+    queue (`paper_queue`)."""
+    return [f"{root}/coscheduling/runs/ASA_X-queue/{name}"] if section["paper_queue"] else []
+
+
+def runs(root: str, section: dict) -> list[str]:
+    """Every trace's E1 and E2 runs, and the paper queue's."""
+    return [
+        f"{root}/coscheduling/runs/{trace}/{experiment}.parquet"
+        for trace in section["traces"]
+        for experiment in ("E1", "E2")
+    ] + queue_file(root, section, "E1.parquet")

@@ -1,0 +1,44 @@
+"""What the dynamic-scheduling study's workflow rules
+(workflow/rules/studies/dynamic_scheduling.smk) ask of the library: its files under a run's
+root, and its settings when `only` leaves out the study that fits the learned functions."""
+
+from __future__ import annotations
+
+from simcore.studies.dynamic_scheduling.study import SETTINGS
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's report section and one figure per setting."""
+    return [
+        f"{root}/dynamic_scheduling/report.md",
+        *(f"{root}/dynamic_scheduling/plots/{setting}.{ext}" for setting in SETTINGS for ext in ("png", "pdf")),
+    ]
+
+
+def runs(root: str, chosen: dict) -> list[str]:
+    """The experiments' runs, one file per trace and job."""
+    section = chosen["dynamic_scheduling"]
+    return [
+        f"{root}/dynamic_scheduling/runs/{trace}/{chunk}.parquet"
+        for trace in section["traces"]
+        for chunk in range(section["jobs_per_trace"])
+    ]
+
+
+def learned_functions_input(root: str, chosen: dict) -> str | list:
+    """The learned functions, where the experiments use some (none: no input)."""
+    return f"{root}/learned_policies/functions.csv" if chosen["dynamic_scheduling"]["learned"] else []
+
+
+def without_skipped_learned_functions(chosen: dict) -> list[str]:
+    """A run's settings (simcore.campaign.settings) where `only` skipped the learned-policies
+    study, which fits the learned functions: the experiments then run their other policies
+    only. Changes `chosen` in place and returns the note saying so (none otherwise)."""
+    learned = chosen["dynamic_scheduling"]["learned"]
+    if not learned or "learned_policies" not in chosen["skipped"]:
+        return []
+    chosen["dynamic_scheduling"] = {**chosen["dynamic_scheduling"], "learned": 0}
+    return [
+        f"dynamic_scheduling runs without the learned functions L1-L{learned} "
+        "(learned_policies, which fits them, is skipped)"
+    ]

@@ -1,0 +1,54 @@
+"""What the elastic study's workflow rules (workflow/rules/studies/elastic.smk) ask of the
+library: its files under a run's root, each trace's job sets and the runs' options."""
+
+from __future__ import annotations
+
+import json
+
+from simcore.studies.elastic.figures import FIGURES
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's report section and each trace's figures."""
+    return [
+        f"{root}/elastic/report.md",
+        *(
+            f"{root}/elastic/plots/{trace}.{figure}.{ext}"
+            for trace in chosen["elastic"]["traces"]
+            for figure in FIGURES
+            for ext in ("png", "pdf")
+        ),
+    ]
+
+
+def job_sets(section: dict, trace: str) -> list[str]:
+    """The job sets of a trace: "1".."N" (the first N consecutive sets), the listed set numbers,
+    or "all" (every serial job)."""
+    chosen = section["job_sets"].get(trace, 1)
+    if chosen == "all":
+        return ["all"]
+    return [str(k) for k in (chosen if isinstance(chosen, list) else range(1, chosen + 1))]
+
+
+def run_options(section: dict, trace: str, base_seed: int) -> str:
+    """`simcore elastic-run` options of a trace's job sets."""
+    profile = section["profiles"].get(trace)
+    return " ".join(
+        [
+            f"--set-jobs {section['set_jobs']} --pre-training {section['pre_training']}",
+            f"--monitoring {section['monitoring']}",
+            f"--time-compression {section['time_compression'].get(trace, 1)}",
+            f"--seeds {section['seeds']}",
+            f"--runs '{json.dumps(section['runs'])}'",  # in the config's order
+            f"--vo-profile {profile} --profile-seed {base_seed}" if profile else "",
+        ]
+    )
+
+
+def runs(root: str, section: dict) -> list[str]:
+    """Every trace's job-set runs."""
+    return [
+        f"{root}/elastic/runs/{trace}/{jobset}.parquet"
+        for trace in section["traces"]
+        for jobset in job_sets(section, trace)
+    ]

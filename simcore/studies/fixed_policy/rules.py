@@ -1,0 +1,17 @@
+"""What the fixed-policy study's workflow rules (workflow/rules/studies/fixed_policy.smk) ask
+of the library: its files under a run's root."""
+
+from __future__ import annotations
+
+FIGURES = ("cumulative_wait", "bsld")
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's summaries, figures and Table 2 under a run's settings `chosen`."""
+    traces = chosen["traces"]
+    return [
+        *(f"{root}/summary/{trace}.runs.parquet" for trace in traces),
+        *(f"{root}/plots/{trace}.{figure}.{ext}" for trace in traces for figure in FIGURES for ext in ("png", "pdf")),
+        f"{root}/tables/fixed_policy.csv",
+        f"{root}/tables/fixed_policy.md",
+    ]

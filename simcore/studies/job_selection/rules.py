@@ -1,0 +1,17 @@
+"""What the job-selection study's workflow rules (workflow/rules/studies/job_selection.smk)
+ask of the library: its files under a run's root and the baselines' options."""
+
+from __future__ import annotations
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's report section."""
+    return [f"{root}/job_selection/report.md"]
+
+
+def baselines_options(section: dict) -> str:
+    """`simcore rl-baselines` options."""
+    return (
+        f"--orders {' '.join(section['orders'])} --sequences {section['sequences']} "
+        f"--length {section['length']} --seed {section['seed']}"
+    )

@@ -1,0 +1,49 @@
+"""What the prediction study's workflow rules (workflow/rules/studies/prediction.smk) ask of
+the library: its files under a run's root."""
+
+from __future__ import annotations
+
+from simcore.campaign.settings import variant_chunks
+
+FIGURES = ("ecdf_errors", "ecdf_values")
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's report section and figures under a run's settings `chosen`."""
+    return [
+        f"{root}/prediction/report.md",
+        *(
+            f"{root}/prediction/plots/{trace}.{figure}.{ext}"
+            for trace in chosen["prediction"]["traces"]
+            for figure in FIGURES
+            for ext in ("png", "pdf")
+        ),
+        *(f"{root}/prediction/plots/correlations.{ext}" for ext in ("png", "pdf")),
+    ]
+
+
+def grid_outputs(kind: str, root: str, chosen: dict, trace: str) -> list[str]:
+    """A trace's whole-trace grid runs (or predictions), one file per grid job."""
+    return [
+        f"{root}/prediction/grid/{trace}/{chunk}.{kind}.parquet"
+        for chunk in range(chosen["prediction"]["grid_jobs_per_trace"])
+    ]
+
+
+def variant_runs(root: str, chosen: dict) -> list[str]:
+    """The selected triples' runs on resampled variants, one file per trace and chunk."""
+    return [
+        f"{root}/prediction/variant_runs/{trace}/{chunk}.parquet"
+        for trace in chosen["prediction"]["traces"]
+        for chunk in range(len(variant_chunks(chosen, "prediction")))
+    ]
+
+
+def header_size_runs(root: str, chosen: dict) -> list[str]:
+    """The study's traces also run at their header's machine size (prediction.header_size)."""
+    section = chosen["prediction"]
+    return [
+        f"{root}/prediction/header_size/{trace}.parquet"
+        for trace in section["traces"]
+        if trace in section["header_size"]
+    ]

@@ -1,0 +1,30 @@
+"""What the simple-policies study's workflow rules (workflow/rules/studies/simple_policies.smk)
+ask of the library: its files under a run's root."""
+
+from __future__ import annotations
+
+from simcore.campaign.settings import variant_chunks
+
+FIGURES = ("delayed", "categories", "backfilled")
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's report section and figures under a run's settings `chosen`."""
+    return [
+        f"{root}/simple_policies/report.md",
+        *(
+            f"{root}/simple_policies/plots/{trace}.objectives.{ext}"
+            for trace in chosen["simple_policies"]["traces"]
+            for ext in ("png", "pdf")
+        ),
+        *(f"{root}/simple_policies/plots/{figure}.{ext}" for figure in FIGURES for ext in ("png", "pdf")),
+    ]
+
+
+def sweep_outputs(kind: str, root: str, chosen: dict) -> list[str]:
+    """The sweep's files of one kind (runs, weekly, delayed), one per trace and chunk."""
+    return [
+        f"{root}/simple_policies/sweep/{trace}/{chunk}.{kind}.parquet"
+        for trace in chosen["simple_policies"]["traces"]
+        for chunk in range(len(variant_chunks(chosen, "simple_policies")))
+    ]
