@@ -38,7 +38,9 @@ def add_commands(commands) -> None:
     report.add_argument("--reproduction-md", required=True)
 
     cost = commands.add_parser("cost", help="CPU and wall time per study and trace, from the benchmark files")
-    cost.add_argument("--benchmarks", required=True, metavar="DIR", help="a run's benchmarks/ (results/benchmarks, results/demo/benchmarks, ...)")
+    cost.add_argument(
+        "--benchmarks", required=True, metavar="DIR", help="a run's benchmarks/ (e.g. results/demo/benchmarks)"
+    )
     cost.add_argument(
         "--trace-preparation",
         metavar="DIR",
