@@ -10,7 +10,7 @@ accepts what it reads; anything else is left to the validation, which names the 
 A string the schema marks with ``x-registry`` (``orders``, ``backfills``, ``policies``, the
 regression's bases and weightings, ``corrections``; the Snakefile adds ``learners``) must
 name an entry of that registry (`registries`): the names come from the code, so a queue order
-added to the registry (README, "adding a queue order") is accepted without editing the schema.
+added to the registry (docs/extending.md, "A queue order") is accepted without editing the schema.
 """
 
 from __future__ import annotations

@@ -9,23 +9,7 @@
 # key directly (module-level C arrays are not shared across modules by
 # cimport; a function is).
 #
-# To add an order, write its key function in _orders.pyx and add one
-# register_order line at the end of that file. An order can also live in its
-# own file, e.g. simcore/engine/_myorders.pyx:
-#
-#     # cython: language_level=3, cdivision=True
-#     from simcore.engine._orders cimport CLASS_RANK_OLDEST_FIRST, register_order
-#
-#     cdef double key_lwf(double t, double r, double e, double q,
-#                         const double* params) noexcept nogil:
-#         return -(t - r)             # longest waiting first (= FCFS)
-#
-#     register_order("LWF", key_lwf, True, "longest waiting first",
-#                    CLASS_RANK_OLDEST_FIRST)
-#
-# then one Extension line in setup.py, and `from simcore.engine import
-# _myorders` in simcore/engine/simulation.py before it reads ORDER_NAMES
-# (codes are registration positions, so the module must be imported by then).
+# To add an order: docs/extending.md, "A queue order".
 
 cdef enum:
     FUNCTION_PARAMS = 8     # φ codes of p, q, r; op codes 1, 2; θ1, θ2, θ3

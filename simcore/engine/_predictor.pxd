@@ -6,22 +6,7 @@
 # can be subclassed elsewhere too; the regression predictor is in
 # _regression.pyx.
 #
-# A predictor can live in its own file, e.g. simcore/engine/_mypredictor.pyx:
-#
-#     # cython: language_level=3, boundscheck=False, wraparound=False
-#     # cython: cdivision=True, initializedcheck=False
-#     from simcore.engine._jobs cimport JobArrays   # to override bind()
-#     from simcore.engine._predictor cimport Predictor
-#
-#     cdef class HalfRequestPredictor(Predictor):
-#         """`half`: half the requested time."""
-#
-#         cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
-#             return self.jobs.requested[j] / 2.0
-#
-# (override bind to allocate per-workload state, started/learn to learn), one
-# Extension line in setup.py, and one PREDICTORS entry in
-# simcore/engine/predictors.py.
+# To add a predictor: docs/extending.md, "A predictor".
 
 from simcore.engine._jobs cimport JobArrays
 

@@ -1,9 +1,8 @@
 """Registry of running-time predictors (SEMANTICS §5).
 
 A predictor is a Cython class deriving from simcore.engine._predictor.Predictor;
-the event loop calls its C-level predict/learn methods directly. To add one,
-write the class in its own .pyx (see simcore/engine/_predictor.pxd), add it to
-setup.py and to PREDICTORS.
+the event loop calls its C-level predict/learn methods directly. To add one:
+docs/extending.md, "A predictor".
 """
 
 from __future__ import annotations
