@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+# Every figure is written twice: PNG for the HTML report, PDF for papers.
+FIGURE_FORMATS = ("png", "pdf")
 # Where a study's traces come from, in its settings.
 TRACE_SOURCES = {
     "own": "its section's `traces` (with its own filter, machine sizes and variants)",
@@ -74,3 +76,10 @@ class StudyRegistry:
     def names(self, traces: str | None = None) -> tuple[str, ...]:
         """The studies' names in rank order (those whose traces come from `traces`, if given)."""
         return tuple(study.name for study in self if traces is None or study.traces == traces)
+
+
+def figure_files(folder: str, figures, traces=None) -> list[str]:
+    """A study's figure files in `folder`: `<figure>.<format>`, or `<trace>.<figure>.<format>` of
+    every trace when `traces` are given."""
+    stems = list(figures) if traces is None else [f"{trace}.{figure}" for trace in traces for figure in figures]
+    return [f"{folder}/{stem}.{ext}" for stem in stems for ext in FIGURE_FORMATS]

@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from simcore.campaign.settings import RUN_ROOTS, Campaign, run_of, variant_chunks
-from simcore.campaign.studies import Study, StudyRegistry
+from simcore.campaign.studies import Study, StudyRegistry, figure_files
 from simcore.studies.dynamic_scheduling.rules import without_skipped_learned_functions
 
 CATALOGUE = {"A": {}, "B": {}, "C": {}, "OLD": {"unusable": "no requested times"}}
@@ -211,3 +211,13 @@ def test_the_campaign_report_has_the_artifact_sections_after_its_own_bandit_sect
         "results/demo/own/x.csv",
     ]
     assert run.traces_used("results") == ["A", "B", "C", "m1", "m2"]
+
+
+def test_figure_files_name_each_trace_figure_and_format():
+    assert figure_files("r/plots", ["a"]) == ["r/plots/a.png", "r/plots/a.pdf"]
+    assert figure_files("r/plots", ["a", "b"], ["T1", "T2"])[::2] == [
+        "r/plots/T1.a.png",
+        "r/plots/T1.b.png",
+        "r/plots/T2.a.png",
+        "r/plots/T2.b.png",
+    ]

@@ -5,18 +5,15 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.studies import figure_files
+
 FIGURES = ("strategies", "regret", "choices")
 
 
 def outputs(root: str, chosen: dict) -> list[str]:
     """The study's figures and Table 3 under a run's settings `chosen`."""
     return [
-        *(
-            f"{root}/plots/{trace}.{figure}.{ext}"
-            for trace in chosen["traces"]
-            for figure in FIGURES
-            for ext in ("png", "pdf")
-        ),
+        *figure_files(f"{root}/plots", FIGURES, chosen["traces"]),
         f"{root}/tables/bandit.md",
     ]
 

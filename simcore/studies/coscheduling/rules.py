@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.studies import figure_files
 from simcore.studies.coscheduling.figures import FIGURES
 
 
@@ -12,12 +13,7 @@ def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and each trace's figures."""
     return [
         f"{root}/coscheduling/report.md",
-        *(
-            f"{root}/coscheduling/plots/{trace}.{figure}.{ext}"
-            for trace in chosen["coscheduling"]["traces"]
-            for figure in FIGURES
-            for ext in ("png", "pdf")
-        ),
+        *figure_files(f"{root}/coscheduling/plots", FIGURES, chosen["coscheduling"]["traces"]),
     ]
 
 

@@ -4,6 +4,7 @@ root, and its settings when `only` leaves out the study that fits the learned fu
 
 from __future__ import annotations
 
+from simcore.campaign.studies import figure_files
 from simcore.studies.dynamic_scheduling.study import SETTINGS
 
 
@@ -11,7 +12,7 @@ def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and one figure per setting."""
     return [
         f"{root}/dynamic_scheduling/report.md",
-        *(f"{root}/dynamic_scheduling/plots/{setting}.{ext}" for setting in SETTINGS for ext in ("png", "pdf")),
+        *figure_files(f"{root}/dynamic_scheduling/plots", SETTINGS),
     ]
 
 

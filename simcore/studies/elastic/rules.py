@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.studies import figure_files
 from simcore.studies.elastic.figures import FIGURES
 
 
@@ -12,12 +13,7 @@ def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and each trace's figures."""
     return [
         f"{root}/elastic/report.md",
-        *(
-            f"{root}/elastic/plots/{trace}.{figure}.{ext}"
-            for trace in chosen["elastic"]["traces"]
-            for figure in FIGURES
-            for ext in ("png", "pdf")
-        ),
+        *figure_files(f"{root}/elastic/plots", FIGURES, chosen["elastic"]["traces"]),
     ]
 
 

@@ -3,6 +3,8 @@ of the library: its files under a run's root."""
 
 from __future__ import annotations
 
+from simcore.campaign.studies import figure_files
+
 FIGURES = ("cumulative_wait", "bsld")
 
 
@@ -11,7 +13,7 @@ def outputs(root: str, chosen: dict) -> list[str]:
     traces = chosen["traces"]
     return [
         *(f"{root}/summary/{trace}.runs.parquet" for trace in traces),
-        *(f"{root}/plots/{trace}.{figure}.{ext}" for trace in traces for figure in FIGURES for ext in ("png", "pdf")),
+        *figure_files(f"{root}/plots", FIGURES, traces),
         f"{root}/tables/fixed_policy.csv",
         f"{root}/tables/fixed_policy.md",
     ]

@@ -4,6 +4,7 @@ the library: its files under a run's root."""
 from __future__ import annotations
 
 from simcore.campaign.settings import variant_chunks
+from simcore.campaign.studies import figure_files
 
 FIGURES = ("ecdf_errors", "ecdf_values")
 
@@ -12,13 +13,8 @@ def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and figures under a run's settings `chosen`."""
     return [
         f"{root}/prediction/report.md",
-        *(
-            f"{root}/prediction/plots/{trace}.{figure}.{ext}"
-            for trace in chosen["prediction"]["traces"]
-            for figure in FIGURES
-            for ext in ("png", "pdf")
-        ),
-        *(f"{root}/prediction/plots/correlations.{ext}" for ext in ("png", "pdf")),
+        *figure_files(f"{root}/prediction/plots", FIGURES, chosen["prediction"]["traces"]),
+        *figure_files(f"{root}/prediction/plots", ["correlations"]),
     ]
 
 

@@ -4,6 +4,7 @@ ask of the library: its files under a run's root."""
 from __future__ import annotations
 
 from simcore.campaign.settings import variant_chunks
+from simcore.campaign.studies import figure_files
 
 FIGURES = ("delayed", "categories", "backfilled")
 
@@ -12,12 +13,8 @@ def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and figures under a run's settings `chosen`."""
     return [
         f"{root}/simple_policies/report.md",
-        *(
-            f"{root}/simple_policies/plots/{trace}.objectives.{ext}"
-            for trace in chosen["simple_policies"]["traces"]
-            for ext in ("png", "pdf")
-        ),
-        *(f"{root}/simple_policies/plots/{figure}.{ext}" for figure in FIGURES for ext in ("png", "pdf")),
+        *figure_files(f"{root}/simple_policies/plots", ["objectives"], chosen["simple_policies"]["traces"]),
+        *figure_files(f"{root}/simple_policies/plots", FIGURES),
     ]
 
 
