@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from simcore.reporting.tables import markdown_table
+
 ALL_TRACES = "all"
 COST_COLUMNS = ["study", "trace", "jobs", "wall_s", "cpu_s", "max_rss_mb", "longest_job_s"]
 
@@ -89,12 +91,19 @@ def cost_markdown(table: pd.DataFrame, cores: tuple[int, ...] = (2, 56)) -> str:
         f"time, {total_cpu / 3600:.2f} h of sampled CPU time. "
         + " ".join(f"On {count} cores with perfect packing: {projected_hours(table, count):.2f} h." for count in cores),
         "",
-        "| study | trace | jobs | wall (s) | CPU (s) | peak RSS (MB) | longest job (s) |",
-        "|---|---|--:|--:|--:|--:|--:|",
+        markdown_table(
+            pd.DataFrame(
+                {
+                    "study": table["study"],
+                    "trace": table["trace"],
+                    "jobs": table["jobs"],
+                    "wall (s)": table["wall_s"].map("{:.1f}".format),
+                    "CPU (s)": table["cpu_s"].map("{:.1f}".format),
+                    "peak RSS (MB)": table["max_rss_mb"].map("{:.0f}".format),
+                    "longest job (s)": table["longest_job_s"].map("{:.1f}".format),
+                }
+            ),
+            "llrrrrr",
+        ),
     ]
-    for row in table.itertuples(index=False):
-        lines.append(
-            f"| {row.study} | {row.trace} | {row.jobs} | {row.wall_s:.1f} | {row.cpu_s:.1f} | "
-            f"{row.max_rss_mb:.0f} | {row.longest_job_s:.1f} |"
-        )
     return "\n".join(lines) + "\n"

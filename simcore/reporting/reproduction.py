@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from simcore.reporting.tables import markdown_table
+
 REPRODUCTION_COLUMNS = [
     "paper",
     "table",
@@ -102,21 +104,23 @@ def threshold_label(value) -> str:
 
 
 def comparison_table(rows: pd.DataFrame) -> list[str]:
+    """Published / ours (difference) per row and column of `rows`, blank where ours has no cell."""
     columns = list(dict.fromkeys(rows["column"]))
-    lines = ["| trace | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    table = []
     for trace, block in rows.groupby("row", sort=False):
         cells = block.set_index("column")
-        lines.append(
-            f"| {trace} | "
-            + " | ".join(
-                f"{cells.at[c, 'published']:+.0f} / {cells.at[c, 'ours']:+.1f} ({cells.at[c, 'difference']:+.1f})"
-                if c in cells.index
-                else ""
-                for c in columns
-            )
-            + " |"
+        table.append(
+            [
+                trace,
+                *(
+                    f"{cells.at[c, 'published']:+.0f} / {cells.at[c, 'ours']:+.1f} ({cells.at[c, 'difference']:+.1f})"
+                    if c in cells.index
+                    else ""
+                    for c in columns
+                ),
+            ]
         )
-    return lines + [""]
+    return [markdown_table(pd.DataFrame(table, columns=["trace", *columns])), ""]
 
 
 def assemble(sections: list[str], rows: list[pd.DataFrame]) -> tuple[str, pd.DataFrame]:

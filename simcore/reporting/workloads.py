@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 
 from simcore.engine.swf import FILTER_RULES
+from simcore.reporting.tables import markdown_table
 
 
 def workloads_table(provenances: dict) -> pd.DataFrame:
@@ -35,13 +36,9 @@ def workloads_markdown(table: pd.DataFrame) -> str:
         "Jobs dropped by each filter rule of SEMANTICS §1 (a job counts under the first "
         "rule that drops it), and jobs kept.",
         "",
-        "| " + " | ".join(columns) + " |",
-        "|---|--:|---|" + "--:|" * (len(columns) - 3),
+        markdown_table(
+            table[columns].map(lambda value: f"{value:,}" if isinstance(value, (int, np.integer)) else str(value)),
+            "lrl" + "r" * (len(columns) - 3),
+        ),
     ]
-    for _, row in table.iterrows():
-        lines.append(
-            "| "
-            + " | ".join(f"{row[c]:,}" if isinstance(row[c], (int, np.integer)) else str(row[c]) for c in columns)
-            + " |"
-        )
     return "\n".join(lines) + "\n"

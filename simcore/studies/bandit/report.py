@@ -7,6 +7,7 @@ import pandas as pd
 
 from simcore.reporting.published import BANDIT_TABLE3, BANDIT_TABLE3_COLUMNS, BANDIT_TABLE3_STRATEGIES
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table, reproduction_row
+from simcore.reporting.tables import markdown_table
 
 TABLE3 = {"default": "Table 3", "artifact": "Table 3 (artifact configuration)"}
 
@@ -52,21 +53,23 @@ def strategies_markdown(table: pd.DataFrame) -> str:
         "Mean over resampled variants, 10th and 90th percentiles in brackets, in %. Each strategy is "
         "compared with EASY-FCFS under its own threshold and backfill variant.",
         "",
-        "| trace | " + " | ".join(strategies) + " |",
-        "|---|" + "--:|" * len(strategies),
     ]
+    rows = []
     for trace, block in table.groupby("trace", sort=False):
         cells = block.set_index("order")
-        lines.append(
-            f"| {trace} | "
-            + " | ".join(
-                f"{100 * cells.at[s, 'mean']:+.1f} [{100 * cells.at[s, 'p10']:+.0f}, {100 * cells.at[s, 'p90']:+.0f}]"
-                if s in cells.index
-                else ""
-                for s in strategies
-            )
-            + " |"
+        rows.append(
+            [
+                trace,
+                *(
+                    f"{100 * cells.at[s, 'mean']:+.1f} [{100 * cells.at[s, 'p10']:+.0f}, "
+                    f"{100 * cells.at[s, 'p90']:+.0f}]"
+                    if s in cells.index
+                    else ""
+                    for s in strategies
+                ),
+            ]
         )
+    lines.append(markdown_table(pd.DataFrame(rows, columns=["trace", *strategies]), "l" + "r" * len(strategies)))
     return "\n".join(lines) + "\n"
 
 

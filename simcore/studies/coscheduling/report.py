@@ -9,6 +9,7 @@ import pandas as pd
 
 from simcore.reporting.published import ASAX_LOADS, ASAX_TABLE2, ASAX_TABLE2_WORKFLOWS, ASAX_TABLE3, ASAX_WORKFLOWS
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
+from simcore.reporting.tables import markdown_table
 from simcore.studies.coscheduling.paper_queue import PAPER_LOAD_LABELS, PAPER_QUEUE_TRACE
 from simcore.studies.coscheduling.study import CLAIMS, spread_text
 
@@ -158,15 +159,6 @@ def reproduction_rows(summary: pd.DataFrame, classes: pd.DataFrame | None = None
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 
 
-def _table(header: list[str], align: str, rows: list[list[str]]) -> list[str]:
-    return [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join(align) + "|",
-        *("| " + " | ".join(row) + " |" for row in rows),
-        "",
-    ]
-
-
 def _experiment_block(summary: pd.DataFrame, trace: str, experiment: str, left_out=()) -> pd.DataFrame:
     """One trace's and experiment's rows, without the configurations `left_out` (the ablations, which
     have their own table)."""
@@ -220,7 +212,7 @@ def _ratio_lines(summary: pd.DataFrame, trace: str, experiment: str, left_out=()
         "guests (%)",
         unit,
     ]
-    return _table(header, ["---", "--:", "---", "---", "---", "---", "--:", "--:", "--:"], rows)
+    return [markdown_table(pd.DataFrame(rows, columns=header), "lrllllrrr"), ""]
 
 
 def _utilisation_lines(summary: pd.DataFrame, trace: str, experiment: str, left_out=()) -> list[str]:
@@ -272,7 +264,7 @@ def _utilisation_lines(summary: pd.DataFrame, trace: str, experiment: str, left_
         "of ceiling",
         "of HEADROOM",
     ]
-    return _table(header, ["---", "--:", "---", *["--:"] * 8], rows)
+    return [markdown_table(pd.DataFrame(rows, columns=header), "lrlrrrrrrrr"), ""]
 
 
 def _claim_lines(table: pd.DataFrame) -> list[str]:
@@ -295,7 +287,7 @@ def _claim_lines(table: pd.DataFrame) -> list[str]:
                 ]
             )
     header = ["trace", "experiment", "load", "κ", "claim", "", "numbers: mean [10th, 90th percentile]", "why not"]
-    return _table(header, ["---", "---", "--:", "--:", "---", ":-:", "---", "---"], rows)
+    return [markdown_table(pd.DataFrame(rows, columns=header), "llrrlcll"), ""]
 
 
 def _claim_summary(table: pd.DataFrame) -> list[str]:
@@ -368,7 +360,7 @@ def _queue_lines(summary: pd.DataFrame, classes: pd.DataFrame | None) -> list[st
         "guests %",
         "U_alloc of paired jobs %",
     ]
-    lines += _table(header, ["---", "---", "--:", "--:", ":-:", "--:", "--:", "--:"], rows)
+    lines += [markdown_table(pd.DataFrame(rows, columns=header), "llrrcrrr"), ""]
     if factors:
         lines += ["Where U_alloc is not reproduced, the measured factor:", "", *factors, ""]
     if classes is not None:
@@ -417,7 +409,8 @@ def _queue_class_lines(classes: pd.DataFrame) -> list[str]:
     return [
         "Table 2 analogue, per workflow (the paper's values in parentheses):",
         "",
-        *_table(header, ["---", "---", "---", "--:", "--:", ":-:", "--:"], rows),
+        markdown_table(pd.DataFrame(rows, columns=header), "lllrrcr"),
+        "",
     ]
 
 
@@ -460,7 +453,7 @@ def _ablation_lines(summary: pd.DataFrame, ablations: dict) -> list[str]:
         )
     header = ["trace", "experiment", "κ", "configuration", "changes", *(title for title, _, _ in columns.values())]
     intro = ["Means over the loads of each trace's experiment, at its largest κ (where interference matters).", ""]
-    return intro + _table(header, ["---", "---", "--:", "---", "---", *["--:"] * len(columns)], rows)
+    return [*intro, markdown_table(pd.DataFrame(rows, columns=header), "llrll" + "r" * len(columns)), ""]
 
 
 def _learner_lines(summary: pd.DataFrame) -> list[str]:
@@ -479,7 +472,7 @@ def _learner_lines(summary: pd.DataFrame) -> list[str]:
         for _, row in asax.iterrows()
     ]
     header = ["trace", "experiment", "load", "κ", "configuration", "cases", "mean loss", "guests (%)"]
-    return _table(header, ["---", "---", "--:", "--:", "---", "--:", "--:", "--:"], rows)
+    return [markdown_table(pd.DataFrame(rows, columns=header), "llrrlrrr"), ""]
 
 
 def coscheduling_markdown(

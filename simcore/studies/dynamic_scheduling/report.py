@@ -7,6 +7,7 @@ import pandas as pd
 
 from simcore.reporting.published import THESIS_TABLE32, THESIS_TABLE33_DAYS, THESIS_TABLE33_MODEL_SEQUENCES
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
+from simcore.reporting.tables import markdown_table
 from simcore.studies.dynamic_scheduling.study import SETTING_TITLES, published_row
 
 PAPER = "thesis-ch3"
@@ -53,7 +54,7 @@ def reproduction_rows(medians: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
 
 
-def _functions_lines(runs: pd.DataFrame, functions: pd.DataFrame | None) -> list[str]:
+def _functions_table(runs: pd.DataFrame, functions: pd.DataFrame | None) -> str:
     """The policies given by a priority function, with the thesis's simplified
     notation (its Table 3.2 for F1-F4, fit-functions' for ours)."""
     simplified = {name: text for name, text, _ in THESIS_TABLE32}
@@ -62,10 +63,8 @@ def _functions_lines(runs: pd.DataFrame, functions: pd.DataFrame | None) -> list
             {f"L{k + 1}": text for k, text in enumerate(functions["simplified"]) if isinstance(text, str)}
         )
     named = runs.loc[runs["function"] != "", ["policy", "function"]].drop_duplicates("policy")
-    lines = ["| policy | priority function (smallest first) | simplified |", "|---|---|---|"]
-    return lines + [
-        f"| {r.policy} | {r.function} | {simplified.get(r.policy, '–')} |" for r in named.itertuples(index=False)
-    ]
+    table = named.assign(simplified=[simplified.get(policy, "–") for policy in named["policy"]])
+    return markdown_table(table.set_axis(["policy", "priority function (smallest first)", "simplified"], axis=1))
 
 
 def dynamic_markdown(
@@ -85,37 +84,42 @@ def dynamic_markdown(
         + ", ".join(f"{trace} {count}" for trace, count in counts.items())
         + ".",
         "",
-        *_functions_lines(runs, functions),
+        _functions_table(runs, functions),
         "",
     ]
     policies = [c for c in medians.columns if c not in META]
     for setting, block in medians.groupby("setting", sort=False):
-        lines += [
-            f"### Table 3.3, {SETTING_TITLES[setting]}: median AVEbsld, ours (thesis)",
-            "",
-            "| trace | sequences | " + " | ".join(policies) + " |",
-            "|---|--:|" + "--:|" * len(policies),
-        ]
-        unlike = []
+        rows, unlike = [], []
         for _, row in block.iterrows():
             note = unlike_thesis(row)
             published = {} if note else published_row(row["published_as"], setting)
             if note and published_row(row["published_as"], setting):
                 unlike.append(f"{row['trace']} is not compared with the thesis's {row['published_as']}: {note}.")
             cells = [f"{row[p]:.2f}" + (f" ({published[p]:.2f})" if p in published else "") for p in policies]
-            lines.append(f"| {row['trace']} | {row['sequences']} | " + " | ".join(cells) + " |")
+            rows.append([row["trace"], str(row["sequences"]), *cells])
+        lines += [
+            f"### Table 3.3, {SETTING_TITLES[setting]}: median AVEbsld, ours (thesis)",
+            "",
+            markdown_table(pd.DataFrame(rows, columns=["trace", "sequences", *policies]), "lr" + "r" * len(policies)),
+        ]
         lines += ["", *unlike, ""] if unlike else [""]
     if len(ratios):
+        rows = [
+            [
+                r.trace,
+                r.setting,
+                r.functions,
+                f"{r.best_hand_engineered:.2f}",
+                f"{r.best_function:.2f}",
+                f"{r.ratio:.2f}",
+            ]
+            for r in ratios.itertuples(index=False)
+        ]
+        columns = ["trace", "setting", "functions", "best hand-engineered", "best function", "ratio"]
         lines += [
             "### Best hand-engineered median over the best function's median",
             "",
-            "| trace | setting | functions | best hand-engineered | best function | ratio |",
-            "|---|---|---|--:|--:|--:|",
+            markdown_table(pd.DataFrame(rows, columns=columns), "lllrrr"),
+            "",
         ]
-        for r in ratios.itertuples(index=False):
-            lines.append(
-                f"| {r.trace} | {r.setting} | {r.functions} | {r.best_hand_engineered:.2f} | "
-                f"{r.best_function:.2f} | {r.ratio:.2f} |"
-            )
-        lines.append("")
     return "\n".join(lines)

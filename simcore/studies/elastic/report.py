@@ -14,6 +14,7 @@ from simcore.reporting.published import (
     ELASTIC_TEXT,
 )
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, mean_and_range, reproduction_row
+from simcore.reporting.tables import markdown_table
 from simcore.studies.elastic.jobsets import PAPER_INTERACTIVE_SHARE, PAPER_TOP_SHARE, PAPER_UTILISATION
 from simcore.studies.elastic.metrics import SAME_POOL, same_pool_name
 
@@ -520,16 +521,12 @@ def _cell(row, metric: str) -> str:
     return text
 
 
-def summary_markdown(summary: pd.DataFrame) -> list[str]:
+def summary_markdown(summary: pd.DataFrame) -> str:
     """One trace's runs: each metric's mean ± std [p10, p90] over seeds and job sets."""
     shown = [metric for metric in TABLE_COLUMNS if f"{metric}_mean" in summary]
-    lines = [
-        "| run | runs | " + " | ".join(TABLE_COLUMNS[metric] for metric in shown) + " |",
-        "|---|--:|" + "--:|" * len(shown),
-    ]
-    for row in summary.to_dict("records"):
-        lines.append(f"| {row['run']} | {row['runs']} | " + " | ".join(_cell(row, m) for m in shown) + " |")
-    return lines
+    rows = [[row["run"], str(row["runs"]), *(_cell(row, m) for m in shown)] for row in summary.to_dict("records")]
+    columns = ["run", "runs", *(TABLE_COLUMNS[metric] for metric in shown)]
+    return markdown_table(pd.DataFrame(rows, columns=columns), "lr" + "r" * len(shown))
 
 
 SET_COLUMNS = {  # set statistic -> heading of the job-set table, with LAL's value
@@ -544,13 +541,9 @@ SET_COLUMNS = {  # set statistic -> heading of the job-set table, with LAL's val
 }
 
 
-def job_set_markdown(sets: pd.DataFrame) -> list[str]:
+def job_set_markdown(sets: pd.DataFrame) -> str:
     """One trace's job sets beside LAL's workload (Table 1, Section 4.2)."""
-    lines = [
-        "| job set | " + " | ".join(heading for heading, _ in SET_COLUMNS.values()) + " |",
-        "|---|" + "--:|" * len(SET_COLUMNS),
-    ]
-    lines.append("| LAL (the paper) | " + " | ".join(paper for _, paper in SET_COLUMNS.values()) + " |")
+    rows = [["LAL (the paper)", *(paper for _, paper in SET_COLUMNS.values())]]
     for row in sets.to_dict("records"):
         cells = [
             f"{row[c]:,.0f}"
@@ -558,8 +551,9 @@ def job_set_markdown(sets: pd.DataFrame) -> list[str]:
             else f"{row[c]:.2f}"
             for c in SET_COLUMNS
         ]
-        lines.append(f"| {row['jobset']} | " + " | ".join(cells) + " |")
-    return lines
+        rows.append([row["jobset"], *cells])
+    columns = ["job set", *(heading for heading, _ in SET_COLUMNS.values())]
+    return markdown_table(pd.DataFrame(rows, columns=columns), "l" + "r" * len(SET_COLUMNS))
 
 
 def ablation_line(runs: pd.DataFrame) -> list[str]:
@@ -584,6 +578,13 @@ def ablation_line(runs: pd.DataFrame) -> list[str]:
             f"delay {rows['delay_interactive_mean'].mean():.0f} s{reference}"
         )
     return ["", "Ablations of the elastic reward (docs/elastic.md §8): " + "; ".join(parts) + "."]
+
+
+def claims_markdown(checked: pd.DataFrame) -> str:
+    """The claims `checked` (`claims`), whether each holds as yes or no."""
+    shown = checked.assign(holds=["yes" if holds else "no" for holds in checked["holds"]])
+    headings = ["trace", "claim", "the paper", "holds", "our numbers", "why it fails"]
+    return markdown_table(shown[CLAIM_COLUMNS].set_axis(headings, axis="columns"), "lllc")
 
 
 def elastic_markdown(
@@ -627,9 +628,9 @@ def elastic_markdown(
                 "The online jobs of each set beside LAL's (distance: |interactive share − 0.47| + |largest VO "
                 "share − 0.53|, the ranking of `simcore elastic-sets`):",
                 "",
-                *job_set_markdown(own_sets),
+                job_set_markdown(own_sets),
             ]
-        lines += ["", *summary_markdown(block)]
+        lines += ["", summary_markdown(block)]
         gains = speedups[speedups["trace"] == trace]
         if len(gains):
             mean = gains.groupby("run", sort=False)["speedup"].mean() * 100
@@ -652,11 +653,6 @@ def elastic_markdown(
         "Each computed from the runs above (the paper's learner: the ablations left out); our numbers are "
         "mean [10th, 90th percentile] over seeds and job sets; a claim that fails gives the measured reason.",
         "",
-        "| trace | claim | the paper | holds | our numbers | why it fails |",
-        "|---|---|---|:-:|---|---|",
-    ]
-    lines += [
-        f"| {row.trace} | {row.claim} | {row.paper} | {'yes' if row.holds else 'no'} | {row.numbers} | {row.reason} |"
-        for row in checked.itertuples(index=False)
+        claims_markdown(checked),
     ]
     return "\n".join(lines + [""])

@@ -9,6 +9,7 @@ import pandas as pd
 from simcore.engine.simulation import ORDERS
 from simcore.reporting.published import BANDIT_TABLE2, BANDIT_TABLE2_LABELS, bandit_order
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table, reproduction_row, threshold_label
+from simcore.reporting.tables import markdown_table
 
 # The configuration of the published artifact, which computed the paper's Table 2 (resources/published/README.md):
 # threshold 200,000 s, backfilling by the largest processor request first, 60 user-week resamples of
@@ -37,24 +38,26 @@ def fixed_policy_markdown(table: pd.DataFrame) -> str:
     groups = table.groupby(["threshold", "backfill"], dropna=False, sort=True)
     for (threshold, backfill), block in sorted(groups, key=lambda item: (not pd.isna(item[0][0]), item[0])):
         orders = [order for order in ORDERS if order != "FCFS" and order in set(block["order"])]
+        rows = []
+        for trace, runs in block.groupby("trace", sort=False):
+            cells = runs.set_index("order")
+            rows.append(
+                [
+                    trace,
+                    str(int(cells["variants"].iloc[0])),
+                    *(
+                        f"{100 * cells.at[order, 'mean']:+.1f} [{100 * cells.at[order, 'p10']:+.0f}, "
+                        f"{100 * cells.at[order, 'p90']:+.0f}]"
+                        for order in orders
+                    ),
+                ]
+            )
         lines += [
             f"## Threshold {threshold_label(threshold)}, backfill {backfill}",
             "",
-            "| trace | variants | " + " | ".join(orders) + " |",
-            "|---|--:|" + "--:|" * len(orders),
+            markdown_table(pd.DataFrame(rows, columns=["trace", "variants", *orders]), "lr" + "r" * len(orders)),
+            "",
         ]
-        for trace, rows in block.groupby("trace", sort=False):
-            cells = rows.set_index("order")
-            lines.append(
-                f"| {trace} | {int(cells['variants'].iloc[0])} | "
-                + " | ".join(
-                    f"{100 * cells.at[order, 'mean']:+.1f} [{100 * cells.at[order, 'p10']:+.0f}, "
-                    f"{100 * cells.at[order, 'p90']:+.0f}]"
-                    for order in orders
-                )
-                + " |"
-            )
-        lines.append("")
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ import pandas as pd
 
 from simcore.reporting.published import RLSCHEDULER_COLUMNS, RLSCHEDULER_TABLES
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
+from simcore.reporting.tables import markdown_table
 from simcore.studies.job_selection.study import MODES
 
 PAPER = "rlscheduler-2020"
@@ -71,15 +72,15 @@ def baselines_markdown(summary: pd.DataFrame) -> str:
     for (trace, backfill), block in summary.groupby(["trace", "backfill"], sort=False):
         published = RLSCHEDULER_TABLES.get(("README, bounded slowdown", f"{trace}, {MODES[backfill]}"), {})
         paper_column = {ours: column for column, ours in OUR_ORDER.items()}
+        rows = []
+        for row in block.itertuples(index=False):
+            paper = published.get(paper_column.get(row.order))
+            cell = f"{row.avg_bsld:.2f}" + (f" ({paper:.2f})" if paper is not None else "")
+            rows.append([row.order, cell, f"{row.utilisation:.3f}"])
         lines += [
             "",
             f"### {trace}, {MODES[backfill]} ({int(block['sequences'].iloc[0])} sequences)",
             "",
-            "| order | AVEbsld | utilisation |",
-            "|---|--:|--:|",
+            markdown_table(pd.DataFrame(rows, columns=["order", "AVEbsld", "utilisation"]), "lrr"),
         ]
-        for row in block.itertuples(index=False):
-            paper = published.get(paper_column.get(row.order))
-            cell = f"{row.avg_bsld:.2f}" + (f" ({paper:.2f})" if paper is not None else "")
-            lines.append(f"| {row.order} | {cell} | {row.utilisation:.3f} |")
     return "\n".join(lines + [""])

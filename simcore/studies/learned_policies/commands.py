@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from simcore.reporting.published import THESIS_TABLE32
-from simcore.studies.learned_policies.report import setup_label, table32_rows, thesis_form_fits, unlike_thesis
+from simcore.studies.learned_policies.report import learned_markdown, table32_rows, thesis_form_fits
 from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
 from simcore.workloads.commands import output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
@@ -94,59 +92,6 @@ def run_spread(args) -> int:
     )
     print(f"{args.output}: score spread for {len(args.trials)} trial counts")
     return 0
-
-
-def learned_markdown(functions: pd.DataFrame, scores: pd.DataFrame, spread: pd.DataFrame | None) -> str:
-    fits = thesis_form_fits(functions)
-    setup_note = unlike_thesis(scores)
-    lines = [
-        "## Thesis, chapter 3: learned scheduling functions (Table 3.2)",
-        "",
-        f"Trial scores of {scores['tuple'].nunique()} {setup_label(scores)}, drawn from {scores['model'].iloc[0]}; "
-        f"the 576 functional forms fitted by least squares weighted by p·q and ranked by mean "
-        f"absolute error ({len(functions)} distinct functions with a finite fit; equivalent forms such as "
-        "a × 1/b and a ÷ b are listed once). r: seconds since the tuple's first job.",
-        "",
-        "Simplified as in the thesis: divided by the positive factor of the p, q term, which keeps the priority order.",
-        "",
-        "### The thesis's functions beside our fit of the same form",
-        "",
-        *([f"Not compared: {setup_note}.", ""] if setup_note else []),
-        "| thesis | thesis MAE | our fit of the form (simplified) | our MAE | our rank |",
-        "|---|--:|---|--:|--:|",
-    ]
-    lines += [
-        f"| {f.name}: {f.thesis_function} | {f.thesis_mae:.3e} | "
-        + (
-            f"{f.our_function if isinstance(f.our_function, str) else '–'} | {f.our_mae:.3e} | {int(f.our_rank)} |"
-            if not np.isnan(f.our_rank)
-            else "– | – | – |"
-        )
-        for f in fits.itertuples(index=False)
-    ]
-    lines += [
-        "",
-        f"### Our best {min(len(THESIS_TABLE32), len(functions))} (run as L1, L2, ... in Table 3.3)",
-        "",
-        "| rank | ours (simplified) | ours as fitted | our MAE |",
-        "|---|---|---|--:|",
-    ]
-    lines += [
-        f"| {k + 1} | {ours['simplified'] if isinstance(ours['simplified'], str) else '–'} | {ours['function']} | "
-        f"{ours['mae']:.3e} |"
-        for k, (_, ours) in enumerate(functions.head(len(THESIS_TABLE32)).iterrows())
-    ]
-    if spread is not None:
-        lines += [
-            "",
-            "Score spread against the number of trials (Figure 3.1c; thesis: 0.02 at 256,000 trials):",
-            "",
-            "| trials | normalized std |",
-            "|--:|--:|",
-        ]
-        lines += [f"| {int(r['trials']):,} | {r['normalized_std']:.4f} |" for _, r in spread.iterrows()]
-    lines.append("")
-    return "\n".join(lines)
 
 
 def run_fit(args) -> int:

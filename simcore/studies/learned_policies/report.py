@@ -16,6 +16,7 @@ import pandas as pd
 from simcore.engine.priority import THESIS_FUNCTIONS
 from simcore.reporting.published import THESIS_TABLE32, THESIS_TABLE32_MACHINE_SIZE, THESIS_TABLE32_TRIALS
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
+from simcore.reporting.tables import markdown_table
 from simcore.studies.learned_policies.study import canonical, submit_weight
 
 PAPER = "thesis-ch3"
@@ -105,3 +106,70 @@ def table32_rows(fits: pd.DataFrame, scores: pd.DataFrame) -> pd.DataFrame:
                 )
             )
     return pd.DataFrame(rows, columns=REPRODUCTION_COLUMNS)
+
+
+def learned_markdown(functions: pd.DataFrame, scores: pd.DataFrame, spread: pd.DataFrame | None) -> str:
+    """The section: the thesis's F1-F4 beside our fit of each form, our best functions, and the
+    score spread against the number of trials (`spread`, when given)."""
+    fits = thesis_form_fits(functions)
+    setup_note = unlike_thesis(scores)
+    compared = [
+        [
+            f"{f.name}: {f.thesis_function}",
+            f"{f.thesis_mae:.3e}",
+            *(
+                [f.our_function if isinstance(f.our_function, str) else "–", f"{f.our_mae:.3e}", str(int(f.our_rank))]
+                if not np.isnan(f.our_rank)
+                else ["–", "–", "–"]
+            ),
+        ]
+        for f in fits.itertuples(index=False)
+    ]
+    best = [
+        [
+            str(k + 1),
+            ours["simplified"] if isinstance(ours["simplified"], str) else "–",
+            ours["function"],
+            f"{ours['mae']:.3e}",
+        ]
+        for k, (_, ours) in enumerate(functions.head(len(THESIS_TABLE32)).iterrows())
+    ]
+    lines = [
+        "## Thesis, chapter 3: learned scheduling functions (Table 3.2)",
+        "",
+        f"Trial scores of {scores['tuple'].nunique()} {setup_label(scores)}, drawn from {scores['model'].iloc[0]}; "
+        f"the 576 functional forms fitted by least squares weighted by p·q and ranked by mean "
+        f"absolute error ({len(functions)} distinct functions with a finite fit; equivalent forms such as "
+        "a × 1/b and a ÷ b are listed once). r: seconds since the tuple's first job.",
+        "",
+        "Simplified as in the thesis: divided by the positive factor of the p, q term, which keeps the priority order.",
+        "",
+        "### The thesis's functions beside our fit of the same form",
+        "",
+        *([f"Not compared: {setup_note}.", ""] if setup_note else []),
+        markdown_table(
+            pd.DataFrame(
+                compared, columns=["thesis", "thesis MAE", "our fit of the form (simplified)", "our MAE", "our rank"]
+            ),
+            "lrlrr",
+        ),
+        "",
+        f"### Our best {min(len(THESIS_TABLE32), len(functions))} (run as L1, L2, ... in Table 3.3)",
+        "",
+        markdown_table(pd.DataFrame(best, columns=["rank", "ours (simplified)", "ours as fitted", "our MAE"]), "lllr"),
+    ]
+    if spread is not None:
+        lines += [
+            "",
+            "Score spread against the number of trials (Figure 3.1c; thesis: 0.02 at 256,000 trials):",
+            "",
+            markdown_table(
+                pd.DataFrame(
+                    [[f"{int(r['trials']):,}", f"{r['normalized_std']:.4f}"] for _, r in spread.iterrows()],
+                    columns=["trials", "normalized std"],
+                ),
+                "rr",
+            ),
+        ]
+    lines.append("")
+    return "\n".join(lines)

@@ -16,6 +16,7 @@ from simcore.reporting.published import (
     PREDICTION_TRACE_NAMES,
 )
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, counted, reproduction_row
+from simcore.reporting.tables import markdown_table
 from simcore.studies.prediction.study import TABLE6_BASELINES
 
 PAPER = "prediction-sc15"
@@ -111,7 +112,15 @@ def _header_size_rows(tables: dict) -> list:
 def _header_size_lines(tables: dict) -> list:
     if "header_size" not in tables:
         return []
-    lines = [
+    rows = []
+    for trace in dict.fromkeys(tables["header_size"]["trace"]):
+        published = PREDICTION_TABLE6.get(trace)
+        if published:
+            rows.append([trace, "published", *(_fmt(v) for v in published[:4])])
+        for _, row in tables["header_size"][tables["header_size"]["trace"] == trace].iterrows():
+            rows.append([trace, str(row["machine_size"]), *(_fmt(row[column]) for column in TABLE6_BASELINES)])
+    columns = ["trace", "machine size", "clairvoyant EASY", "clairvoyant SJBF", "EASY", "EASY++"]
+    return [
         "",
         "### Traces at both machine sizes",
         "",
@@ -119,17 +128,8 @@ def _header_size_lines(tables: dict) -> list:
         "processors, the partition the paper's campaign used) and at the size the trace's header gives "
         "(CEA-Curie: 93,312). The published values are at the paper's size.",
         "",
-        "| trace | machine size | clairvoyant EASY | clairvoyant SJBF | EASY | EASY++ |",
-        "|---|---|--:|--:|--:|--:|",
+        markdown_table(pd.DataFrame(rows, columns=columns), "llrrrr"),
     ]
-    for trace in dict.fromkeys(tables["header_size"]["trace"]):
-        published = PREDICTION_TABLE6.get(trace)
-        if published:
-            lines.append(f"| {trace} | published | " + " | ".join(_fmt(v) for v in published[:4]) + " |")
-        for _, row in tables["header_size"][tables["header_size"]["trace"] == trace].iterrows():
-            cells = " | ".join(_fmt(row[column]) for column in TABLE6_BASELINES)
-            lines.append(f"| {trace} | {row['machine_size']} | {cells} |")
-    return lines
 
 
 def _fmt(value, digits=1) -> str:
@@ -153,8 +153,112 @@ def _change(value, base) -> str:
     return f"{_fmt(value)} ({'−' if change < 0 else '+'}{abs(change)} %)"
 
 
+def _table1(t1: pd.DataFrame) -> str:
+    rows = []
+    for _, row in t1.iterrows():
+        published = PREDICTION_TABLE1.get(row["trace"], (np.nan, np.nan))
+        rows.append(
+            [
+                row["trace"],
+                _fmt(published[0]),
+                _fmt(row["easy"]),
+                _fmt(published[1]),
+                f"{_fmt(row['clairvoyant'])} ({row['decrease_pct']:.0f} %)",
+            ]
+        )
+    columns = ["trace", "EASY published", "EASY ours", "clairvoyant published", "clairvoyant ours (decrease)"]
+    return markdown_table(pd.DataFrame(rows, columns=columns), "lrrrr")
+
+
+def _table6(t6: pd.DataFrame) -> str:
+    """Each cell published / ours; the learned predictors' best – worst in one cell per backfill."""
+    rows = []
+    for _, row in t6.iterrows():
+        published = PREDICTION_TABLE6.get(row["trace"])
+        cells = [
+            f"{_fmt(published[i]) if published else '–'} / {_fmt(row[column])}"
+            for i, column in enumerate(PREDICTION_TABLE6_COLUMNS)
+        ]
+        rows.append([row["trace"], *cells[:4], f"{cells[4]} – {cells[5]}", f"{cells[6]} – {cells[7]}"])
+    columns = [
+        "trace",
+        "clairvoyant EASY",
+        "clairvoyant SJBF",
+        "EASY",
+        "EASY++",
+        "learned EASY best – worst",
+        "learned SJBF best – worst",
+    ]
+    return markdown_table(pd.DataFrame(rows, columns=columns), "lrrrrrr")
+
+
+def _table7(t7: pd.DataFrame) -> str:
+    rows = []
+    for _, row in t7.iterrows():
+        easy = row["easy_avg_bsld"]
+        rows.append(
+            [
+                row["trace"],
+                _fmt(PREDICTION_TABLE7_CV.get(row["trace"], np.nan)),
+                _change(row["cv_avg_bsld"], easy),
+                _triple(row, "cv"),
+                _change(row["hindsight_avg_bsld"], easy),
+                _fmt(easy),
+                _change(row["easy_plus_plus_avg_bsld"], easy),
+            ]
+        )
+    columns = ["trace", "C-V published", "C-V ours", "C-V triple (ours)", "hindsight ours", "EASY", "EASY++"]
+    return markdown_table(pd.DataFrame(rows, columns=columns), "lrrlrrr")
+
+
+def _table8(t8: pd.DataFrame) -> str:
+    rows = [
+        [row["trace"], row["technique"], f"`{row['predictor']}`", _fmt(row["mae"], 0), f"{row['mean_eloss']:.3g}"]
+        for _, row in t8.iterrows()
+    ]
+    return markdown_table(
+        pd.DataFrame(rows, columns=["trace", "technique", "predictor", "MAE", "mean E-Loss"]), "lllrr"
+    )
+
+
+def _correlation_lines(pearson: pd.DataFrame) -> list[str]:
+    if not pearson["pearson"].notna().any():
+        return ["Needs at least two traces."]
+    values = pearson["pearson"].dropna()
+    rows = [[r["trace_a"], r["trace_b"], str(r["triples"]), f"{r['pearson']:.2f}"] for _, r in pearson.iterrows()]
+    return [
+        f"Pearson correlation of the triples' AVEbsld, over {counted(len(values), 'trace pairs')}: mean "
+        f"{values.mean():.2f} (min {values.min():.2f}, max {values.max():.2f}); published: mean "
+        f"{PREDICTION_CORRELATION[0]} (min {PREDICTION_CORRELATION[1]}, max {PREDICTION_CORRELATION[2]}).",
+        "",
+        markdown_table(pd.DataFrame(rows, columns=["trace", "trace", "triples", "Pearson"]), "llrr"),
+    ]
+
+
+def _variant_lines(variants: pd.DataFrame) -> list[str]:
+    rows = [
+        [
+            r["trace"],
+            f"`{r['predictor']}` + {r['correction']} + {r['backfill']}",
+            str(r["variants"]),
+            f"{_fmt(r['avg_bsld_mean'])} [{_fmt(r['avg_bsld_p10'])}, {_fmt(r['avg_bsld_p90'])}]",
+            f"{_fmt(r['reduction_mean'])} [{_fmt(r['reduction_p10'])}, {_fmt(r['reduction_p90'])}]",
+        ]
+        for _, r in variants.iterrows()
+    ]
+    columns = ["trace", "triple", "variants", "AVEbsld", "reduction vs EASY (%)"]
+    return [
+        "",
+        "### On resampled variants",
+        "",
+        "Mean AVEbsld [10th, 90th percentile] over variants, and the mean reduction against EASY on the "
+        "same variant [10th, 90th percentile].",
+        "",
+        markdown_table(pd.DataFrame(rows, columns=columns), "llrrr"),
+    ]
+
+
 def prediction_markdown(tables: dict) -> str:
-    t1, t6, t7, t8 = (tables[name] for name in ("table1", "table6", "table7", "table8"))
     lines = [
         "## Running-time prediction (SC 2015): heuristic triples",
         "",
@@ -167,16 +271,7 @@ def prediction_markdown(tables: dict) -> str:
         "",
         "### Table 1: EASY with requested times and with actual run times",
         "",
-        "| trace | EASY published | EASY ours | clairvoyant published | clairvoyant ours (decrease) |",
-        "|---|--:|--:|--:|--:|",
-    ]
-    for _, row in t1.iterrows():
-        published = PREDICTION_TABLE1.get(row["trace"], (np.nan, np.nan))
-        lines.append(
-            f"| {row['trace']} | {_fmt(published[0])} | {_fmt(row['easy'])} | {_fmt(published[1])} | "
-            f"{_fmt(row['clairvoyant'])} ({row['decrease_pct']:.0f} %) |"
-        )
-    lines += [
+        _table1(tables["table1"]),
         "",
         "### Table 6: every triple; for learned predictors, the best and worst",
         "",
@@ -184,21 +279,8 @@ def prediction_markdown(tables: dict) -> str:
         "learning rate; their best value is chosen *in hindsight* on the evaluated trace, as in the paper "
         "(Table 7 below is the honest selection).",
         "",
-        "| trace | clairvoyant EASY | clairvoyant SJBF | EASY | EASY++ | learned EASY best – worst | "
-        "learned SJBF best – worst |",
-        "|---|--:|--:|--:|--:|--:|--:|",
-    ]
-    for _, row in t6.iterrows():
-        published = PREDICTION_TABLE6.get(row["trace"])
-        cells = [
-            f"{_fmt(published[i]) if published else '–'} / {_fmt(row[column])}"
-            for i, column in enumerate(PREDICTION_TABLE6_COLUMNS)
-        ]
-        lines.append(
-            f"| {row['trace']} | " + " | ".join(cells[:4]) + f" | {cells[4]} – {cells[5]} | {cells[6]} – {cells[7]} |"
-        )
-    lines += _header_size_lines(tables)
-    lines += [
+        _table6(tables["table6"]),
+        *_header_size_lines(tables),
         "",
         "### Table 7: the triple chosen by leave-one-trace-out cross-validation",
         "",
@@ -207,18 +289,7 @@ def prediction_markdown(tables: dict) -> str:
         "(the paper prints the reduction). "
         "*Hindsight* is the best triple on the trace itself, what the paper's artifact picked.",
         "",
-        "| trace | C-V published | C-V ours | C-V triple (ours) | hindsight ours | EASY | EASY++ |",
-        "|---|--:|--:|---|--:|--:|--:|",
-    ]
-    for _, row in t7.iterrows():
-        easy = row["easy_avg_bsld"]
-        lines.append(
-            f"| {row['trace']} | {_fmt(PREDICTION_TABLE7_CV.get(row['trace'], np.nan))} | "
-            f"{_change(row['cv_avg_bsld'], easy)} | {_triple(row, 'cv')} | "
-            f"{_change(row['hindsight_avg_bsld'], easy)} | {_fmt(easy)} | "
-            f"{_change(row['easy_plus_plus_avg_bsld'], easy)} |"
-        )
-    lines += [
+        _table7(tables["table7"]),
         "",
         "### Table 8: prediction accuracy (seconds), incremental correction, EASY-SJBF",
         "",
@@ -228,47 +299,12 @@ def prediction_markdown(tables: dict) -> str:
         f"{PREDICTION_TABLE8['AVE2'][1]:.3g}, E-Loss learning {PREDICTION_TABLE8['E-Loss learning'][0]:,.0f} / "
         f"{PREDICTION_TABLE8['E-Loss learning'][1]:.3g}.",
         "",
-        "| trace | technique | predictor | MAE | mean E-Loss |",
-        "|---|---|---|--:|--:|",
+        _table8(tables["table8"]),
+        "",
+        "### Correlation of triple performance between traces (Figure 3)",
+        "",
+        *_correlation_lines(tables["correlations"]),
+        *(_variant_lines(tables["variants"]) if "variants" in tables else []),
+        "",
     ]
-    for _, row in t8.iterrows():
-        lines.append(
-            f"| {row['trace']} | {row['technique']} | `{row['predictor']}` | {_fmt(row['mae'], 0)} | "
-            f"{row['mean_eloss']:.3g} |"
-        )
-    pearson = tables["correlations"]
-    lines += ["", "### Correlation of triple performance between traces (Figure 3)", ""]
-    if pearson["pearson"].notna().any():
-        values = pearson["pearson"].dropna()
-        lines += [
-            f"Pearson correlation of the triples' AVEbsld, over {counted(len(values), 'trace pairs')}: mean "
-            f"{values.mean():.2f} (min {values.min():.2f}, max {values.max():.2f}); published: mean "
-            f"{PREDICTION_CORRELATION[0]} (min {PREDICTION_CORRELATION[1]}, max {PREDICTION_CORRELATION[2]}).",
-            "",
-            "| trace | trace | triples | Pearson |",
-            "|---|---|--:|--:|",
-        ]
-        lines += [
-            f"| {r['trace_a']} | {r['trace_b']} | {r['triples']} | {r['pearson']:.2f} |" for _, r in pearson.iterrows()
-        ]
-    else:
-        lines.append("Needs at least two traces.")
-    if "variants" in tables:
-        lines += [
-            "",
-            "### On resampled variants",
-            "",
-            "Mean AVEbsld [10th, 90th percentile] over variants, and the mean reduction against EASY on the "
-            "same variant [10th, 90th percentile].",
-            "",
-            "| trace | triple | variants | AVEbsld | reduction vs EASY (%) |",
-            "|---|---|--:|--:|--:|",
-        ]
-        for _, r in tables["variants"].iterrows():
-            lines.append(
-                f"| {r['trace']} | `{r['predictor']}` + {r['correction']} + {r['backfill']} | {r['variants']} | "
-                f"{_fmt(r['avg_bsld_mean'])} [{_fmt(r['avg_bsld_p10'])}, {_fmt(r['avg_bsld_p90'])}] | "
-                f"{_fmt(r['reduction_mean'])} [{_fmt(r['reduction_p10'])}, {_fmt(r['reduction_p90'])}] |"
-            )
-    lines.append("")
     return "\n".join(lines)

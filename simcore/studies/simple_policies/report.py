@@ -7,6 +7,7 @@ import pandas as pd
 
 from simcore.reporting.published import THESIS_SAF_BEST_GAIN, THESIS_TABLE43, THESIS_TABLE44
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
+from simcore.reporting.tables import markdown_table
 
 PAPER = "thesis-ch4"
 
@@ -80,14 +81,17 @@ def simple_policies_markdown(
         "",
         "### Change against FCFS on the same variant (%)",
         "",
-        "| trace | order | AVEbsld | mean wait | mean pp-bsld |",
-        "|---|---|--:|--:|--:|",
+        markdown_table(
+            pd.DataFrame(
+                [
+                    [r["trace"], r["order"], *(_band(r, f"change_{metric}") for metric in ("bsld", "wait", "ppbsld"))]
+                    for _, r in gains.iterrows()
+                ],
+                columns=["trace", "order", "AVEbsld", "mean wait", "mean pp-bsld"],
+            ),
+            "llrrr",
+        ),
     ]
-    for _, r in gains.iterrows():
-        lines.append(
-            f"| {r['trace']} | {r['order']} | {_band(r, 'change_bsld')} | {_band(r, 'change_wait')} | "
-            f"{_band(r, 'change_ppbsld')} |"
-        )
     best = reproduction_rows(premature, summary, gains)
     headline = best[best["table"] == "Section 4.3"]
     if len(headline):
@@ -96,45 +100,43 @@ def simple_policies_markdown(
             f"Best SAF AVEbsld gain over FCFS among the thesis's traces: "
             f"{headline['ours'].iloc[0]:.1f} % (thesis: up to {THESIS_SAF_BEST_GAIN} %).",
         ]
+    table43 = [
+        [r["trace"], str(THESIS_TABLE43.get(r["trace"], "–")), f"{r['premature_pct']:.1f}"]
+        for _, r in premature.iterrows()
+    ]
+    traces = list(dict.fromkeys(summary["trace"]))
+    table44 = []
+    for order, block in summary.groupby("order", sort=False):
+        cells = block.set_index("trace")["premature_ratio_mean"]
+        published = THESIS_TABLE44.get(order, {})
+        table44.append([order, *(f"{published.get(t, '–')} / {cells.get(t, float('nan')):.2f}" for t in traces)])
+    categories = [
+        [
+            r["trace"],
+            r["order"],
+            _band(r, "backfilled", 0),
+            *(f"{r[f'bsld_{c}_mean']:.0f}" for c in ("1", "1-10", "10-100", "100+")),
+        ]
+        for _, r in summary.iterrows()
+    ]
     lines += [
         "",
         "### Table 4.3: premature jobs (request ≥ 100 × run), % of the trace's jobs",
         "",
-        "| trace | thesis | ours |",
-        "|---|--:|--:|",
-    ]
-    for _, r in premature.iterrows():
-        published = THESIS_TABLE43.get(r["trace"])
-        lines.append(f"| {r['trace']} | {'–' if published is None else published} | {r['premature_pct']:.1f} |")
-    lines += [
+        markdown_table(pd.DataFrame(table43, columns=["trace", "thesis", "ours"]), "lrr"),
         "",
         "### Table 4.4: average slowdown of premature jobs / of standard jobs",
         "",
         "Each cell: thesis / ours (mean over variants).",
         "",
-    ]
-    traces = list(dict.fromkeys(summary["trace"]))
-    lines += ["| order | " + " | ".join(traces) + " |", "|---|" + "--:|" * len(traces)]
-    for order, block in summary.groupby("order", sort=False):
-        cells = block.set_index("trace")["premature_ratio_mean"]
-        published = THESIS_TABLE44.get(order, {})
-        lines.append(
-            f"| {order} | "
-            + " | ".join(f"{published.get(t, '–')} / {cells.get(t, float('nan')):.2f}" for t in traces)
-            + " |"
-        )
-    lines += [
+        markdown_table(pd.DataFrame(table44, columns=["order", *traces]), "l" + "r" * len(traces)),
         "",
         "### Backfilled jobs and slowdown categories (Figures 4.3, 4.4)",
         "",
-        "| trace | order | backfilled | bsld = 1 | 1–10 | 10–100 | ≥ 100 |",
-        "|---|---|--:|--:|--:|--:|--:|",
+        markdown_table(
+            pd.DataFrame(categories, columns=["trace", "order", "backfilled", "bsld = 1", "1–10", "10–100", "≥ 100"]),
+            "llrrrrr",
+        ),
     ]
-    for _, r in summary.iterrows():
-        lines.append(
-            f"| {r['trace']} | {r['order']} | {_band(r, 'backfilled', 0)} | "
-            + " | ".join(f"{r[f'bsld_{c}_mean']:.0f}" for c in ("1", "1-10", "10-100", "100+"))
-            + " |"
-        )
     lines.append("")
     return "\n".join(lines)

@@ -159,8 +159,7 @@ def form_scores(machine_size=256, trials=256_000):
 
 
 def test_table_3_2_pairs_a_thesis_function_with_our_fit_of_its_form():
-    from simcore.studies.learned_policies.commands import learned_markdown
-    from simcore.studies.learned_policies.report import table32_rows, thesis_form_fits
+    from simcore.studies.learned_policies.report import learned_markdown, table32_rows, thesis_form_fits
 
     scores = form_scores()
     # F3's form only: our rank 1 is F3's form, yet it must be compared with F3, not with the thesis's F1
