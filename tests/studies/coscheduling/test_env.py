@@ -38,7 +38,7 @@ E2_GAIA_MACHINE = 1008  # UniLu-Gaia's processors at E2's offered load 0.9
 
 @pytest.fixture
 def trace_source():
-    """Env options reading a real trace from the local mirror, which the tests require (no download)."""
+    """Env options reading a real trace from the tests' directory of traces (mirror_with), never downloading."""
 
     def source(name):
         if name is None:
