@@ -1,4 +1,4 @@
-"""Shared fixtures: the local PWA mirror (../shared/pwa) and small SWF files."""
+"""Shared fixtures: the real traces of the Parallel Workloads Archive and small SWF files."""
 
 import os
 import subprocess
@@ -8,40 +8,75 @@ from pathlib import Path
 import pytest
 
 import simcore
+from simcore.workloads.catalogue import load_catalogue
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-# The local mirror of the Parallel Workloads Archive: ../shared/pwa beside the repository,
-# or $SCHEDSWEEP_PWA (a checkout elsewhere, e.g. a git worktree).
-PWA = Path(os.environ.get("SCHEDSWEEP_PWA") or REPO.parent / "shared" / "pwa").resolve()
+def trace_directory() -> Path:
+    """Where the tests read the archive's files (named as in the catalogue): $SCHEDSWEEP_PWA, else the
+    local mirror ../shared/pwa beside the repository, else resources/traces, where the README fetches them."""
+    if os.environ.get("SCHEDSWEEP_PWA"):
+        return Path(os.environ["SCHEDSWEEP_PWA"]).resolve()
+    shared = REPO.parent / "shared" / "pwa"
+    return shared if shared.is_dir() else REPO / "resources" / "traces"
 
-TRACE_FILES = {
-    "KTH-SP2": "KTH-SP2-1996-2.1-cln.swf.gz",
-    "CTC-SP2": "CTC-SP2-1996-3.1-cln.swf.gz",
-    "SDSC-SP2": "SDSC-SP2-1998-4.2-cln.swf.gz",
-    "SDSC-BLUE": "SDSC-BLUE-2000-4.2-cln.swf.gz",
-    "HPC2N": "HPC2N-2002-2.2-cln.swf.gz",
-    "ANL-Intrepid": "ANL-Intrepid-2009-1.swf.gz",
-    "CEA-Curie": "CEA-Curie-2011-2.1-cln.swf.gz",
-    "UniLu-Gaia": "UniLu-Gaia-2014-2.swf.gz",
-    "LPC-EGEE": "LPC-EGEE-2004-1.2-cln.swf.gz",
-    "NASA-iPSC": "NASA-iPSC-1993-3.1-cln.swf.gz",
-}
-# The trace of the mirror whose jobs all lack a requested time: every filter empties it.
+
+PWA = trace_directory()
+CATALOGUE = REPO / "config" / "pwa_catalogue.yaml"
+TRACE_FILES = {name: entry["file"] for name, entry in load_catalogue(CATALOGUE).items()}
+# The catalogue's trace whose jobs all lack a requested time: every filter empties it.
 NO_REQUESTED_TIMES = "NASA-iPSC"
-# The mirror's trace files that keep jobs after filtering: all but NO_REQUESTED_TIMES.
-SIMULABLE_MIRROR = sorted(path.name for path in PWA.glob("*.swf.gz") if path.name != TRACE_FILES[NO_REQUESTED_TIMES])
+# The traces that keep jobs after filtering: all but NO_REQUESTED_TIMES.
+SIMULABLE_TRACES = sorted(set(TRACE_FILES) - {NO_REQUESTED_TIMES})
+
+
+def shown(path: Path) -> Path:
+    """`path` as a command run from the repository names it."""
+    return path.relative_to(REPO) if path.is_relative_to(REPO) else path
+
+
+# CI sets it: a test whose real trace is missing fails instead of skipping.
+REQUIRE_TRACES = os.environ.get("REQUIRE_TRACES") == "1"
+MISSING = "missing real trace"  # in the reason of every such skip
+
+
+def mirror_with(*names: str) -> Path:
+    """PWA, once it holds the traces `names`. Without them the test skips, for one reason per set of
+    missing traces that gives the commands fetching them (or fails if REQUIRE_TRACES)."""
+    missing = [name for name in names if not (PWA / TRACE_FILES[name]).is_file()]
+    if missing:
+        fetch = " && ".join(
+            f"simcore fetch {name} --catalogue {shown(CATALOGUE)} -o {shown(PWA / TRACE_FILES[name])}"
+            for name in missing
+        )
+        reason = f"{MISSING}{'s' * (len(missing) > 1)} {', '.join(missing)} in {shown(PWA)}; fetch: {fetch}"
+        if REQUIRE_TRACES:
+            pytest.fail(f"REQUIRE_TRACES=1: {reason}")
+        pytest.skip(reason)
+    return PWA
+
+
+def pytest_report_header():
+    present = sum((PWA / file).is_file() for file in TRACE_FILES.values())
+    return f"real traces: {present} of {len(TRACE_FILES)} in {PWA}, REQUIRE_TRACES={int(REQUIRE_TRACES)}"
+
+
+def pytest_terminal_summary(terminalreporter):
+    skipped = [report for report in terminalreporter.stats.get("skipped", []) if MISSING in report.longrepr[2]]
+    if skipped:
+        terminalreporter.write_line(
+            f"{len(skipped)} tests skipped for missing real traces in {shown(PWA)}: the SKIPPED lines below "
+            "give the commands fetching them (or set SCHEDSWEEP_PWA to a directory holding them)"
+        )
 
 
 @pytest.fixture(scope="session")
 def pwa_trace():
-    """Path of a real trace in the local mirror; the mirror is required."""
+    """Path of a real trace by its catalogue name; see mirror_with for when it is missing."""
 
     def path(name: str) -> Path:
-        trace = PWA / TRACE_FILES[name]
-        assert trace.exists(), f"missing {trace}: the tests need ../shared/pwa beside the repository"
-        return trace
+        return mirror_with(name) / TRACE_FILES[name]
 
     return path
 

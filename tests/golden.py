@@ -27,28 +27,28 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
-from conftest import PWA
+from conftest import PWA, TRACE_FILES
 
 import simcore
 
 GOLDEN = Path(__file__).resolve().parent / "golden.json"
 
-# name -> (file in the mirror, machine size or None for the header's); NASA-iPSC, whose
+# name -> (catalogue trace, machine size or None for the header's); NASA-iPSC, whose
 # jobs all lack a requested time, leaves no job to simulate (tests/test_cli.py checks its error)
 TRACES = {
-    "KTH-SP2": ("KTH-SP2-1996-2.1-cln.swf.gz", None),
-    "CTC-SP2": ("CTC-SP2-1996-3.1-cln.swf.gz", None),
-    "SDSC-SP2": ("SDSC-SP2-1998-4.2-cln.swf.gz", None),
-    "SDSC-BLUE": ("SDSC-BLUE-2000-4.2-cln.swf.gz", None),
-    "HPC2N": ("HPC2N-2002-2.2-cln.swf.gz", None),
-    "ANL-Intrepid": ("ANL-Intrepid-2009-1.swf.gz", None),
-    "CEA-Curie": ("CEA-Curie-2011-2.1-cln.swf.gz", None),
-    "CEA-Curie@80640": ("CEA-Curie-2011-2.1-cln.swf.gz", 80640),
-    "UniLu-Gaia": ("UniLu-Gaia-2014-2.swf.gz", None),
-    "LLNL-Thunder": ("LLNL-Thunder-2007-1.1-cln.swf.gz", None),
-    "LLNL-Atlas": ("LLNL-Atlas-2006-2.1-cln.swf.gz", None),
-    "RICC": ("RICC-2010-2.swf.gz", None),
-    "LPC-EGEE": ("LPC-EGEE-2004-1.2-cln.swf.gz", None),
+    "KTH-SP2": ("KTH-SP2", None),
+    "CTC-SP2": ("CTC-SP2", None),
+    "SDSC-SP2": ("SDSC-SP2", None),
+    "SDSC-BLUE": ("SDSC-BLUE", None),
+    "HPC2N": ("HPC2N", None),
+    "ANL-Intrepid": ("ANL-Intrepid", None),
+    "CEA-Curie": ("CEA-Curie", None),
+    "CEA-Curie@80640": ("CEA-Curie", 80640),
+    "UniLu-Gaia": ("UniLu-Gaia", None),
+    "LLNL-Thunder": ("LLNL-Thunder", None),
+    "LLNL-Atlas": ("LLNL-Atlas", None),
+    "RICC": ("RICC", None),
+    "LPC-EGEE": ("LPC-EGEE", None),
 }
 THRESHOLD = 144000.0  # 40 h, the bandit paper's text
 ORDERS = ("FCFS", "LCFS", "SPF", "LPF", "SQF", "LQF", "SEXP", "LEXP", "SRF", "LRF", "SAF", "LAF", "WFP3", "UNICEF")
@@ -74,8 +74,10 @@ def start_sha256(start: np.ndarray) -> str:
 
 def trace_values(trace: str, pwa: Path = PWA) -> dict:
     """{configuration label: {"avg_bsld", "start_sha256"}} for one trace."""
-    file, machine_size = TRACES[trace]
-    workloads = {mode: simcore.read_swf(pwa / file, machine_size, filter=mode) for mode in ("strict", "truncate")}
+    name, machine_size = TRACES[trace]
+    workloads = {
+        mode: simcore.read_swf(pwa / TRACE_FILES[name], machine_size, filter=mode) for mode in ("strict", "truncate")
+    }
     values = {}
     for label, mode, options in configurations():
         result = simcore.simulate(workloads[mode], **options)

@@ -6,7 +6,6 @@ backfill mode, with every estimate and correction: on random workloads and on re
 
 import numpy as np
 import pytest
-from conftest import PWA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import CORRECTIONS, make_workload, options, workloads
@@ -52,8 +51,8 @@ def test_earliest_choice_is_fcfs_on_random_workloads(case):
 
 
 @pytest.mark.parametrize("backfill", MODES)
-def test_earliest_choice_is_fcfs_on_a_real_trace(backfill):
-    workload = simcore.read_swf(PWA / "KTH-SP2-1996-2.1-cln.swf.gz", filter="strict")
+def test_earliest_choice_is_fcfs_on_a_real_trace(backfill, pwa_trace):
+    workload = simcore.read_swf(pwa_trace("KTH-SP2"), filter="strict")
     chosen, decisions = fcfs_by_selection(workload, backfill=backfill)
     np.testing.assert_array_equal(chosen.start, simcore.simulate(workload, "FCFS", backfill=backfill).start)
     assert decisions == len(workload) - int(chosen.jobs["backfilled"].sum())  # one per job not backfilled

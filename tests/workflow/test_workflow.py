@@ -1,7 +1,7 @@
 """The Snakemake workflow, run for real on small configurations.
 
 Each run works in its own temporary directory (`--directory`), reads traces
-through the local mirror ../shared/pwa and never touches the network.
+through the tests' trace directory (conftest.PWA) and never touches the network.
 """
 
 import copy
@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-from conftest import PWA, REPO, TRACE_FILES
+from conftest import PWA, REPO, mirror_with
 
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
 from simcore.workloads.catalogue import FetchError, fetch_trace, load_catalogue
@@ -79,6 +79,7 @@ def digests(root: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
+    mirror_with(*TINY["traces"])  # the configuration's real traces: every other study's are among them
     workdir = tmp_path_factory.mktemp("tiny")
     run_snakemake(workdir, TINY)
     return workdir
@@ -660,18 +661,20 @@ def catalogue_entry(name="KTH-SP2"):
     return load_catalogue(REPO / "config" / "pwa_catalogue.yaml")[name]
 
 
-def test_fetch_from_mirror_verifies_checksum(tmp_path):
+def test_fetch_from_mirror_verifies_checksum(tmp_path, pwa_trace):
+    trace = pwa_trace("KTH-SP2")
     destination = tmp_path / "resources" / "KTH-SP2.swf.gz"
-    source = fetch_trace("KTH-SP2", catalogue_entry(), destination, mirror=PWA)
-    assert source == str(PWA / TRACE_FILES["KTH-SP2"])
-    assert destination.read_bytes() == (PWA / TRACE_FILES["KTH-SP2"]).read_bytes()
+    source = fetch_trace("KTH-SP2", catalogue_entry(), destination, mirror=trace.parent)
+    assert source == str(trace)
+    assert destination.read_bytes() == trace.read_bytes()
 
 
-def test_checksum_mismatch_fails_and_caches_nothing(tmp_path):
+def test_checksum_mismatch_fails_and_caches_nothing(tmp_path, pwa_trace):
+    trace = pwa_trace("KTH-SP2")
     mirror = tmp_path / "mirror"
     mirror.mkdir()
-    original = gzip.decompress((PWA / TRACE_FILES["KTH-SP2"]).read_bytes())
-    (mirror / TRACE_FILES["KTH-SP2"]).write_bytes(gzip.compress(original + b"; tampered\n"))
+    original = gzip.decompress(trace.read_bytes())
+    (mirror / trace.name).write_bytes(gzip.compress(original + b"; tampered\n"))
     destination = tmp_path / "resources" / "KTH-SP2.swf.gz"
     with pytest.raises(FetchError, match="checksum mismatch for KTH-SP2"):
         fetch_trace("KTH-SP2", catalogue_entry(), destination, mirror=mirror)

@@ -2,18 +2,17 @@
 
 import numpy as np
 import pytest
-from conftest import PWA
 
 from simcore.engine.swf import read_swf
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.vo_profiles import GROUPS, VO_PROFILES, apply_vo_profile, fit_vo_profile
 
-LOGS = {"gaia": "UniLu-Gaia-2014-2.swf.gz", "lpc-egee": "LPC-EGEE-2004-1.2-cln.swf.gz"}
+LOGS = {"gaia": "UniLu-Gaia", "lpc-egee": "LPC-EGEE"}
 
 
 @pytest.mark.parametrize("profile", sorted(LOGS))
-def test_the_constants_are_the_fit_on_the_real_log(profile):
-    assert fit_vo_profile(read_swf(PWA / LOGS[profile], filter="truncate")) == VO_PROFILES[profile]
+def test_the_constants_are_the_fit_on_the_real_log(profile, pwa_trace):
+    assert fit_vo_profile(read_swf(pwa_trace(LOGS[profile]), filter="truncate")) == VO_PROFILES[profile]
 
 
 def test_applying_a_profile_is_seeded_and_follows_its_mix():

@@ -17,7 +17,7 @@ from dataclasses import replace
 import gymnasium
 import numpy as np
 import pytest
-from conftest import PWA
+from conftest import mirror_with
 from gymnasium.utils.env_checker import check_env
 
 import simcore.envs
@@ -37,14 +37,13 @@ E2_GAIA_MACHINE = 1008  # UniLu-Gaia's processors at E2's offered load 0.9
 
 
 @pytest.fixture
-def trace_source(pwa_trace):
-    """Env options reading a real trace from the local mirror, which the tests require (no download)."""
+def trace_source():
+    """Env options reading a real trace from the tests' directory of traces (mirror_with), never downloading."""
 
     def source(name):
         if name is None:
             return {}  # the example workload
-        pwa_trace(name)
-        return dict(workload=name, pwa_mirror=PWA)
+        return dict(workload=name, pwa_mirror=mirror_with(name))
 
     return source
 

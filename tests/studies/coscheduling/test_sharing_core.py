@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import PWA, SIMULABLE_MIRROR
+from conftest import SIMULABLE_TRACES
 from studies.coscheduling import reference_cosched
 from studies.coscheduling.reference_cosched import simulate_reference
 
@@ -185,10 +185,6 @@ def processors_in_use(workload, result, with_times=False):
     return np.cumsum([change for _, change in events]) if events else np.zeros(1)
 
 
-def test_the_mirror_holds_the_real_traces():
-    assert len(list(PWA.glob("*.swf.gz"))) >= 8, f"the real traces are expected in {PWA}"
-
-
 def test_invariants_of_the_core_schedules():
     rng = np.random.default_rng(99)
     for case in range(500):
@@ -265,9 +261,9 @@ def test_busy_area_is_the_integral_of_the_processors_in_use():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", SIMULABLE_MIRROR)
-def test_space_is_the_easy_kernel_on_every_real_trace(name):
-    workload = read_swf(PWA / name, filter="truncate")
+@pytest.mark.parametrize("name", SIMULABLE_TRACES)
+def test_space_is_the_easy_kernel_on_every_real_trace(name, pwa_trace):
+    workload = read_swf(pwa_trace(name), filter="truncate")
     easy = simulate(workload, order="FCFS", backfill="queue")
     space = simulate_sharing(workload, SharingSettings(strategy="SPACE", memory=False))
     np.testing.assert_array_equal(space.start, easy.start)

@@ -7,7 +7,7 @@ import re
 import gymnasium
 import numpy as np
 import pytest
-from conftest import PWA
+from conftest import mirror_with
 from gymnasium.utils.env_checker import check_env
 
 import simcore
@@ -55,7 +55,7 @@ def first_slot_episode(env, **reset):
 
 @pytest.mark.parametrize("backfill", ["easy", "none"])
 def test_first_slot_is_the_cores_fcfs_on_a_real_trace(backfill):
-    env = JobSelectionEnv("SDSC-SP2", backfill=backfill, filter_mode="strict", pwa_mirror=PWA)
+    env = JobSelectionEnv("SDSC-SP2", backfill=backfill, filter_mode="strict", pwa_mirror=mirror_with("SDSC-SP2"))
     for seed in range(20):
         reward, info = first_slot_episode(env, seed=seed)
         expected = simcore.simulate(env.episode, "FCFS", backfill=CORE_BACKFILL[backfill])
@@ -70,14 +70,18 @@ def test_baselines_are_the_cores_runs_and_the_window_follows_its_order(backfill)
     commitment, so choosing the first slot in another order than FCFS is not EASY with that order:
     EASY re-picks its head at each pass, and a job submitted later may overtake it.)"""
     orders = list(NAMED_ORDERS)
-    env = JobSelectionEnv("SDSC-SP2", backfill=backfill, filter_mode="strict", pwa_mirror=PWA, baselines=orders)
+    env = JobSelectionEnv(
+        "SDSC-SP2", backfill=backfill, filter_mode="strict", pwa_mirror=mirror_with("SDSC-SP2"), baselines=orders
+    )
     for seed in range(3):
         _, info = first_slot_episode(env, seed=seed)
         for order in orders:
             run = simcore.simulate(env.episode, order, backfill=CORE_BACKFILL[backfill])
             assert info["baselines"][order] == -run.summary()["avg_bsld"], order
         assert info["baselines"]["FCFS"] == -info["metrics"]["avg_bsld"]
-    ordered = JobSelectionEnv("SDSC-SP2", backfill=backfill, window_order="SPF", filter_mode="strict", pwa_mirror=PWA)
+    ordered = JobSelectionEnv(
+        "SDSC-SP2", backfill=backfill, window_order="SPF", filter_mode="strict", pwa_mirror=mirror_with("SDSC-SP2")
+    )
     obs, info = ordered.reset(seed=0)
     terminated, checked = False, 0
     while not terminated:
@@ -165,7 +169,7 @@ def reference_observation(env) -> np.ndarray:
 
 
 def test_the_cores_observation_equals_the_numpy_reference():
-    env = JobSelectionEnv("SDSC-SP2", window=16, filter_mode="strict", pwa_mirror=PWA)
+    env = JobSelectionEnv("SDSC-SP2", window=16, filter_mode="strict", pwa_mirror=mirror_with("SDSC-SP2"))
     rng = np.random.default_rng(0)
     for seed in range(5):
         obs, info = env.reset(seed=seed)
@@ -195,11 +199,11 @@ def test_the_native_vector_env_is_the_single_env_episode_for_episode(threads, op
         vectorization_mode="vector_entry_point",
         workload="SDSC-SP2",
         filter_mode="strict",
-        pwa_mirror=PWA,
+        pwa_mirror=mirror_with("SDSC-SP2"),
         threads=threads,
         **options,
     )
-    single = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=PWA, **options)
+    single = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=mirror_with("SDSC-SP2"), **options)
     obs, info = vec.reset(seed=10)
     episodes = [[] for _ in range(3)]  # per sub-env: (actions, observations, reward) per episode
     current = [([], [obs[i]]) for i in range(3)]
@@ -281,7 +285,7 @@ def test_the_rlscheduler_layout():
 
 @pytest.mark.parametrize("order, key", [("SPF", "estimate"), ("LQF", "procs"), ("FCFS", "position")])
 def test_order_policies_pick_the_orders_first_job_of_the_window(order, key):
-    env = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=PWA, window=32)
+    env = JobSelectionEnv("SDSC-SP2", filter_mode="strict", pwa_mirror=mirror_with("SDSC-SP2"), window=32)
     policy = OrderPolicy(order)
     obs, info = env.reset(seed=1)
     terminated, checked = False, 0
