@@ -209,8 +209,7 @@ cdef class SelectionBatch:
     cdef list simulations
     cdef void** cores           # the simulations, for the threads without the GIL
     cdef long long* heads       # one step's chosen heads, -1: none
-    cdef Settings c
-    cdef SelectionSettings settings     # keeps c.horizons alive
+    cdef SelectionSettings settings
     cdef int threads
     cdef float[:, ::1] out
     cdef long long[:, ::1] slot_jobs
@@ -231,7 +230,6 @@ cdef class SelectionBatch:
             raise ValueError(f"threads must be >= 1, got {threads}")
         self.simulations = list(simulations)
         self.settings = settings
-        self.c = settings.c
         self.threads = threads
         window = settings.window
         observations = np.zeros((n, settings.observation_size), dtype=np.float32)
@@ -293,17 +291,18 @@ cdef class SelectionBatch:
 
     cdef void _step_one(self, Simulation sim, Py_ssize_t i) noexcept nogil:
         """Simulation i's part of a step, its head (if any) in heads[i]."""
+        cdef const Settings* s = &self.settings.c
         cdef Py_ssize_t k, filled
         cdef float* out = &self.out[i, 0]
         cdef long long* slots = &self.slot_jobs[i, 0]
         if self.heads[i] >= 0:
             sim._choose(self.heads[i])
         if sim._to_decision():
-            filled = _observe(sim, &self.c, out, slots)
+            filled = _observe(sim, s, out, slots)
         else:
-            filled = _clear(&self.c, out, slots)
-        for k in range(self.c.window):
+            filled = _clear(s, out, slots)
+        for k in range(s.window):
             self.mask_bytes[i, k] = k < filled
         self.mask_bytes[i, 0] = self.mask_bytes[i, 0] or filled < 0
         self.filled_slots[i] = filled
-        self.reward_values[i] = _episode_reward(sim, &self.c) if filled < 0 else 0.0
+        self.reward_values[i] = _episode_reward(sim, s) if filled < 0 else 0.0
