@@ -163,8 +163,8 @@ cdef class SelectionSettings:
         if window < 1 or len(horizons) < 1:
             raise ValueError(f"an observation needs at least one slot and one horizon, "
                              f"got {window} slots and {len(horizons)} horizons")
-        if not log_top > 0.0:
-            raise ValueError(f"log_top must be a positive number of seconds, got {log_top}")
+        if not (log_top > 0.0 and tau > 0.0):
+            raise ValueError(f"log_top and tau must be positive numbers of seconds, got {log_top} and {tau}")
         if reward not in REWARDS:
             raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
         self.horizons = np.array(horizons, dtype=np.float64)
@@ -275,9 +275,10 @@ cdef class SelectionBatch:
             elif self.filled_slots[i] >= 0:
                 simulation._check_head(self.slot_jobs[i, actions[i]])
         for i in range(n):
+            simulation = self.simulations[i]
             self.heads[i] = -1
             if restarts[i] >= 0:
-                (<Simulation> self.simulations[i])._restart(restarts[i])
+                simulation._restart(restarts[i])
             elif self.filled_slots[i] >= 0:
                 self.heads[i] = self.slot_jobs[i, actions[i]]
         with nogil:

@@ -139,7 +139,8 @@ def test_observation_and_order_queries_check_their_arguments():
     for arguments, message in [
         ((0, np.ones(3), 3600.0), "at least one slot and one horizon, got 0 slots and 3 horizons"),
         ((4, [], 3600.0), "at least one slot and one horizon, got 4 slots and 0 horizons"),
-        ((4, np.ones(3), 0.0), "log_top must be a positive number of seconds"),
+        ((4, np.ones(3), 0.0), "log_top and tau must be positive numbers of seconds, got 0.0 and 10.0"),
+        ((4, np.ones(3), 3600.0, "bsld", 0.0), "log_top and tau must be positive"),
         ((4, np.ones(3), 3600.0, "nope"), "reward 'nope': choose one of bsld, wait, turnaround"),
     ]:
         with pytest.raises(ValueError, match=message):
