@@ -13,13 +13,14 @@ MODULES = (
     "simcore.engine._predictor",  # Predictor interface, simple predictors
     "simcore.engine._regression",  # regression predictor, NAG, losses
     "simcore.engine._core",  # the event loop
+    "simcore.engine._selection",  # job selection: observation, rewards, vector step
     "simcore.engine._swf",  # SWF tokenizer
     "simcore.studies.learned_policies._trials",  # trial scores (chapter 3)
     "simcore.studies.coscheduling._sharing",  # co-scheduling event loop, ASAX learner
 )
 
 # the job selection vector env steps its simulations on several threads (prange)
-OPENMP = {"simcore.engine._core"}
+OPENMP = {"simcore.engine._selection"}
 
 extensions = [
     Extension(

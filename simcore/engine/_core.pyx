@@ -6,22 +6,22 @@ Everything inside `Simulation.run_until` is C: sorted arrays and binary heaps
 over job positions, no Python object touched per event. The Python-facing
 wrapper with validation and metrics is simcore/engine/simulation.py. The queue
 orders (_orders.pxd) and the predictors (_predictor.pxd) are other extension
-modules, called through function pointers and the Predictor vtable.
+modules, called through function pointers and the Predictor vtable. The
+attributes of Jobs and Simulation are declared in _core.pxd, so that job
+selection's kernel (_selection.pyx: its observation, rewards and vector step)
+drives the selection mode below from its own module.
 """
 
 import numpy as np
 
 from simcore.engine._orders import ORDER_NAMES
 
-from libc.math cimport INFINITY, NAN, isfinite, isnan, log1p
+from libc.math cimport INFINITY, NAN, isfinite, isnan
 from libc.stdlib cimport free, malloc, qsort
-
-from cython.parallel cimport prange
 
 from simcore.engine._checks cimport (
     check_lengths, check_machine_size, check_procs, check_submit, copy_doubles,
 )
-from simcore.engine._jobs cimport JobArrays
 from simcore.engine._classes cimport (
     Classes, classes_add, classes_clear, classes_free, classes_init, classes_remove,
 )
@@ -29,8 +29,7 @@ from simcore.engine._orders cimport (
     CLASS_RANK_OLDEST_FIRST, CLASS_RANK_UNKNOWN, FUNCTION_PARAMS, key_fn_t, order_entry,
 )
 from simcore.engine._sorted cimport (
-    Entry, Heap, compare_entries, entry_less, heap_pop, heap_push, sorted_insert,
-    sorted_remove,
+    Entry, compare_entries, entry_less, heap_pop, heap_push, sorted_insert, sorted_remove,
 )
 from simcore.engine._predictor cimport Predictor
 
@@ -51,37 +50,6 @@ cdef enum:
 BACKFILL_NONE = BACKFILL_NONE_CODE
 BACKFILL_QUEUE = BACKFILL_QUEUE_CODE
 
-# job selection's episode rewards (simcore/studies/job_selection/env.py REWARDS)
-cdef enum Score:
-    SCORE_BSLD = 0
-    SCORE_WAIT = 1
-    SCORE_TURNAROUND = 2
-    SCORE_SLOWDOWN = 3
-    SCORE_UTILISATION = 4
-
-cdef enum JobState:
-    FUTURE = 0
-    WAITING = 1
-    RUNNING = 2
-    DONE = 3
-
-
-# Waiting jobs sorted by (key of `order`, position). Started jobs stay in the
-# array ("dead") until the next compaction, so starting a job is O(1).
-# A dynamic order's keys are recomputed and re-sorted before each use, from
-# the order of its previous use (Simulation._resort). The order's key
-# function is looked up once, when the list is configured, and called through
-# `key` from then on.
-cdef struct WaitList:
-    Entry* items
-    Py_ssize_t size
-    Py_ssize_t dead
-    int order
-    key_fn_t key
-    bint dynamic
-    int class_rank
-    double sorted_at
-
 
 # Moves the insertion sort of a dynamic order's list (Simulation._resort)
 # may spend per entry before it gives up for qsort: between two passes most
@@ -101,28 +69,6 @@ cdef enum:
     CLASS_WALK_JOBS_PER_CLASS = 2
 
 
-# Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
-# position order (a prefix of the FCFS list, as t - r_j is non-increasing in
-# r_j even when rounded), then the queue order's list without them.
-cdef struct QueueCursor:
-    bint in_prefix
-    Py_ssize_t pos
-    double t
-    # The queue order's list, fixed for the pass: taking &lists[queue_list]
-    # once rather than at every step keeps the walk as cheap as it was before
-    # WaitList grew a key function pointer (its stride went from 40 to 56
-    # bytes, one more instruction per step to index it).
-    WaitList* queue
-
-
-cdef inline float _log_scale(double seconds, double scale) noexcept nogil:
-    """min(1, ln(1 + x/60) / scale), 0 for x <= 0."""
-    if seconds <= 0.0:
-        return 0.0
-    cdef double value = log1p(seconds / 60.0) / scale
-    return <float> (value if value < 1.0 else 1.0)
-
-
 cdef object _read_only(double[::1] values):
     """A read-only NumPy view of a simulation's per-job array."""
     view = np.asarray(values)
@@ -140,9 +86,6 @@ cdef class Jobs:
     run is the time a job actually runs, min(p_j, p~_j); user a dense index in
     [0, n_users). Raises ValueError naming the array and the position.
     """
-
-    cdef JobArrays arrays
-    cdef readonly long long machine_size
 
     def __cinit__(self, const double[::1] submit, const double[::1] run,
                   const double[::1] requested, const long long[::1] procs,
@@ -220,19 +163,6 @@ cdef int _check_function(list params, int order, int backfill) except -1:
     return 0
 
 
-cdef int _check_observation(Py_ssize_t size, Py_ssize_t window,
-                            Py_ssize_t n_horizons) except -1:
-    """An observation buffer of `size` floats holds `window` slots of 6 and
-    the machine's 2 + n_horizons."""
-    if window < 1 or n_horizons < 1:
-        raise ValueError(f"an observation needs at least one slot and one horizon, "
-                         f"got {window} slots and {n_horizons} horizons")
-    if size != 6 * window + 2 + n_horizons:
-        raise ValueError(f"an observation of {window} slots and {n_horizons} horizons has "
-                         f"{6 * window + 2 + n_horizons} values, the buffer {size}")
-    return 0
-
-
 cdef class Simulation:
     """One EASY-family simulation over a workload, run in segments.
 
@@ -240,47 +170,6 @@ cdef class Simulation:
     with a friendlier message) rather than this class directly. Every
     argument is checked here too, and all memory is allocated here, once.
     """
-
-    cdef JobArrays jobs
-    # the arrays of `owner`: jobs is all of them, or the episode
-    # [first, first + n) of them that _restart points it to (job selection)
-    cdef JobArrays given
-    cdef Jobs owner
-    cdef readonly long long machine_size, free_procs
-    cdef Py_ssize_t n, next_submission, n_done
-    cdef readonly int order
-    cdef int backfill, correction
-    cdef double function[FUNCTION_PARAMS]     # the FUNCTION order's parameters
-    cdef bint has_function, has_threshold
-    cdef double threshold
-    cdef readonly double now
-    cdef Predictor predictor
-    cdef double[::1] estimate, initial_estimate, estimated_end, start, end
-    cdef double[::1] reservation
-    cdef signed char[::1] state, order_at_start
-    cdef unsigned char[::1] backfilled
-    cdef int[::1] corrections
-    # lists[0] is FCFS; the queue and backfill orders use lists[queue_list]
-    # and lists[backfill_list] (-1: no backfill by another order).
-    cdef WaitList lists[3]
-    cdef int n_lists, queue_list, backfill_list
-    cdef Entry* running             # sorted by (estimated end, position)
-    cdef Py_ssize_t n_running
-    cdef Heap completions, expiries
-    cdef readonly long long passes, passes_by_class
-    # job selection (the agent picks the head, simcore.envs): the chosen head
-    # (-1: none), whether this instant has a pass (a processor was free after
-    # its events, as _pass needs), whether the head's backfilling ran in it,
-    # and the number of waiting jobs
-    cdef readonly Py_ssize_t head
-    cdef bint pass_open, head_passed
-    cdef Py_ssize_t n_waiting
-    cdef bint in_step       # marked while step_selection checks its list
-    # the waiting jobs by class (_classes.pxd), kept from the first pass that
-    # walks them (a dynamic queue order that ranks classes, no backfilling)
-    cdef Classes classes
-    cdef bint by_class
-    cdef Heap class_firsts      # one pass's candidates, one per class
 
     def __cinit__(self, Jobs jobs not None, int order, threshold, int backfill,
                   Predictor predictor not None, int correction, function=None,
@@ -842,11 +731,7 @@ cdef class Simulation:
             self.passes += self.pass_open
             self.head_passed = False
 
-    # -- Python interface ----------------------------------------------------
-
-    def next_decision(self):
-        """Job selection: run to the next instant where a head must be chosen;
-        True if one must, False when every job is done."""
+    cdef bint _next_decision(self) except -1:
         cdef bint pending
         with nogil:
             pending = self._to_decision()
@@ -854,115 +739,16 @@ cdef class Simulation:
             self._release_predictor()
         return pending
 
-    def observe(self, float[::1] out, long long[::1] slots, const double[::1] horizons,
-                double log_top):
-        """Job selection's default observation (simcore/studies/job_selection/env.py) of the
-        pending decision, written into `out`: per slot (`slots.shape[0]` of them, filled with the
-        first waiting jobs in queue order, -1 when empty) 6 numbers, then the machine's
-        2 + len(horizons). Returns how many slots are filled."""
-        _check_observation(out.shape[0], slots.shape[0], horizons.shape[0])
-        return self._observe(&out[0], &slots[0], slots.shape[0], &horizons[0], horizons.shape[0],
-                             log1p(log_top / 60.0))
+    cdef void _choose(self, Py_ssize_t j) noexcept nogil:
+        self.head = j
+        self.head_passed = False
 
-    cdef Py_ssize_t _observe(self, float* out, long long* slots, Py_ssize_t window,
-                             const double* horizons, Py_ssize_t n_horizons,
-                             double scale) noexcept nogil:
-        cdef WaitList* wl = &self.lists[self.queue_list]
-        cdef Py_ssize_t i = 0, j, k, filled = 0, h
-        cdef double m = <double> self.machine_size
-        cdef double freed
-        self._prepare(wl, self.now)
-        for i in range(6 * window + 2 + n_horizons):
-            out[i] = 0.0
-        i = 0
-        while filled < window and i < wl.size:
-            j = wl.items[i].idx
-            i += 1
-            if self.state[j] != WAITING:
-                continue
-            slots[filled] = j
-            k = 6 * filled
-            out[k] = 1.0
-            out[k + 1] = _log_scale(self.now - self.jobs.submit[j], scale)
-            out[k + 2] = _log_scale(self.jobs.requested[j], scale)
-            out[k + 3] = self.jobs.procs[j] / m
-            out[k + 4] = 1.0 if self.jobs.procs[j] <= self.free_procs else 0.0
-            out[k + 5] = _log_scale(self.estimate[j], scale)
-            filled += 1
-        for i in range(filled, window):
-            slots[i] = -1
-        k = 6 * window
-        out[k] = self.free_procs / m
-        for h in range(n_horizons):
-            freed = 0.0
-            for i in range(self.n_running):     # by estimated end: stop at the first beyond
-                if self.running[i].key - self.now > horizons[h]:
-                    break
-                freed += self.jobs.procs[self.running[i].idx]
-            out[k + 1 + h] = freed / m
-        out[k + 1 + n_horizons] = (<double> self.n_done) / self.n if self.n else 1.0
-        return filled
+    # -- Python interface ----------------------------------------------------
 
-    cdef Py_ssize_t _select_and_observe(self, long long head, float* out, long long* slots,
-                                        unsigned char* mask, Py_ssize_t window,
-                                        const double* horizons, Py_ssize_t n_horizons,
-                                        double scale) noexcept nogil:
-        """step_selection's work for one simulation: head (unless < 0), then
-        the next decision's observation and mask; -1 when every job is done."""
-        cdef Py_ssize_t k, filled = -1
-        if head >= 0:
-            self.head = head
-            self.head_passed = False
-        if self._to_decision():
-            filled = self._observe(out, slots, window, horizons, n_horizons, scale)
-        else:
-            for k in range(6 * window + 2 + n_horizons):
-                out[k] = 0.0
-            for k in range(window):
-                slots[k] = -1
-        for k in range(window):
-            mask[k] = k < filled
-        mask[0] = mask[0] or filled < 0   # a finished simulation: a placeholder action
-        return filled
-
-    cdef double _score(self, int kind, double tau) noexcept nogil:
-        """A finished episode's reward (env.episode_reward, there in numpy):
-        minus the mean over its jobs of the bounded slowdown (tau), wait,
-        turnaround or slowdown, or the utilisation; summed in job order, so
-        it may differ from numpy's pairwise sum in the last bits."""
-        cdef Py_ssize_t j
-        cdef double total = 0.0, wait, flow, run, first = INFINITY, last = -INFINITY
-        if self.n == 0:
-            return 0.0
-        for j in range(self.n):
-            run = self.jobs.run[j]
-            wait = self.start[j] - self.jobs.submit[j]
-            flow = wait + run
-            if kind == SCORE_BSLD:
-                total += max(flow / max(run, tau), 1.0)
-            elif kind == SCORE_WAIT:
-                total += wait
-            elif kind == SCORE_TURNAROUND:
-                total += flow
-            elif kind == SCORE_SLOWDOWN:
-                total += flow / max(run, 1e-9)
-            else:
-                total += self.jobs.procs[j] * run
-                first = min(first, self.jobs.submit[j])
-                last = max(last, self.start[j] + run)
-        if kind != SCORE_UTILISATION:
-            return -total / self.n
-        return total / (self.machine_size * (last - first)) if last > first else 0.0
-
-    def advance_and_observe(self, float[::1] out, long long[::1] slots,
-                            const double[::1] horizons, double log_top):
-        """next_decision() then observe() in one call: the filled slots, or -1
-        when every job is done (then `out` is zeros and `slots` -1)."""
-        if not self.next_decision():
-            out[:] = 0.0
-            slots[:] = -1
-            return -1
-        return self.observe(out, slots, horizons, log_top)
+    def next_decision(self):
+        """Job selection: run to the next instant where a head must be chosen;
+        True if one must, False when every job is done."""
+        return self._next_decision()
 
     def first_by_order(self, int order, const long long[::1] jobs):
         """The position in `jobs` (waiting jobs) of the one queue order `order`
@@ -1012,8 +798,7 @@ cdef class Simulation:
     def choose_head(self, Py_ssize_t j):
         """Job selection: waiting job j is the head, at the pending decision."""
         self._check_head(j)
-        self.head = j
-        self.head_passed = False
+        self._choose(j)
 
     def waiting_jobs(self, long long[::1] out):
         """Fill `out` with the first waiting jobs in queue order; return
@@ -1075,109 +860,3 @@ cdef class Simulation:
             "initial_estimate": np.asarray(self.initial_estimate).copy(),
             "reservation": np.asarray(self.reservation).copy(),
         }
-
-
-cdef int _check_selection_buffers(list simulations, const long long[::1] actions,
-                                  const long long[::1] restarts, float[:, ::1] out,
-                                  long long[:, ::1] slots, unsigned char[:, ::1] masks,
-                                  const double[::1] horizons, long long[::1] filled,
-                                  double[::1] rewards, int reward, int threads) except -1:
-    """step_selection's arguments: distinct Simulations (two threads must not
-    step one), one row per simulation in every buffer, an observation's width,
-    filled counts within the window, a known reward and a thread count."""
-    cdef Py_ssize_t i, n = len(simulations), window = slots.shape[1]
-    cdef Simulation simulation
-    cdef bint repeated = False
-    for i in range(n):
-        if not isinstance(simulations[i], Simulation):
-            raise TypeError(f"step_selection steps Simulations, got {simulations[i]!r}")
-    for i in range(n):      # mark each; a marked one is there twice
-        simulation = simulations[i]
-        repeated = repeated or simulation.in_step
-        simulation.in_step = True
-    for i in range(n):
-        (<Simulation> simulations[i]).in_step = False
-    if repeated:
-        raise ValueError("step_selection got one Simulation twice")
-    for name, rows in (("actions", actions.shape[0]), ("restarts", restarts.shape[0]),
-                       ("out", out.shape[0]), ("slots", slots.shape[0]),
-                       ("masks", masks.shape[0]), ("filled", filled.shape[0]),
-                       ("rewards", rewards.shape[0])):
-        if rows != n:
-            raise ValueError(f"'{name}' has {rows} rows for {n} simulations")
-    if masks.shape[1] != window:
-        raise ValueError(f"'masks' has {masks.shape[1]} columns, 'slots' {window}")
-    _check_observation(out.shape[1], window, horizons.shape[0])
-    for i in range(n):
-        if filled[i] > window:
-            raise ValueError(f"'filled' says {filled[i]} slots of simulation {i} are filled "
-                             f"in a window of {window}")
-    if not SCORE_BSLD <= reward <= SCORE_UTILISATION:
-        raise ValueError(f"reward code {reward} is not in {SCORE_BSLD} to {SCORE_UTILISATION}")
-    if threads < 1:
-        raise ValueError(f"threads must be >= 1, got {threads}")
-    return 0
-
-
-def step_selection(list simulations, const long long[::1] actions,
-                   const long long[::1] restarts, float[:, ::1] out,
-                   long long[:, ::1] slots, unsigned char[:, ::1] masks,
-                   const double[::1] horizons, double log_top, long long[::1] filled,
-                   double[::1] rewards, int reward, double tau, int threads=1):
-    """Job selection over several simulations in one call (the vector env).
-    Simulation i restarts on the episode at position restarts[i] when that is
-    >= 0 (Simulation._restart), or else takes the job in slot actions[i] of
-    its last observation as its head; then it runs to its next decision and
-    fills out[i], slots[i] and masks[i] (the filled slots) there; filled[i] =
-    the filled slots, or -1 when it is done (out[i] zeros, slots[i] -1,
-    masks[i] slot 0 only; rewards[i] its episode's reward, Simulation._score
-    of kind `reward`, else 0). Returns -1, or the first simulation whose action is
-    not a filled slot (nothing has changed then). threads > 1 steps the
-    simulations on that many OpenMP threads (they are independent: the same
-    results)."""
-    cdef Py_ssize_t i, n = len(simulations)
-    cdef double scale = log1p(log_top / 60.0)
-    cdef Py_ssize_t window = slots.shape[1]
-    cdef long long* heads
-    cdef void** cores
-    _check_selection_buffers(simulations, actions, restarts, out, slots, masks, horizons,
-                             filled, rewards, reward, threads)
-    for i in range(n):
-        if restarts[i] < 0 and filled[i] >= 0 and not 0 <= actions[i] < filled[i]:
-            return i
-    for i in range(n):
-        if restarts[i] >= 0:
-            (<Simulation> simulations[i])._check_restart(restarts[i])
-        elif filled[i] >= 0:
-            (<Simulation> simulations[i])._check_head(slots[i, actions[i]])
-    heads = <long long*> malloc(n * sizeof(long long))
-    cores = <void**> malloc(n * sizeof(void*))
-    if heads == NULL or cores == NULL:
-        free(heads)
-        free(cores)
-        raise MemoryError()
-    try:
-        for i in range(n):
-            cores[i] = <void*> simulations[i]
-            heads[i] = -1
-            if restarts[i] >= 0:
-                (<Simulation> simulations[i])._restart(restarts[i])
-            elif filled[i] >= 0:
-                heads[i] = slots[i, actions[i]]
-        with nogil:
-            if threads > 1:
-                for i in prange(n, num_threads=threads, schedule="dynamic"):
-                    filled[i] = (<Simulation> cores[i])._select_and_observe(
-                        heads[i], &out[i, 0], &slots[i, 0], &masks[i, 0], window,
-                        &horizons[0], horizons.shape[0], scale)
-                    rewards[i] = (<Simulation> cores[i])._score(reward, tau) if filled[i] < 0 else 0.0
-            else:
-                for i in range(n):
-                    filled[i] = (<Simulation> cores[i])._select_and_observe(
-                        heads[i], &out[i, 0], &slots[i, 0], &masks[i, 0], window,
-                        &horizons[0], horizons.shape[0], scale)
-                    rewards[i] = (<Simulation> cores[i])._score(reward, tau) if filled[i] < 0 else 0.0
-    finally:
-        free(heads)
-        free(cores)
-    return -1

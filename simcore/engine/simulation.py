@@ -139,6 +139,28 @@ class Simulation:
         the backfill is none."""
         self._core.choose_head(job)
 
+    def advance_and_observe(self, selection, out: np.ndarray, slots: np.ndarray) -> int:
+        """Job selection: `next_decision()`, then the observation `selection` (a
+        `simcore.engine._selection.SelectionSettings`) makes of the pending decision, written into
+        `out` (float32) and `slots` (int64: the job of each slot, -1 empty). Returns the filled
+        slots, or -1 when every job is done (`out` zeros, `slots` -1)."""
+        return selection.advance_and_observe(self._core, out, slots)
+
+    def first_by_order(self, order: str, jobs: np.ndarray) -> int:
+        """The index in `jobs` (waiting jobs, int64) of the one `order` puts first now (its key at
+        this instant; ties: the earlier index)."""
+        return self._core.first_by_order(order_code(order), jobs)
+
+    @property
+    def now(self) -> float:
+        """The last instant simulated (-inf before the first)."""
+        return self._core.now
+
+    @property
+    def free_procs(self) -> int:
+        """The processors free now."""
+        return self._core.free_procs
+
     def set_order(self, order: str) -> None:
         """Switch the queue order; the next pass (the first at t >= the last
         stop) uses it."""
@@ -191,7 +213,7 @@ def core_jobs(workload: Workload) -> _core.Jobs:
 
 def episode_cores(workload: Workload, count: int, episode_jobs: int, order: str, backfill: str, estimate: str) -> list:
     """`count` core simulations that run episodes of `episode_jobs` consecutive jobs of
-    `workload` (job selection's vector env; `_core.step_selection` restarts them on an episode),
+    `workload` (job selection's vector env; its `_selection.SelectionBatch` restarts them on an episode),
     sharing one copy of its jobs. `estimate` is a predictor's name: each core gets its own."""
     if not isinstance(estimate, str):
         raise ValueError(f"estimate {estimate!r}: episodes take a predictor's name")

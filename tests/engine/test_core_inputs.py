@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from conftest import assert_fuzz_run_is_clean
+from simcore.engine._selection import SelectionBatch, SelectionSettings
 
 import simcore
 from simcore.engine import _core
@@ -152,62 +153,51 @@ def test_a_bad_order_switch_is_refused_and_changes_nothing():
 
 def test_observation_and_order_queries_check_their_arguments():
     simulation = core()
+    settings = SelectionSettings(4, np.ones(3), 3600.0)
+    with pytest.raises(ValueError, match="an observation of 4 slots has 29 values: got 10 values and 4 slots"):
+        settings.advance_and_observe(simulation, np.zeros(10, np.float32), np.zeros(4, np.int64))
+    for arguments, message in [
+        ((0, np.ones(3), 3600.0), "at least one slot and one horizon, got 0 slots and 3 horizons"),
+        ((4, [], 3600.0), "at least one slot and one horizon, got 4 slots and 0 horizons"),
+        ((4, np.ones(3), 0.0), "log_top and tau must be positive numbers of seconds, got 0.0 and 10.0"),
+        ((4, np.ones(3), 3600.0, "bsld", 0.0), "log_top and tau must be positive"),
+        ((4, np.ones(3), 3600.0, "nope"), "reward 'nope': choose one of bsld, wait, turnaround"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            SelectionSettings(*arguments)
     assert simulation.next_decision()
-    with pytest.raises(ValueError, match="an observation of 4 slots and 3 horizons has 29 values, the buffer 10"):
-        simulation.observe(np.zeros(10, np.float32), np.zeros(4, np.int64), np.ones(3), 3600.0)
-    with pytest.raises(ValueError, match="at least one slot"):
-        simulation.observe(np.zeros(5, np.float32), np.zeros(0, np.int64), np.ones(3), 3600.0)
     with pytest.raises(ValueError, match="job 1000 is not waiting"):
         simulation.first_by_order(0, np.array([1000], dtype=np.int64))
     with pytest.raises(ValueError, match="queue order code 55"):
         simulation.first_by_order(55, np.zeros(1, dtype=np.int64))
 
 
-def selection_buffers(n, window=4, horizons=3):
-    return {
-        "actions": np.zeros(n, np.int64),
-        "restarts": np.zeros(n, np.int64),
-        "out": np.zeros((n, 6 * window + 2 + horizons), np.float32),
-        "slots": np.full((n, window), -1, np.int64),
-        "masks": np.zeros((n, window), np.uint8),
-        "horizons": np.ones(horizons),
-        "log_top": 3600.0,
-        "filled": np.zeros(n, np.int64),
-        "rewards": np.zeros(n),
-        "reward": 0,
-        "tau": 10.0,
-    }
-
-
-def step(simulations, **changes):
-    buffers = selection_buffers(len(simulations))
-    buffers.update(changes)
-    return _core.step_selection(simulations, *buffers.values())
-
-
-def test_step_selection_checks_its_buffers_and_heads():
+def test_a_selection_batch_checks_its_simulations_and_its_steps():
     jobs = core_jobs(workload())
     cores = [core(jobs, episode_jobs=10) for _ in range(2)]
-    assert step(cores) == -1
-    cases = [
-        ({"out": np.zeros((2, 5), np.float32)}, "an observation of 4 slots and 3 horizons has 29 values"),
-        ({"rewards": np.zeros(1)}, "'rewards' has 1 rows for 2 simulations"),
-        ({"masks": np.zeros((2, 3), np.uint8)}, "'masks' has 3 columns, 'slots' 4"),
-        ({"filled": np.array([9, 0])}, "'filled' says 9 slots of simulation 0 are filled in a window of 4"),
-        ({"reward": 7}, "reward code 7 is not in 0 to 4"),
-        ({"restarts": np.array([0, 10**6])}, "an episode of 10 jobs cannot start at position 1000000 of 40"),
-    ]
-    for change, message in cases:
-        with pytest.raises(ValueError, match=message):
-            step(cores, **change)
+    settings = SelectionSettings(4, np.ones(3), 3600.0)
+    batch = SelectionBatch(cores, settings)
+    first = np.zeros(2, np.int64)
+    assert batch.step(first, first) == -1
+    assert batch.observations.shape == (2, 29) and not batch.observations.flags.writeable
+    assert (batch.filled >= 1).all()
+    with pytest.raises(ValueError, match="2 actions and 1 restarts for 2 simulations"):
+        batch.step(first, first[:1])
+    with pytest.raises(ValueError, match="an episode of 10 jobs cannot start at position 1000000 of 40"):
+        batch.step(first, np.array([0, 10**6]))
+    observations = batch.observations.copy()
+    none = np.full(2, -1, np.int64)
+    assert batch.step(np.array([0, batch.filled[1]]), none) == 1  # not a filled slot: nothing changes
+    np.testing.assert_array_equal(batch.observations, observations)
+    cores[0].choose_head(int(batch.slots[0, 0]))  # driven outside the batch: no decision is pending
+    with pytest.raises(RuntimeError, match="no decision is pending"):
+        batch.step(first, none)
     with pytest.raises(ValueError, match="got one Simulation twice"):
-        step([cores[0], cores[0]])
-    with pytest.raises(TypeError, match="step_selection steps Simulations"):
-        step([cores[0], "core"])
-    # a decision is pending in core 0; a slot naming a job that does not wait is refused
-    slots = np.full((2, 4), 10**9, np.int64)
-    with pytest.raises(ValueError, match="is not waiting"):
-        step(cores, restarts=np.array([-1, -1]), filled=np.array([1, 1]), slots=slots)
+        SelectionBatch([cores[0], cores[0]], settings)
+    with pytest.raises(TypeError, match="a SelectionBatch steps Simulations"):
+        SelectionBatch([cores[0], "core"], settings)
+    with pytest.raises(ValueError, match="threads must be >= 1"):
+        SelectionBatch(cores, settings, 0)
 
 
 def test_the_core_keeps_its_own_copy_of_the_jobs():

@@ -3,56 +3,9 @@
 `SchedulingEnv` (``schedsweep/GridScheduling-v0``): the scheduling MDP, rigid pool, an action is a
 waiting job. `ElasticEnv` (``schedsweep/ElasticProvisioning-v0``): the elastic MDP, an action is a
 waiting job and a pool level, or a level alone at a pool-only decision. Both are views of the site's
-own loop (`site.site_decisions`, the loop `run_site` drives), one step per decision.
-
-Candidates (`candidates=`, a fixed set of slots):
-
-- ``"descriptions"`` (EST's default): 14 slots, one per job description (type, VO): slot
-  ``7 * type + vo`` (type 1 = interactive, VO 0..6 with 6 = "rest") stands for the *earliest*
-  waiting job with that description. Under EST jobs of one description have identical inputs
-  (§5.1), so the slots are every distinct candidate the learner scores; a greedy choice among equal
-  values goes to the earliest job, which is the slot's. (ε-exploration picking a later job of a
-  description is not expressible: use ``"queue"`` with a window as long as the queue for that.)
-- ``"queue"`` (ORA's only choice, since jobs differ by φ(p_j)): the first `window` waiting jobs in
-  (r, id) order (default 32); a policy looking past the window (EDF on a long queue) is not
-  expressible. With a window at least as long as the queue every candidate of §5 is a slot, and
-  our learner through the env makes the direct run's decisions exactly (`agent.EnvAgent`).
-
-Observation (float64, the learner's inputs exactly, every entry in [0, 1]); S = the number of slots:
-
-| index | meaning | normalisation |
-|---|---|---|
-| 0-10 | the 11 state numbers of §4 (workload, time to a free core, backlog, idle cores, VO shares) | §4 |
-| 11 + 10 s | slot s holds a job | 0 or 1 |
-| 12 + 10 s ... 19 + 10 s | slot s's 8 action inputs of §4 (type, VO one-hot, φ(e_j)) | §4 |
-| 20 + 10 s | slot s's wait t - r_j | φ |
-| 11 + 10 S | elastic only: the current pool | / P_max |
-| 12 + 10 S | elastic only: the pool may change at this decision (another level is valid) | 0 or 1 |
-| 13 + 10 S | elastic only: pool-only decision (the queue is empty) | 0 or 1 |
-
-Actions: scheduling, Discrete(S): the slot. Elastic, Discrete((S + 1) L): ``slot * L + level``,
-slot S being "no job" (valid only at a pool-only decision) and ``level`` an index into
-``env.levels`` = the §8 pool levels plus P_rig (the initial pool), ascending; when no change is
-permitted only the current pool is valid. `action_masks()` and ``info["action_mask"]`` give the
-valid actions; any other action raises ValueError naming them.
-
-Reward: the study's reward of a decision (§5.2, `rewards.Rewards`): rigid ``λ W_j + (1 - λ) F_j``,
-F_j at the job's election, known when the job completes; elastic ``λ W_j + (1 - λ) U_t``, U_t the
-utilisation of the interval from the decision to the next decision instant (`utilisation=
-"interval"`, §8.5; or ``"cumulative"``, the run's at the election), known when both are (a
-pool-only decision has W = 1). A step's reward is the sum of
-the rewards that became known while the simulation ran from this step's decision to the next one
-(the last step: to the end, so every reward is delivered); ``info["known_rewards"]`` lists them
-as (decision number, reward) pairs for learners that credit each decision (SARSA).
-
-Episode: the online jobs of the job set from an empty site (§7), or with ``episode="pre-training"``
-its first jobs from the rigid pool P_rig (the site of the learner's pre-training; elastic, the
-agent chooses the levels there, as the study's pre-training explores them). It terminates when
-they are all done; it is deterministic (no random draw: the seed only seeds ``self.np_random``).
-Info: ``time``, ``decisions``, ``candidates`` (the job of each slot, -1: empty), ``pool``,
-``action_mask``, ``known_rewards``, ``job`` and ``level`` (the last decision's; job -1 at a pool-only
-decision); at the end ``metrics`` (the study's run_metrics of §10 when the episode is the online
-set and long enough, with ``mean_pool`` and ``utilisation``) and ``self.result`` = the SiteRun.
+own loop (`site.site_decisions`, the loop `run_site` drives), one step per decision; their class
+docstrings have the spaces, the rewards and the episodes, docs/environments.md the same with an
+example and the measurements.
 """
 
 from __future__ import annotations
@@ -118,14 +71,63 @@ def load_job_set(workload, set_number: int | None, filter_mode: str, pwa_mirror)
 
 
 class SchedulingEnv(gymnasium.Env):
-    """The scheduling MDP (rigid pool P_rig): one step per decision, the action a slot of the queue.
+    """The elastic study's scheduling MDP (docs/elastic.md §2, §4, §5) on its rigid pool P_rig, with
+    the agent in the place of the SARSA learner: it picks which waiting serial job starts on an
+    idle core.
 
-    See the module's docstring for the slots, the observation, the reward and the episode.
-    Parameters: `workload` (None: the example; a JobSet; a Workload, Parquet file or trace name),
-    `set_number` and `filter_mode` (trace names, §1), `model` ("EST" or "ORA"), `lam` (λ of the
-    reward), `episode` ("online" or "pre-training"), `candidates` ("descriptions" or "queue",
-    above; default: descriptions under EST, queue under ORA), `window` (the queue's slots) and
-    `utilisation` (the elastic reward's U: "interval" or "cumulative").
+    One step per decision of the site's own loop (an idle core and a waiting job); the loop runs
+    to the next decision in between (submissions, completions, the rewards as they become known).
+
+    Action: Discrete(S), the slot whose job starts. The slots (`candidates`):
+
+    - ``"descriptions"`` (EST's default): 14 slots, one per job description (type, VO): slot
+      ``7 * type + vo`` (type 1 = interactive, VO 0..6 with 6 = "rest") stands for the *earliest*
+      waiting job with that description. Under EST jobs of one description have identical inputs
+      (§5.1), so the slots are every distinct candidate the learner scores; a greedy choice among
+      equal values goes to the earliest job, which is the slot's. (ε-exploration picking a later
+      job of a description is not expressible: use ``"queue"`` with a window as long as the queue.)
+    - ``"queue"`` (ORA's only choice, since jobs differ by φ(p_j)): the first `window` waiting jobs
+      in (r, id) order; a policy looking past the window (EDF on a long queue) is not expressible.
+      With a window at least as long as the queue every candidate of §5 is a slot, and our learner
+      through the env makes the direct run's decisions exactly (`agent.EnvAgent`).
+
+    `action_masks()` and ``info["action_mask"]`` mark the slots holding a job (after the end,
+    action 0 alone); any other action raises ValueError naming the valid ones.
+
+    Observation (float64, shape 11 + 10 S, the learner's inputs exactly, every entry in [0, 1];
+    zeros after the end):
+
+    | index | meaning | normalisation |
+    |---|---|---|
+    | 0-10 | the 11 state numbers of §4 (workload, time to a free core, backlog, idle cores, VO shares) | §4 |
+    | 11 + 10 s | slot s holds a job | 0 or 1 |
+    | 12 + 10 s ... 19 + 10 s | slot s's 8 action inputs of §4 (type, VO one-hot, φ(e_j)) | §4 |
+    | 20 + 10 s | slot s's wait t - r_j | φ |
+
+    Reward: the study's reward of a decision (§5.2, `rewards.Rewards`), λ W_j + (1 - λ) F_j, F_j at
+    the job's election, known when the job completes. A step's reward is the sum of the rewards that
+    became known while the simulation ran from this step's decision to the next one (the last step:
+    to the end, so every reward is delivered once); ``info["known_rewards"]`` lists them as
+    (decision number, reward) pairs for learners that credit each decision (SARSA).
+
+    Episode: the online jobs of the job set from an empty site (§7), or with
+    ``episode="pre-training"`` its first jobs from the rigid pool P_rig (the site of the learner's
+    pre-training). It terminates when they are all done; nothing truncates it. It is deterministic
+    (no random draw: the seed only seeds ``self.np_random``).
+
+    Info: ``time``, ``decisions``, ``candidates`` (the job of each slot, -1: empty), ``pool``,
+    ``action_mask``, ``known_rewards``, ``job`` and ``level`` (the last decision's; job -1 at a
+    pool-only decision); at the end ``metrics`` (the study's run_metrics of §10 when the episode is
+    the online set and long enough, with ``mean_pool`` and ``utilisation``), and ``self.result`` is
+    the SiteRun.
+
+    Arguments: `workload` (None: the package's example; a JobSet; a Workload, Parquet file or
+    trace name), `set_number` (with a trace: the 1-based set of 11,500 consecutive serial jobs, §1;
+    None: all serial jobs), `filter_mode` and `pwa_mirror` (trace names), `model` (``"EST"`` or
+    ``"ORA"``: the execution times the decisions see), `lam` (λ of the reward, in [0, 1]),
+    `episode` (``"online"`` or ``"pre-training"``), `candidates` (above; default: descriptions
+    under EST, queue under ORA), `window` (the queue's slots) and `utilisation` (the elastic
+    reward's U, ``"interval"`` or ``"cumulative"``: see ElasticEnv).
     """
 
     metadata = {"render_modes": []}
@@ -325,8 +327,39 @@ class SchedulingEnv(gymnasium.Env):
 
 
 class ElasticEnv(SchedulingEnv):
-    """The elastic MDP (§8): an action is a slot and a pool level, or "no job" and a level at a
-    pool-only decision. Same parameters as SchedulingEnv; see the module's docstring."""
+    """The elastic study's elastic MDP (docs/elastic.md §8): the agent picks the job that starts
+    and the size of the pool, or the size alone when no job waits.
+
+    One step per decision of the site's loop: SchedulingEnv's, and the *pool-only* decisions (the
+    queue is empty at a completion instant where the pool may change, §8.3).
+
+    Action: Discrete((S + 1) L), ``slot * L + level``: the slots are SchedulingEnv's
+    (`candidates`), slot S is "no job" (valid only at a pool-only decision), and ``level`` indexes
+    ``env.levels``, the §8 pool levels and P_rig (the initial pool), ascending; when the pool may
+    not change only the current pool is valid. `action_masks()` and ``info["action_mask"]`` mark
+    the valid actions; any other action raises ValueError naming them.
+
+    Observation (float64, shape 14 + 10 S, every entry in [0, 1]; zeros after the end):
+
+    | index | meaning | normalisation |
+    |---|---|---|
+    | 0 ... 10 + 10 S | SchedulingEnv's observation: the state numbers and the slots | §4 |
+    | 11 + 10 S | the current pool | / P_max |
+    | 12 + 10 S | the pool may change at this decision (another level is valid) | 0 or 1 |
+    | 13 + 10 S | pool-only decision (the queue is empty) | 0 or 1 |
+
+    Reward: λ W_j + (1 - λ) U_t, U_t the utilisation of the interval from the decision to the next
+    decision instant (``utilisation="interval"``, §8.5, so the level chosen changes its own reward;
+    or ``"cumulative"``, the run's at the election), known when both are (a pool-only decision has
+    W = 1); delivered per step and listed in ``info["known_rewards"]`` as SchedulingEnv's.
+
+    Episode: SchedulingEnv's; in the pre-training episode the agent chooses the levels too, as the
+    study's pre-training explores them.
+
+    Info: SchedulingEnv's, ``level`` being the pool chosen.
+
+    Arguments: SchedulingEnv's.
+    """
 
     elastic = True
 

@@ -1,9 +1,8 @@
-"""`schedsweep/JobSelection-v0`: at each decision the agent picks the head among a window of waiting
-jobs; the core runs EASY (or no backfilling) to the next decision and fills the observation in C
-(`Simulation.observe`). The options, the episode, both observation layouts (`default` and RLScheduler's
-`rlscheduler`) as tables, the rewards (final, or dense: the jobs' metrics as their waits grow) and the
-info are in docs/environments.md, section JobSelection-v0; the core's selection mode in
-docs/job_selection.md.
+"""`schedsweep/JobSelection-v0` (`JobSelectionEnv`) and the environments' shared pieces: the agent
+picks the head among a window of waiting jobs; the core runs EASY (or no backfilling) to the next
+decision and fills the default observation in C (`simcore/engine/_selection.pyx`). The class's
+docstring has the spaces, the rewards and the episode; docs/environments.md, section JobSelection-v0,
+the same with an example; docs/job_selection.md the core's selection mode.
 """
 
 from __future__ import annotations
@@ -11,16 +10,16 @@ from __future__ import annotations
 import gymnasium
 import numpy as np
 
+from simcore.engine._selection import JOB_FEATURES as JOB_FEATURES  # the default layout's, for policies
+from simcore.engine._selection import SelectionSettings, observation_size
 from simcore.engine.metrics import TAU, job_metrics
 from simcore.engine.priority import THESIS_FUNCTIONS
-from simcore.engine.simulation import NAMED_ORDERS, Simulation, order_code, simulate
+from simcore.engine.simulation import NAMED_ORDERS, Simulation, simulate
 from simcore.workloads.example import example_workload
 from simcore.workloads.sources import load_workload
 
-JOB_FEATURES = 6
 HORIZONS = np.array([60.0, 600.0, 3600.0, 36000.0, 360000.0])
-MACHINE_FEATURES = 1 + len(HORIZONS) + 1
-REWARDS = ("bsld", "wait", "turnaround", "slowdown", "utilisation")
+MACHINE_FEATURES = observation_size(0, len(HORIZONS))  # the default layout's, after the slots
 BACKFILLS = ("easy", "none")
 OBSERVATIONS = ("default", "rlscheduler")
 BASELINES = NAMED_ORDERS + tuple(THESIS_FUNCTIONS)  # the thesis's functions F1-F4 run as the order FUNCTION
@@ -64,15 +63,83 @@ class OrderPolicy:
         if order not in NAMED_ORDERS:
             raise ValueError(f"order {order!r}: choose among {', '.join(NAMED_ORDERS)}")
         self.order = order
-        self.code = order_code(order)
 
     def __call__(self, env) -> int:
         env = env.unwrapped
-        return int(env.sim._core.first_by_order(self.code, env._slots[: env._filled]))
+        return int(env.sim.first_by_order(self.order, env._slots[: env._filled]))
 
 
 class JobSelectionEnv(gymnasium.Env):
-    """Pick the head from a window of waiting jobs; see the module's docstring."""
+    """Job selection (docs/job_selection.md) as RLScheduler set it: the agent picks the head, the
+    waiting job the scheduler starts next, among a window of waiting jobs.
+
+    One step per *decision*: one is pending when no head is chosen and a job waits. Between
+    decisions the core's event loop runs in C (docs/semantics.md): the chosen head starts as soon
+    as it fits, and until then no other decision is asked (the head is a commitment) while, with
+    `backfill="easy"`, the other waiting jobs backfill around its reservation (EASY). A head that
+    fits starts at once, and the next decision is at the same instant.
+
+    Action: Discrete(W), W = `window`: slot s is the s-th waiting job in `window_order`.
+    `action_masks()` (and ``info["action_mask"]``) marks the filled slots; any other action raises
+    ValueError naming the valid ones. After the end only slot 0 is marked (a placeholder).
+
+    Observation ``"default"`` (float32, shape 6 W + 7, filled in C by
+    `simcore.engine._selection`); t = now, m = processors, ls(x) = min(1, ln(1 + x/60) /
+    ln(1 + 10^6/60)), which puts seconds to days on one scale; an empty slot, and the
+    observation after the end, are zeros:
+
+    | index | meaning | normalisation |
+    |---|---|---|
+    | 6 s | slot s holds a waiting job | 0 or 1 |
+    | 6 s + 1 | its wait t - r | ls |
+    | 6 s + 2 | its requested time | ls |
+    | 6 s + 3 | its processors q | / m |
+    | 6 s + 4 | it fits now (q <= free processors) | 0 or 1 |
+    | 6 s + 5 | its current estimate (the `estimate` predictor's) | ls |
+    | 6 W | free processors | / m |
+    | 6 W + 1 ... 6 W + 5 | processors freed within 1 min, 10 min, 1 h, 10 h, 100 h (estimated ends) | / m |
+    | 6 W + 6 | the episode's jobs completed | / `sequence_length` |
+
+    Observation ``"rlscheduler"`` (RLScheduler's layout, float32, shape 8 W; every entry clipped
+    to 1 - 1e-5; an empty slot is [0, 1, 1, 1, 1, 1, 1, 0]):
+
+    | index | meaning | normalisation |
+    |---|---|---|
+    | 8 s | wait t - r | / 43,200 s |
+    | 8 s + 1 | requested time | / the workload's longest run time |
+    | 8 s + 2 | processors | / m |
+    | 8 s + 3 | requested memory | / the workload's largest (1: unknown) |
+    | 8 s + 4 | user | / the largest user number (1: unknown) |
+    | 8 s + 5 | group | / the largest group number (1: unknown) |
+    | 8 s + 6 | executable | 1 (the workload does not carry it) |
+    | 8 s + 7 | fits now | 1 - 1e-5 if q <= free processors, else 1e-5 |
+
+    Reward: final (the default), 0 at every step but the last, which gives minus the mean over
+    the episode's jobs of `reward`'s metric, p being the time a job used and w its wait
+    (``"bsld"``: max(1, (w + p) / max(p, 10 s)); ``"wait"``: w; ``"turnaround"``: w + p;
+    ``"slowdown"``: (w + p) / p), or ``"utilisation"``: sum(q p) / (m (last end - first submit)).
+    Dense (`dense=True`, the four job metrics): each step gives minus the growth, since the last
+    step, of the sum over the jobs submitted so far of their metric with the wait they have
+    reached, over the episode's length; the steps add up to the final reward.
+
+    Episode: `sequence_length` consecutive jobs of the workload from a start drawn from
+    ``self.np_random`` at reset (or ``options={"start": i}``), on an empty machine. It terminates
+    when every job of it has completed; nothing truncates it.
+
+    Info: ``decisions``, ``time``, ``jobs`` (the job of each slot, a position in
+    ``self.episode``, -1 empty), ``waiting`` (the filled slots) and ``action_mask``; at the end
+    also ``metrics`` (the core's summary of the episode: avg_bsld, avg_wait, utilization, ...),
+    ``start`` (every job's start) and ``baselines`` (the reward of each order of `baselines`, run
+    by the core on the same episode).
+
+    Arguments: `workload` (None: the package's example workload; a Workload, a filtered Parquet
+    file or a trace name of the catalogue, read with `filter_mode` from `pwa_mirror`), `window`,
+    `window_order` (a queue order of the registry), `backfill` (``"easy"`` or ``"none"``),
+    `backfill_order` (with easy, the order the other jobs are tried in; None: the window's),
+    `sequence_length` (None: the whole workload), `estimate` (a predictor of the registry),
+    `reward` (one of `simcore.engine._selection.REWARDS`), `dense`, `observation` and
+    `baselines` (orders of the registry and the thesis's functions F1-F4).
+    """
 
     metadata = {"render_modes": []}
 
@@ -103,14 +170,13 @@ class JobSelectionEnv(gymnasium.Env):
             unknown = [order for order in orders if order is not None and order not in known]
             if unknown:
                 raise ValueError(f"{name}: unknown orders {unknown}; choose among {', '.join(known)}")
-        if reward not in REWARDS:
-            raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
+        if window < 1:
+            raise ValueError(f"window {window}: at least one slot")
+        self.selection = SelectionSettings(window, HORIZONS, LOG_TOP, reward, TAU)  # checks the reward
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation {observation!r}: choose one of {', '.join(OBSERVATIONS)}")
         if dense and reward == "utilisation":
             raise ValueError("dense rewards are per job: not for the utilisation, known only at the end")
-        if window < 1:
-            raise ValueError(f"window {window}: at least one slot")
         self.workload = (
             example_workload(filter_mode)
             if workload is None
@@ -127,14 +193,12 @@ class JobSelectionEnv(gymnasium.Env):
         self.dense = dense
         self.estimate = estimate
         self.layout = observation
-        size = window * (RLS_FEATURES if observation == "rlscheduler" else JOB_FEATURES)
-        self.observation_space = gymnasium.spaces.Box(
-            0.0, 1.0, (size if observation == "rlscheduler" else size + MACHINE_FEATURES,), dtype=np.float32
-        )
+        size = window * RLS_FEATURES if observation == "rlscheduler" else self.selection.observation_size
+        self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
         self._scales = self._rlscheduler_scales()
         self.action_space = gymnasium.spaces.Discrete(window)
         self._slots = np.zeros(window, dtype=np.int64)
-        self._buffer = np.zeros(window * JOB_FEATURES + MACHINE_FEATURES, dtype=np.float32)
+        self._buffer = np.zeros(self.selection.observation_size, dtype=np.float32)
         self._filled = 0
         self._pending = False
         self.episode = None
@@ -195,7 +259,7 @@ class JobSelectionEnv(gymnasium.Env):
 
     def _advance(self) -> None:
         """Run the core to the next decision and fill the observation buffer there (one C call each)."""
-        filled = self.sim._core.advance_and_observe(self._buffer, self._slots, HORIZONS, LOG_TOP)
+        filled = self.sim.advance_and_observe(self.selection, self._buffer, self._slots)
         self._pending = filled >= 0
         self._filled = max(filled, 0)
 
@@ -215,7 +279,7 @@ class JobSelectionEnv(gymnasium.Env):
         episode's length: a submitted job's metric is counted with the wait it has reached (its
         wait so far while it waits), so the reward follows the waiting as it happens, and the
         steps add up to the final reward's value (up to rounding)."""
-        now = self.sim._core.now if self._pending else np.inf
+        now = self.sim.now if self._pending else np.inf
         accrued = self._accrued(now)
         reward = -(accrued - self._accrued_before) / len(self.episode)
         self._accrued_before = accrued
@@ -223,7 +287,7 @@ class JobSelectionEnv(gymnasium.Env):
 
     def _accrued(self, now: float) -> float:
         """The sum over the jobs submitted by `now` of their metric with the wait reached by `now`."""
-        start = self.sim._core.start_times if np.isfinite(now) else self.sim.finish().start
+        start = self.sim.start_times if np.isfinite(now) else self.sim.finish().start
         submitted = self.episode.submit <= now
         reached = np.fmin(start, now)[submitted]
         return float(np.sum(job_values(self.episode.take(np.flatnonzero(submitted)), reached, self.reward_name)))
@@ -235,14 +299,14 @@ class JobSelectionEnv(gymnasium.Env):
         jobs = self._slots[: self._filled]
         w = self.episode
         longest, memory, user, group = self._scales
-        rows[: self._filled, 0] = (self.sim._core.now - w.submit[jobs]) / RLS_MAX_WAIT
+        rows[: self._filled, 0] = (self.sim.now - w.submit[jobs]) / RLS_MAX_WAIT
         rows[: self._filled, 1] = w.requested[jobs] / longest
         rows[: self._filled, 2] = w.procs[jobs] / w.machine_size
         rows[: self._filled, 3] = np.where(np.isnan(w.memory[jobs]), 1.0, w.memory[jobs] / memory)
         rows[: self._filled, 4] = np.where(w.user[jobs] < 0, 1.0, w.user[jobs] / user)
         rows[: self._filled, 5] = np.where(w.group[jobs] < 0, 1.0, w.group[jobs] / group)
         rows[: self._filled, 6] = 1.0
-        rows[: self._filled, 7] = np.where(w.procs[jobs] <= self.sim._core.free_procs, RLS_TOP, 1e-5)
+        rows[: self._filled, 7] = np.where(w.procs[jobs] <= self.sim.free_procs, RLS_TOP, 1e-5)
         rows[: self._filled] = np.minimum(rows[: self._filled], RLS_TOP)
         return rows.ravel()
 
@@ -261,7 +325,7 @@ class JobSelectionEnv(gymnasium.Env):
     def _info(self) -> dict:
         return {
             "decisions": self.decisions,
-            "time": float(self.sim._core.now),
+            "time": float(self.sim.now),
             "jobs": self._slots.copy(),  # -1: an empty slot
             "waiting": int(self._filled),
             "action_mask": self.action_masks(),

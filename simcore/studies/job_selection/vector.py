@@ -1,12 +1,7 @@
-"""A native vector env of JobSelection-v0: N independent episodes stepped by one call into the core
-(`_core.step_selection`, which also restarts the finished ones in place), with Gymnasium's
-next-step autoreset. Registered as the vector entry point of `schedsweep/JobSelection-v0`:
+"""A native vector env of JobSelection-v0: N independent episodes stepped by one call into the core,
+registered as the vector entry point of `schedsweep/JobSelection-v0`:
 
     envs = gymnasium.make_vec("schedsweep/JobSelection-v0", num_envs=64, vectorization_mode="vector_entry_point")
-
-Sub-env i's episodes are drawn from `default_rng(seed + i)` (`reset(seed=[...])`: one seed each).
-`threads=2` steps the sub-envs on two OpenMP threads (the same results); do not fork the process
-(e.g. multiprocessing's "fork" start method) after a multi-threaded step: OpenMP does not survive it.
 """
 
 from __future__ import annotations
@@ -16,14 +11,39 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from simcore.engine import _core
-from simcore.engine.metrics import TAU
+from simcore.engine._selection import SelectionBatch
 from simcore.engine.simulation import episode_cores
-from simcore.studies.job_selection.env import HORIZONS, LOG_TOP, REWARDS, JobSelectionEnv
+from simcore.studies.job_selection.env import JobSelectionEnv
 
 
 class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
-    """`num_envs` episodes of JobSelectionEnv(**options), stepped together in C."""
+    """`num_envs` episodes of JobSelectionEnv(**options), stepped together in C by one call
+    (`simcore.engine._selection.SelectionBatch`), which also restarts the finished ones in place.
+
+    Action: MultiDiscrete, one slot per sub-env, as JobSelectionEnv's; `action_masks()` and
+    ``info["action_mask"]`` (num_envs, window) mark the filled slots. A finished sub-env has slot 0
+    marked: its next action is ignored (see Episode). An action that is not a filled slot raises
+    ValueError naming the sub-env, before anything has changed.
+
+    Observation: (num_envs, 6 window + 7) float32, a row per sub-env, each JobSelectionEnv's
+    ``"default"`` observation (its table); zeros in the step that ends an episode.
+
+    Reward: JobSelectionEnv's final reward, 0 but in the step that ends an episode. The core sums
+    it in job order, the single env with numpy's pairwise sum: equal to about 1e-12.
+
+    Episode: JobSelectionEnv's; sub-env i's starts are drawn from ``default_rng(seed + i)``
+    (``reset(seed=[...])``: one seed each). Next-step autoreset: the step after an episode's end
+    starts the next one and ignores the action. Nothing truncates an episode.
+
+    Info: ``action_mask``.
+
+    Arguments: `num_envs`; `threads` (default 1), the OpenMP threads that step the sub-envs (the
+    same results; 2 needs two idle cores, or it is much slower, and the process must not fork after
+    a multi-threaded step, e.g. multiprocessing's "fork" start method: OpenMP does not survive it);
+    and JobSelectionEnv's arguments, with the default observation, final rewards and no baselines
+    (other options raise ValueError naming them: use ``vectorization_mode="sync"`` or
+    ``"async"``).
+    """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
 
@@ -49,14 +69,8 @@ class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.length = env.sequence_length or len(env.workload)
-        self._cores = episode_cores(
-            env.workload, num_envs, self.length, env.window_order, env.core_backfill, env.estimate
-        )
-        self._obs = np.zeros((num_envs, *self.single_observation_space.shape), dtype=np.float32)
-        self._slots = np.full((num_envs, env.window), -1, dtype=np.int64)
-        self._masks = np.zeros((num_envs, env.window), dtype=bool)
-        self._filled = np.zeros(num_envs, dtype=np.int64)
-        self._rewards = np.zeros(num_envs)
+        cores = episode_cores(env.workload, num_envs, self.length, env.window_order, env.core_backfill, env.estimate)
+        self._batch = SelectionBatch(cores, env.selection, threads)
         self._firsts = np.zeros(num_envs, dtype=np.int64)  # each sub-env's episode: its first job
         self._needs_reset = np.zeros(num_envs, dtype=bool)
         self._rngs = [np.random.default_rng() for _ in range(num_envs)]
@@ -66,21 +80,17 @@ class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
         positions = len(self.single.workload) - self.length + 1
         for i in np.flatnonzero(restart):
             self._firsts[i] = self._rngs[i].integers(0, positions)
-        restarts = np.where(restart, self._firsts, -1)
-        invalid = _core.step_selection(
-            self._cores, actions, restarts, self._obs, self._slots, self._masks.view(np.uint8),
-            HORIZONS, LOG_TOP, self._filled, self._rewards, REWARDS.index(self.single.reward_name), TAU, self.threads,
-        )  # fmt: skip
+        invalid = self._batch.step(actions, np.where(restart, self._firsts, -1))
         if invalid >= 0:
             raise ValueError(
                 f"environment {invalid}: action {actions[invalid]} is not valid; "
-                f"{self._filled[invalid]} slots are filled"
+                f"{self._batch.filled[invalid]} slots are filled"
             )
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, window): the filled slots; a finished sub-env (reset at the next step) has
         slot 0 valid, its action being ignored."""
-        return self._masks.copy()
+        return self._batch.masks.copy()
 
     def reset(self, *, seed=None, options=None):
         if options:
@@ -94,12 +104,18 @@ class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
         super().reset(seed=None if seeds is None else int(seeds[0]))
         self._run(np.zeros(self.num_envs, dtype=np.int64), np.ones(self.num_envs, dtype=bool))
         self._needs_reset[:] = False
-        return self._obs.copy(), {"action_mask": self.action_masks()}
+        return self._batch.observations.copy(), {"action_mask": self.action_masks()}
 
     def step(self, actions):
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         self._run(actions, self._needs_reset)
-        terminated = self._filled < 0
+        terminated = self._batch.filled < 0
         self._needs_reset = terminated
         truncated = np.zeros(self.num_envs, dtype=bool)
-        return self._obs.copy(), self._rewards.copy(), terminated, truncated, {"action_mask": self.action_masks()}
+        return (
+            self._batch.observations.copy(),
+            self._batch.rewards.copy(),
+            terminated,
+            truncated,
+            {"action_mask": self.action_masks()},
+        )

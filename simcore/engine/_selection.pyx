@@ -1,0 +1,309 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""Job selection's kernel (docs/job_selection.md): the default observation of
+a pending decision, the final rewards and the vector env's step, over
+simulations of the event loop (_core.pyx, driven through _core.pxd: its
+selection mode runs to each decision, the agent's choice is its head).
+
+`SelectionSettings` holds what an observation and a reward need, checked
+once; `SelectionBatch` steps several simulations in one call, on several
+OpenMP threads if asked. Only this module is compiled with OpenMP (setup.py):
+the event loop is not.
+"""
+
+import numpy as np
+
+from simcore.engine.metrics import TAU
+
+from libc.math cimport INFINITY, log1p
+from libc.stdlib cimport free, malloc
+
+from cython.parallel cimport prange
+
+from simcore.engine._core cimport WAITING, Simulation, WaitList
+
+
+# The default observation's layout: JOB_FEATURES numbers per slot (filled,
+# wait, requested time, processors, fits now, estimate), then the machine's:
+# free processors, what the running jobs free within each horizon, the share
+# of the episode's jobs done.
+cpdef enum:
+    JOB_FEATURES = 6
+
+
+cpdef Py_ssize_t observation_size(Py_ssize_t window, Py_ssize_t n_horizons) noexcept nogil:
+    """The default observation's length: `window` slots and `n_horizons` horizons."""
+    return JOB_FEATURES * window + 1 + n_horizons + 1
+
+
+# The final rewards of an episode: minus the mean over its jobs of the bounded
+# slowdown, wait, turnaround or slowdown, or the utilisation. REWARDS, their
+# names in code order, is the registry the environment takes its names from.
+cpdef enum Reward:
+    REWARD_BSLD
+    REWARD_WAIT
+    REWARD_TURNAROUND
+    REWARD_SLOWDOWN
+    REWARD_UTILISATION
+
+# (in Cython `Reward` is the C type; its Python class is the module's global)
+REWARDS = tuple(name.removeprefix("REWARD_").lower() for name in globals()["Reward"].__members__)
+
+
+cdef struct Settings:
+    Py_ssize_t window
+    Py_ssize_t n_horizons
+    const double* horizons
+    double scale        # ln(1 + log_top / 60): the log scale's 1
+    Reward reward
+    double tau
+
+
+cdef inline float _log_scale(double seconds, double scale) noexcept nogil:
+    """min(1, ln(1 + x/60) / scale), 0 for x <= 0."""
+    if seconds <= 0.0:
+        return 0.0
+    cdef double value = log1p(seconds / 60.0) / scale
+    return <float> (value if value < 1.0 else 1.0)
+
+
+cdef Py_ssize_t _observe(Simulation sim, const Settings* s, float* out,
+                         long long* slots) noexcept nogil:
+    """Write the pending decision's observation into out and the job of each
+    slot (-1: empty) into slots; return how many slots are filled."""
+    cdef WaitList* wl = &sim.lists[sim.queue_list]
+    cdef Py_ssize_t i = 0, j, k, filled = 0, h
+    cdef double m = <double> sim.machine_size
+    cdef double freed
+    sim._prepare(wl, sim.now)
+    for i in range(observation_size(s.window, s.n_horizons)):
+        out[i] = 0.0
+    i = 0
+    while filled < s.window and i < wl.size:
+        j = wl.items[i].idx
+        i += 1
+        if sim.state[j] != WAITING:
+            continue
+        slots[filled] = j
+        k = JOB_FEATURES * filled
+        out[k] = 1.0
+        out[k + 1] = _log_scale(sim.now - sim.jobs.submit[j], s.scale)
+        out[k + 2] = _log_scale(sim.jobs.requested[j], s.scale)
+        out[k + 3] = sim.jobs.procs[j] / m
+        out[k + 4] = 1.0 if sim.jobs.procs[j] <= sim.free_procs else 0.0
+        out[k + 5] = _log_scale(sim.estimate[j], s.scale)
+        filled += 1
+    for i in range(filled, s.window):
+        slots[i] = -1
+    k = JOB_FEATURES * s.window
+    out[k] = sim.free_procs / m
+    for h in range(s.n_horizons):
+        freed = 0.0
+        for i in range(sim.n_running):     # by estimated end: stop at the first beyond
+            if sim.running[i].key - sim.now > s.horizons[h]:
+                break
+            freed += sim.jobs.procs[sim.running[i].idx]
+        out[k + 1 + h] = freed / m
+    out[k + 1 + s.n_horizons] = (<double> sim.n_done) / sim.n if sim.n else 1.0
+    return filled
+
+
+cdef Py_ssize_t _clear(const Settings* s, float* out, long long* slots) noexcept nogil:
+    """The observation after the end: zeros, every slot empty; returns -1."""
+    cdef Py_ssize_t k
+    for k in range(observation_size(s.window, s.n_horizons)):
+        out[k] = 0.0
+    for k in range(s.window):
+        slots[k] = -1
+    return -1
+
+
+cdef double _episode_reward(Simulation sim, const Settings* s) noexcept nogil:
+    """A finished episode's reward (the environment's episode_reward, there in
+    numpy), summed in job order: it may differ from numpy's pairwise sum in
+    the last bits."""
+    cdef Py_ssize_t j
+    cdef double total = 0.0, wait, flow, run, first = INFINITY, last = -INFINITY
+    if sim.n == 0:
+        return 0.0
+    for j in range(sim.n):
+        run = sim.jobs.run[j]
+        wait = sim.start[j] - sim.jobs.submit[j]
+        flow = wait + run
+        if s.reward == REWARD_BSLD:
+            total += max(flow / max(run, s.tau), 1.0)
+        elif s.reward == REWARD_WAIT:
+            total += wait
+        elif s.reward == REWARD_TURNAROUND:
+            total += flow
+        elif s.reward == REWARD_SLOWDOWN:
+            total += flow / max(run, 1e-9)
+        else:
+            total += sim.jobs.procs[j] * run
+            first = min(first, sim.jobs.submit[j])
+            last = max(last, sim.start[j] + run)
+    if s.reward != REWARD_UTILISATION:
+        return -total / sim.n
+    return total / (sim.machine_size * (last - first)) if last > first else 0.0
+
+
+cdef class SelectionSettings:
+    """Job selection's default observation and final reward, checked once:
+    `window` slots (the first waiting jobs in the simulation's queue order),
+    the processors the running jobs free within each of `horizons` (seconds),
+    times on a log scale that reaches 1 at `log_top` seconds, and the reward
+    `reward` (one of REWARDS; τ = `tau` for the bounded slowdown)."""
+
+    cdef Settings c
+    cdef double[::1] horizons      # the copy c.horizons points into
+    cdef readonly Py_ssize_t window, observation_size
+
+    def __cinit__(self, Py_ssize_t window, horizons, double log_top, str reward="bsld",
+                  double tau=TAU):
+        if window < 1 or len(horizons) < 1:
+            raise ValueError(f"an observation needs at least one slot and one horizon, "
+                             f"got {window} slots and {len(horizons)} horizons")
+        if not (log_top > 0.0 and tau > 0.0):
+            raise ValueError(f"log_top and tau must be positive numbers of seconds, got {log_top} and {tau}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward {reward!r}: choose one of {', '.join(REWARDS)}")
+        self.horizons = np.array(horizons, dtype=np.float64)
+        self.window = window
+        self.observation_size = observation_size(window, len(horizons))
+        self.c.window = window
+        self.c.n_horizons = len(horizons)
+        self.c.horizons = &self.horizons[0]
+        self.c.scale = log1p(log_top / 60.0)
+        self.c.reward = <Reward> <int> REWARDS.index(reward)
+        self.c.tau = tau
+
+    def advance_and_observe(self, Simulation simulation not None, float[::1] out,
+                            long long[::1] slots):
+        """Run `simulation` to its next decision (Simulation.next_decision)
+        and write its observation into `out` and the job of each slot into
+        `slots` (-1: empty); return how many slots are filled, or -1 when
+        every job is done (then `out` is zeros and `slots` -1)."""
+        if out.shape[0] != self.observation_size or slots.shape[0] != self.window:
+            raise ValueError(f"an observation of {self.window} slots has {self.observation_size} "
+                             f"values: got {out.shape[0]} values and {slots.shape[0]} slots")
+        if not simulation._next_decision():
+            return _clear(&self.c, &out[0], &slots[0])
+        return _observe(simulation, &self.c, &out[0], &slots[0])
+
+
+cdef object _read_only(object array):
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+cdef class SelectionBatch:
+    """Simulations of episodes (made with `episode_jobs`) stepped together by
+    one call, on `threads` OpenMP threads (they are independent: the same
+    results); the vector env's. Its arrays, one row per simulation (read-only
+    views, rewritten by each step): `observations` (float32), `slots` (the job
+    of each slot, -1: empty), `masks` (the filled slots; slot 0 alone once the
+    simulation is done, a placeholder action), `filled` (the filled slots, -1:
+    done) and `rewards` (the episode's final reward at its end, else 0)."""
+
+    cdef list simulations
+    cdef void** cores           # the simulations, for the threads without the GIL
+    cdef long long* heads       # one step's chosen heads, -1: none
+    cdef SelectionSettings settings
+    cdef int threads
+    cdef float[:, ::1] out
+    cdef long long[:, ::1] slot_jobs
+    cdef unsigned char[:, ::1] mask_bytes
+    cdef long long[::1] filled_slots
+    cdef double[::1] reward_values
+    cdef readonly object observations, slots, masks, filled, rewards
+
+    def __cinit__(self, list simulations not None, SelectionSettings settings not None,
+                  int threads=1):
+        cdef Py_ssize_t i, n = len(simulations)
+        for simulation in simulations:
+            if not isinstance(simulation, Simulation):
+                raise TypeError(f"a SelectionBatch steps Simulations, got {simulation!r}")
+        if len({id(simulation) for simulation in simulations}) < n:
+            raise ValueError("a SelectionBatch got one Simulation twice (two threads must not step one)")
+        if threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.simulations = list(simulations)
+        self.settings = settings
+        self.threads = threads
+        window = settings.window
+        observations = np.zeros((n, settings.observation_size), dtype=np.float32)
+        slots = np.full((n, window), -1, dtype=np.int64)
+        masks = np.zeros((n, window), dtype=bool)
+        filled = np.zeros(n, dtype=np.int64)
+        rewards = np.zeros(n)
+        self.out, self.slot_jobs, self.mask_bytes = observations, slots, masks.view(np.uint8)
+        self.filled_slots, self.reward_values = filled, rewards
+        self.observations, self.slots, self.masks = (_read_only(observations), _read_only(slots),
+                                                     _read_only(masks))
+        self.filled, self.rewards = _read_only(filled), _read_only(rewards)
+        self.cores = <void**> malloc((n if n > 0 else 1) * sizeof(void*))
+        self.heads = <long long*> malloc((n if n > 0 else 1) * sizeof(long long))
+        if self.cores == NULL or self.heads == NULL:
+            raise MemoryError()
+        for i in range(n):
+            self.cores[i] = <void*> self.simulations[i]
+
+    def __dealloc__(self):
+        free(self.cores)
+        free(self.heads)
+
+    def step(self, const long long[::1] actions, const long long[::1] restarts):
+        """Simulation i restarts on the episode at position restarts[i] when
+        that is >= 0 (Simulation._restart), or else takes the job in slot
+        actions[i] of its last observation as its head (ignored once it is
+        done); then each runs to its next decision and its rows are written.
+        Returns -1, or the first simulation whose action is not a filled slot
+        (nothing has changed then)."""
+        cdef Py_ssize_t i, n = len(self.simulations)
+        cdef Simulation simulation
+        if actions.shape[0] != n or restarts.shape[0] != n:
+            raise ValueError(f"{actions.shape[0]} actions and {restarts.shape[0]} restarts "
+                             f"for {n} simulations")
+        for i in range(n):
+            if restarts[i] < 0 and self.filled_slots[i] >= 0 and not 0 <= actions[i] < self.filled_slots[i]:
+                return i
+        for i in range(n):      # the simulations may have been driven since the last step
+            simulation = self.simulations[i]
+            if restarts[i] >= 0:
+                simulation._check_restart(restarts[i])
+            elif self.filled_slots[i] >= 0:
+                simulation._check_head(self.slot_jobs[i, actions[i]])
+        for i in range(n):
+            simulation = self.simulations[i]
+            self.heads[i] = -1
+            if restarts[i] >= 0:
+                simulation._restart(restarts[i])
+            elif self.filled_slots[i] >= 0:
+                self.heads[i] = self.slot_jobs[i, actions[i]]
+        with nogil:
+            if self.threads > 1:
+                for i in prange(n, num_threads=self.threads, schedule="dynamic"):
+                    self._step_one(<Simulation> self.cores[i], i)
+            else:
+                for i in range(n):
+                    self._step_one(<Simulation> self.cores[i], i)
+        return -1
+
+    cdef void _step_one(self, Simulation sim, Py_ssize_t i) noexcept nogil:
+        """Simulation i's part of a step, its head (if any) in heads[i]."""
+        cdef const Settings* s = &self.settings.c
+        cdef Py_ssize_t k, filled
+        cdef float* out = &self.out[i, 0]
+        cdef long long* slots = &self.slot_jobs[i, 0]
+        if self.heads[i] >= 0:
+            sim._choose(self.heads[i])
+        if sim._to_decision():
+            filled = _observe(sim, s, out, slots)
+        else:
+            filled = _clear(s, out, slots)
+        for k in range(s.window):
+            self.mask_bytes[i, k] = k < filled
+        self.mask_bytes[i, 0] = self.mask_bytes[i, 0] or filled < 0
+        self.filled_slots[i] = filled
+        self.reward_values[i] = _episode_reward(sim, s) if filled < 0 else 0.0
