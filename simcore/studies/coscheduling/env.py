@@ -96,6 +96,14 @@ class CoSchedulingEnv(gymnasium.Env):
     (docs/coscheduling.md §7: mean_wait, mean_response, makespan, guests, mean_slowdown, ...) of
     the episode, its learner fields (cases, mean_loss, histogram) counting the agent's
     decisions; and ``self.result`` holds the run's `SharingResult`.
+
+    Arguments: `workload` (None: the package's example workload; a Workload, a filtered Parquet
+    file or a trace name of the catalogue, read with `filter_mode` from `pwa_mirror` and
+    `catalogue`, at `machine_size` if given), `levels` (K, the quota levels), `kappa` (the
+    interference factor κ), `memory` and `memory_capacity` (the memory check, M in KB per
+    processor; None: the 99th percentile of the trace's known values, rounded up to a GiB), `loss`
+    (the §5.5 loss), `efficiency` (``"require"``: a trace that records no CPU time is an error;
+    ``"assume-cpu-bound"``: every efficiency 1), `episode_jobs` and `reward`.
     """
 
     metadata = {"render_modes": []}
