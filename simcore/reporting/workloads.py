@@ -30,15 +30,16 @@ def workloads_table(provenances: dict) -> pd.DataFrame:
 
 def workloads_markdown(table: pd.DataFrame) -> str:
     columns = ["trace", "machine_size", "filter", "job_lines", *FILTER_RULES, "truncated", "jobs"]
+    rows = [
+        [f"{row[c]:,}" if isinstance(row[c], (int, np.integer)) else str(row[c]) for c in columns]
+        for _, row in table.iterrows()
+    ]
     lines = [
         "# Workloads",
         "",
         "Jobs dropped by each filter rule of SEMANTICS §1 (a job counts under the first "
         "rule that drops it), and jobs kept.",
         "",
-        markdown_table(
-            table[columns].map(lambda value: f"{value:,}" if isinstance(value, (int, np.integer)) else str(value)),
-            "lrl" + "r" * (len(columns) - 3),
-        ),
+        markdown_table(pd.DataFrame(rows, columns=columns), "lrl" + "r" * (len(columns) - 3)),
     ]
     return "\n".join(lines) + "\n"
