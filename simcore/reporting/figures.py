@@ -77,7 +77,7 @@ def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EA
     limits = outlier_free_limits(np.concatenate(list(values.values())), floor=-100.0)
     for name, axis in panels.items():
         axis.axhline(0, color="black", linewidth=0.6)
-        axis.set_title(name, pad=2)
+        axis.set_title(name, loc="left", pad=2)  # the right of the title line: how far a cut panel goes
         axis.grid(alpha=0.3)
         if name in values:
             note_clipped(axis, values[name], limits, " %")

@@ -59,6 +59,7 @@ BOX_ALPHA = 0.35
 # fewer values than this: a 10th-90th percentile band or a box would be two or three points
 # dressed as a distribution, so the values are shown instead
 MIN_SUMMARISED = 10
+FENCE = 3.0  # Tukey's outer fences, in interquartile ranges beyond the quartiles
 
 # Every output is byte-identical across reruns: no creation date, no software version.
 METADATA = {
@@ -115,15 +116,16 @@ def distribution(axis, groups, labels, colours=None) -> None:
 
 
 def outlier_free_limits(values, floor: float | None = None) -> tuple[float, float]:
-    """Axis limits for `values` and 0: cut at Tukey's fences (quartiles ∓ 1.5
-    interquartile ranges) when the values beyond them would take more than half the
-    axis, never below `floor` (the least value the quantity can take)."""
+    """Axis limits for `values` and 0: cut at Tukey's outer fences (quartiles ∓ 3
+    interquartile ranges, beyond which values are "far out") when the values beyond
+    them would take more than half the axis, never below `floor` (the least value the
+    quantity can take)."""
     values = np.asarray(values, dtype=float)
     values = values[np.isfinite(values)]
     low, high = min(values.min(), 0.0), max(values.max(), 0.0)
     first, third = np.percentile(values, [25, 75])
-    inner_low = max(low, min(first - 1.5 * (third - first), 0.0))
-    inner_high = min(high, max(third + 1.5 * (third - first), 0.0))
+    inner_low = max(low, min(first - FENCE * (third - first), 0.0))
+    inner_high = min(high, max(third + FENCE * (third - first), 0.0))
     if high - low > 2 * (inner_high - inner_low):
         low, high = inner_low, inner_high
     margin = 0.05 * (high - low) or 1.0
@@ -132,7 +134,7 @@ def outlier_free_limits(values, floor: float | None = None) -> tuple[float, floa
 
 
 def note_clipped(axis, values, limits, unit: str = "") -> None:
-    """Say in the panel how far its values go beyond the axis `limits`, if they do."""
+    """Say above the panel how far its values go beyond the axis `limits`, if they do."""
     values = np.asarray(values, dtype=float)
     low, high = limits
 
@@ -141,11 +143,11 @@ def note_clipped(axis, values, limits, unit: str = "") -> None:
 
     notes = []
     if np.nanmax(values) > high:
-        notes.append(f"above the axis: up to {shown(np.nanmax(values))}")
+        notes.append(f"max {shown(np.nanmax(values))}")
     if np.nanmin(values) < low:
-        notes.append(f"below the axis: down to {shown(np.nanmin(values))}")
+        notes.append(f"min {shown(np.nanmin(values))}")
     if notes:
-        axis.text(0.98, 0.97, "\n".join(notes), transform=axis.transAxes, ha="right", va="top", fontsize=6.5)
+        axis.set_title("cut: " + ", ".join(notes), loc="right", fontsize=6.5, pad=2)
 
 
 def plain_log_ticks(scaled) -> None:
