@@ -175,6 +175,9 @@ def test_the_choices_figure_is_a_heatmap_per_strategy_grouped_by_family():
     mesh = heatmaps[1].collections[0]
     assert mesh.get_cmap().name == SEQUENTIAL_MAP and mesh.get_clim() == (0.0, 1.0)
     assert mesh.get_array().shape == (6, 2)  # six rows, two weeks
+    assert mesh.get_array().sum(axis=0).tolist() == pytest.approx([1.0, 1.0])
+    # B has no week 2: blank, not "never chosen"
+    assert heatmaps[0].collections[0].get_array().mask[:, 1].all()
     labels = [label.get_text() for label in heatmaps[1].get_yticklabels()]
     assert labels[-1] == OTHER
     plt.close(figure)

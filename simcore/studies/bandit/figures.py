@@ -45,6 +45,26 @@ def weekly_choices(shares: pd.DataFrame, top: int = TOP_ORDERS) -> tuple[pd.Data
     return pooled.groupby(keys)["share"].sum().reset_index(), kept + [OTHER]
 
 
+def _heatmap(axis, weekly: pd.DataFrame, rows: list[str], weeks: np.ndarray):
+    """One strategy's weekly shares: `rows` top to bottom, `weeks` left to right."""
+    table = weekly.pivot(index="order", columns="week", values="share")
+    # an order not chosen in a week: 0; a week the strategy's variants do not reach: blank
+    table = table.reindex(index=rows).fillna(0.0).reindex(columns=weeks)
+    mesh = axis.pcolormesh(
+        np.append(weeks, weeks[-1] + 1) - 0.5,
+        np.arange(len(rows) + 1) - 0.5,
+        np.ma.masked_invalid(table.to_numpy()),
+        cmap=SEQUENTIAL_MAP,
+        vmin=0.0,
+        vmax=1.0,
+    )
+    axis.set_yticks(range(len(rows)), rows, fontsize=6)
+    axis.invert_yaxis()
+    axis.tick_params(axis="y", length=0)
+    axis.spines[["left", "bottom"]].set_visible(False)
+    return mesh
+
+
 def _registry_rank(order: str) -> int:
     return ORDERS.index(order) if order in ORDERS else len(ORDERS)
 
@@ -70,20 +90,7 @@ def choices_figure(shares: pd.DataFrame, trace: str, grouped: dict[str, list[str
         row += 1 if axes else 0  # the gap row
         for position, strategy in enumerate(members):
             axis = figure.add_subplot(grid[row], sharex=axes[0] if axes else None)
-            table = weekly[weekly["strategy"] == strategy].pivot(index="order", columns="week", values="share")
-            table = table.reindex(index=rows, columns=weeks).fillna(0.0)
-            mesh = axis.pcolormesh(
-                np.append(weeks, weeks[-1] + 1) - 0.5,
-                np.arange(len(rows) + 1) - 0.5,
-                table.to_numpy(),
-                cmap=SEQUENTIAL_MAP,
-                vmin=0.0,
-                vmax=1.0,
-            )
-            axis.set_yticks(range(len(rows)), rows, fontsize=6)
-            axis.invert_yaxis()
-            axis.tick_params(axis="y", length=0)
-            axis.spines[["left", "bottom"]].set_visible(False)
+            mesh = _heatmap(axis, weekly[weekly["strategy"] == strategy], rows, weeks)
             axis.set_title(strategy, loc="left", fontsize=8, pad=2)
             if position == 0:
                 axis.set_title(f"learner: {family}", loc="right", fontsize=7, pad=2)
