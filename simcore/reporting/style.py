@@ -124,10 +124,10 @@ def outlier_free_limits(values, floor: float | None = None) -> tuple[float, floa
     values = values[np.isfinite(values)]
     low, high = min(values.min(), 0.0), max(values.max(), 0.0)
     first, third = np.percentile(values, [25, 75])
-    inner_low = max(low, min(first - FENCE * (third - first), 0.0))
-    inner_high = min(high, max(third + FENCE * (third - first), 0.0))
-    if high - low > 2 * (inner_high - inner_low):
-        low, high = inner_low, inner_high
+    fenced_low = max(low, min(first - FENCE * (third - first), 0.0))
+    fenced_high = min(high, max(third + FENCE * (third - first), 0.0))
+    if high - low > 2 * (fenced_high - fenced_low):
+        low, high = fenced_low, fenced_high
     margin = 0.05 * (high - low) or 1.0
     low, high = low - margin, high + margin
     return (low if floor is None else max(low, floor)), high
