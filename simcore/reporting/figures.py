@@ -58,22 +58,7 @@ def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EA
     panels = dict(zip(names, axes.flat))
     variants = int(curves["variants"].min())
     with_band = variants >= MIN_SUMMARISED
-    groups = configurations(curves)
-    colours = colours_for(configuration_title(*key) for key, _ in groups)
-    drawn = {name: [] for name in names}
-    for (threshold, backfill), block in groups:
-        title = configuration_title(threshold, backfill)
-        for order, line in block.groupby("order", sort=False, observed=True):
-            if order not in panels:
-                continue
-            mean, low, high = (100 * line[column].to_numpy() for column in ("mean", "p10", "p90"))
-            if with_band:
-                band(panels[order], line["week"], mean, low, high, colours[title], title)
-                drawn[order] += [mean, low, high]
-            else:
-                panels[order].plot(line["week"], mean, color=colours[title], label=title, linewidth=1.4)
-                drawn[order].append(mean)
-    values = {name: np.concatenate(parts) for name, parts in drawn.items() if parts}
+    values = _draw_configurations(panels, curves, with_band)
     limits = outlier_free_limits(np.concatenate(list(values.values())), floor=-100.0)
     for name, axis in panels.items():
         axis.axhline(0, color="black", linewidth=0.6)
@@ -98,3 +83,24 @@ def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EA
     shared_legend(figure, axes.flat, f"configuration: {summary}", below=True)
     figure.suptitle(f"{trace}: cumulative waiting time against {baseline}, over {variants} variants")
     return figure
+
+
+def _draw_configurations(panels: dict, curves: pd.DataFrame, with_band: bool) -> dict:
+    """Each configuration's curve (in %) in the panel of its order, one colour per
+    configuration; returns, per panel, the values drawn."""
+    groups = configurations(curves)
+    colours = colours_for(configuration_title(*key) for key, _ in groups)
+    drawn = {name: [] for name in panels}
+    for (threshold, backfill), block in groups:
+        title = configuration_title(threshold, backfill)
+        for order, line in block.groupby("order", sort=False, observed=True):
+            if order not in panels:
+                continue
+            mean, low, high = (100 * line[column].to_numpy() for column in ("mean", "p10", "p90"))
+            if with_band:
+                band(panels[order], line["week"], mean, low, high, colours[title], title)
+                drawn[order] += [mean, low, high]
+            else:
+                panels[order].plot(line["week"], mean, color=colours[title], label=title, linewidth=1.4)
+                drawn[order].append(mean)
+    return {name: np.concatenate(parts) for name, parts in drawn.items() if parts}
