@@ -4,13 +4,21 @@ of every figure is `simcore.reporting.style`."""
 
 from __future__ import annotations
 
-import itertools
-
+import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from simcore.engine.simulation import ORDERS
-from simcore.reporting.style import DISTINCT_COLOURS, band, duration_label, plt, shared_legend
+from simcore.reporting.style import (
+    MIN_SUMMARISED,
+    band,
+    colours_for,
+    duration_label,
+    note_clipped,
+    outlier_free_limits,
+    plt,
+    shared_legend,
+)
 
 PANEL_COLUMNS = 4
 
@@ -32,9 +40,12 @@ def configuration_title(threshold, backfill) -> str:
 def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EASY-FCFS", policies=None):
     """Change of cumulative waiting time against a baseline over the weeks of
     the variants, small multiples: one panel per order or strategy, one colour
-    per (threshold, backfill) configuration, the mean as a line and the 10th to
-    90th percentiles as a band. Panels in the order of `policies` (default:
-    the registry's order of the queue orders)."""
+    per (threshold, backfill) configuration, the mean as a line and, from
+    `MIN_SUMMARISED` variants on, the 10th to 90th percentiles as a band. The
+    shared y axis starts at −100 % (nothing waits) and is cut where outliers
+    would squeeze the other curves, each cut panel saying how far its values
+    go. Panels in the order of `policies` (default: the registry's order of the
+    queue orders)."""
     present = set(curves["order"])
     names = [name for name in (ORDERS if policies is None else policies) if name in present]
     names += sorted(present - set(names))
@@ -45,23 +56,17 @@ def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EA
         rows, columns, figsize=(1.9 * columns + 1.8, 1.5 * rows + 0.9), squeeze=False, sharex=True, sharey=True
     )
     panels = dict(zip(names, axes.flat))
-    for colour, ((threshold, backfill), block) in zip(itertools.cycle(DISTINCT_COLOURS[1:]), configurations(curves)):
-        for order, line in block.groupby("order", sort=False, observed=True):
-            if order not in panels:
-                continue
-            band(
-                panels[order],
-                line["week"],
-                100 * line["mean"],
-                100 * line["p10"],
-                100 * line["p90"],
-                colour,
-                configuration_title(threshold, backfill),
-            )
+    variants = int(curves["variants"].min())
+    with_band = variants >= MIN_SUMMARISED
+    values = _draw_configurations(panels, curves, with_band)
+    limits = outlier_free_limits(np.concatenate(list(values.values())), floor=-100.0)
     for name, axis in panels.items():
         axis.axhline(0, color="black", linewidth=0.6)
-        axis.set_title(name, pad=2)
+        axis.set_title(name, loc="left", pad=2)  # the right of the title line: how far a cut panel goes
         axis.grid(alpha=0.3)
+        if name in values:
+            note_clipped(axis, values[name], limits, " %")
+    axes.flat[0].set_ylim(*limits)
     for index, axis in enumerate(axes.flat):
         if index >= len(names):
             axis.set_visible(False)
@@ -69,8 +74,33 @@ def cumulative_wait_figure(curves: pd.DataFrame, trace: str, baseline: str = "EA
             axis.tick_params(labelbottom=True)
             axis.set_xlabel("week")
     axes.flat[0].xaxis.set_major_locator(MaxNLocator(integer=True))
-    figure.supylabel(f"cumulative wait vs {baseline} (%)")
-    shared_legend(figure, axes.flat, "configuration: mean over variants, 10th–90th percentile band", below=True)
-    variants = int(curves["variants"].max())
+    figure.supylabel(f"change of cumulative wait vs {baseline} (%)")
+    summary = (
+        "mean over variants, 10th–90th percentile band"
+        if with_band
+        else f"mean over the {variants} variants (fewer than {MIN_SUMMARISED}: no percentile band)"
+    )
+    shared_legend(figure, axes.flat, f"configuration: {summary}", below=True)
     figure.suptitle(f"{trace}: cumulative waiting time against {baseline}, over {variants} variants")
     return figure
+
+
+def _draw_configurations(panels: dict, curves: pd.DataFrame, with_band: bool) -> dict:
+    """Each configuration's curve (in %) in the panel of its order, one colour per
+    configuration; returns, per panel, the values drawn."""
+    groups = configurations(curves)
+    colours = colours_for(configuration_title(*key) for key, _ in groups)
+    drawn = {name: [] for name in panels}
+    for (threshold, backfill), block in groups:
+        title = configuration_title(threshold, backfill)
+        for order, line in block.groupby("order", sort=False, observed=True):
+            if order not in panels:
+                continue
+            mean, low, high = (100 * line[column].to_numpy() for column in ("mean", "p10", "p90"))
+            if with_band:
+                band(panels[order], line["week"], mean, low, high, colours[title], title)
+                drawn[order] += [mean, low, high]
+            else:
+                panels[order].plot(line["week"], mean, color=colours[title], label=title, linewidth=1.4)
+                drawn[order].append(mean)
+    return {name: np.concatenate(parts) for name, parts in drawn.items() if parts}

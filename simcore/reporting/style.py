@@ -1,12 +1,19 @@
 """The one matplotlib style of every figure: fonts, colours, percentile bands,
-readable durations, and the writer that makes a rerun's PNG and PDF
-byte-identical. Each study's `figures.py` draws with these and nothing else
-sets rcParams. Figures use constrained layout (set here): a title
-never collides with a panel and legends go outside the axes.
+distributions, axis limits that outliers do not set, readable durations, and the
+writer that makes a rerun's PNG and PDF byte-identical. Each study's `figures.py`
+draws with these and nothing else sets rcParams. Figures use constrained layout
+(set here): a title never collides with a panel and legends go outside the axes.
+
+Colours come from one colour-blind-safe palette (Okabe and Ito's eight), and
+heatmaps from one colour-blind-safe sequential map (cividis). Eight colours
+cannot tell twelve queue orders apart, so no figure colours more than eight
+categories: the twelve orders are panels or rows instead.
 
 Percentiles are drawn as a shaded band around the mean line, never as dashed
 lines: with a dozen policies in one panel, dashed pairs are unreadable, so
-figures with many policies use small multiples (one panel per policy).
+figures with many policies use small multiples (one panel per policy). A band
+or a box needs enough values to mean something (`MIN_SUMMARISED`); below that,
+a figure shows the values themselves, or only the mean when it has no values.
 """
 
 from __future__ import annotations
@@ -15,8 +22,17 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interactive backend)
+import numpy as np  # noqa: E402
+from cycler import cycler  # noqa: E402
+from matplotlib.colors import to_rgba  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from simcore.workloads.files import atomic_write  # noqa: E402
+
+# Okabe & Ito's colour-blind-safe palette, black first for a baseline or reference;
+# yellow last, as it is faint on white.
+PALETTE = ("#000000", "#0072B2", "#E69F00", "#CC79A7", "#009E73", "#D55E00", "#56B4E9", "#F0E442")
+SEQUENTIAL_MAP = "cividis"  # shares and other values in [0, 1], told apart without red/green
 
 plt.rcParams.update(
     {
@@ -32,12 +48,18 @@ plt.rcParams.update(
         "figure.dpi": 150,
         "figure.constrained_layout.use": True,
         "pdf.fonttype": 42,  # TrueType: editable text in the PDF, as journals ask
+        # what a figure draws without naming a colour comes from the palette too
+        "axes.prop_cycle": cycler(color=PALETTE[1:]),
+        "image.cmap": SEQUENTIAL_MAP,
     }
 )
 
-# Twelve hues told apart in print (tab10 plus black and gold); the baseline FCFS is black.
-DISTINCT_COLOURS = ("black",) + plt.get_cmap("tab10").colors + ("#e6ab02",)
 BAND_ALPHA = 0.2
+BOX_ALPHA = 0.35
+# fewer values than this: a 10th-90th percentile band or a box would be two or three points
+# dressed as a distribution, so the values are shown instead
+MIN_SUMMARISED = 10
+FENCE = 3.0  # Tukey's outer fences, in interquartile ranges beyond the quartiles
 
 # Every output is byte-identical across reruns: no creation date, no software version.
 METADATA = {
@@ -46,15 +68,94 @@ METADATA = {
 }
 
 
-def colours_for(names) -> dict:
-    """One distinct colour per name, in the order given (FCFS first gets black)."""
-    return {name: DISTINCT_COLOURS[index % len(DISTINCT_COLOURS)] for index, name in enumerate(names)}
+def colours_for(names, reference: str | None = None) -> dict:
+    """One palette colour per name, in the order given; `reference` (a baseline) is black."""
+    names = list(names)
+    others = [name for name in names if name != reference]
+    if len(others) > len(PALETTE) - 1:
+        raise ValueError(f"{len(others)} names for {len(PALETTE) - 1} distinct colours: use panels or rows instead")
+    colours = dict(zip(others, PALETTE[1:]))
+    if reference in names:
+        colours[reference] = PALETTE[0]
+    return {name: colours[name] for name in names}
 
 
 def band(axis, x, mean, low, high, colour, label=None, linewidth=1.4):
     """The mean as a line, the percentiles between `low` and `high` as a shaded band."""
     axis.fill_between(x, low, high, color=colour, alpha=BAND_ALPHA, linewidth=0)
     axis.plot(x, mean, color=colour, label=label, linewidth=linewidth)
+
+
+def distribution(axis, groups, labels, colours=None) -> None:
+    """The values of each group at x = 1, 2, …, labelled: boxes (quartiles, median,
+    whiskers at 1.5 interquartile ranges, values beyond as dots) when every group has
+    `MIN_SUMMARISED` values or more, else every value as a dot and the median as a bar."""
+    groups = [np.asarray(values, dtype=float) for values in groups]
+    colours = colours or {}
+    positions = np.arange(1, len(groups) + 1)
+    if min(len(values) for values in groups) >= MIN_SUMMARISED:
+        boxes = axis.boxplot(
+            groups,
+            positions=positions,
+            widths=0.6,
+            patch_artist=True,
+            medianprops={"color": PALETTE[0]},
+            flierprops={"markersize": 2},
+        )
+        for patch, label in zip(boxes["boxes"], labels):
+            patch.set_facecolor(to_rgba(colours.get(label, "white"), BOX_ALPHA))
+    else:
+        for position, values, label in zip(positions, groups, labels):
+            if len(values) == 0:
+                continue
+            # spread sideways so that equal values stay visible; no randomness, so reruns match
+            offsets = np.linspace(-0.15, 0.15, len(values)) if len(values) > 1 else np.zeros(1)
+            axis.scatter(position + offsets, values, s=10, color=colours.get(label, PALETTE[1]), zorder=3)
+            axis.hlines(np.median(values), position - 0.25, position + 0.25, color=PALETTE[0], linewidth=1.2)
+    axis.set_xticks(positions, labels)
+
+
+def outlier_free_limits(values, floor: float | None = None) -> tuple[float, float]:
+    """Axis limits for `values` and 0: cut at Tukey's outer fences (quartiles ∓ 3
+    interquartile ranges, beyond which values are "far out") when the values beyond
+    them would take more than half the axis, never below `floor` (the least value the
+    quantity can take)."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    low, high = min(values.min(), 0.0), max(values.max(), 0.0)
+    first, third = np.percentile(values, [25, 75])
+    fenced_low = max(low, min(first - FENCE * (third - first), 0.0))
+    fenced_high = min(high, max(third + FENCE * (third - first), 0.0))
+    if high - low > 2 * (fenced_high - fenced_low):
+        low, high = fenced_low, fenced_high
+    margin = 0.05 * (high - low) or 1.0
+    low, high = low - margin, high + margin
+    return (low if floor is None else max(low, floor)), high
+
+
+def note_clipped(axis, values, limits, unit: str = "") -> None:
+    """Say above the panel how far its values go beyond the axis `limits`, if they do."""
+    values = np.asarray(values, dtype=float)
+    low, high = limits
+
+    def shown(value):  # +2,400 rather than +2.4e+03
+        return f"{value:+,.0f}{unit}" if abs(value) >= 100 else f"{value:+.3g}{unit}"
+
+    notes = []
+    if np.nanmax(values) > high:
+        notes.append(f"max {shown(np.nanmax(values))}")
+    if np.nanmin(values) < low:
+        notes.append(f"min {shown(np.nanmin(values))}")
+    if notes:
+        axis.set_title("cut: " + ", ".join(notes), loc="right", fontsize=6.5, pad=2)
+
+
+def plain_log_ticks(scaled) -> None:
+    """Ticks of a logarithmic x or y axis at 1, 2 and 5 times the powers of ten,
+    written as plain numbers (200, not 2 × 10²)."""
+    scaled.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    scaled.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    scaled.set_minor_formatter(NullFormatter())
 
 
 def duration_label(seconds: float) -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.reporting.style import plt
+from simcore.reporting.style import distribution, plain_log_ticks, plt
 
 
 def dynamic_boxplot_figure(runs: pd.DataFrame, setting: str):
-    """The thesis's Figures 3.3-3.6: per trace, a box per policy of the AVEbsld
-    of its sequences (median line, quartile box, whiskers at 1.5 IQR)."""
+    """The thesis's Figures 3.3-3.6: per trace, the AVEbsld of its sequences per
+    policy (a box, or the sequences' values when there are too few for a box)."""
     from simcore.studies.dynamic_scheduling.study import SETTING_TITLES
 
     traces = list(dict.fromkeys(runs["trace"]))
@@ -20,8 +20,9 @@ def dynamic_boxplot_figure(runs: pd.DataFrame, setting: str):
     for axis, trace in zip(axes.flat, traces):
         part = runs[runs["trace"] == trace]
         values = [part.loc[part["policy"] == policy, "avg_bsld"].to_numpy() for policy in policies]
-        axis.boxplot(values, tick_labels=policies, widths=0.6, flierprops={"markersize": 2})
+        distribution(axis, values, policies)
         axis.set_yscale("log")
+        plain_log_ticks(axis.yaxis)
         axis.set_title(f"{trace} ({part['sequence'].nunique()} sequences)")
         axis.set_ylabel("AVEbsld per sequence")
         axis.tick_params(axis="x", labelrotation=60)

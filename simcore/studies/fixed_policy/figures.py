@@ -6,22 +6,19 @@ import pandas as pd
 
 from simcore.engine.simulation import ORDERS
 from simcore.reporting.figures import configuration_title, configurations
-from simcore.reporting.style import plt
+from simcore.reporting.style import distribution, plain_log_ticks, plt
 
 
 def bsld_figure(runs: pd.DataFrame, trace: str):
-    """Distribution over variants of AVEbsld per order (box plots)."""
+    """Distribution over variants of AVEbsld per order (boxes, or the variants'
+    values when there are too few for a box)."""
     groups = configurations(runs)
     figure, axes = plt.subplots(len(groups), 1, figsize=(7.0, 2.8 * len(groups)), squeeze=False)
     for axis, ((threshold, backfill), block) in zip(axes[:, 0], groups):
         orders = [order for order in ORDERS if order in set(block["order"])]
-        axis.boxplot(
-            [block.loc[block["order"] == order, "avg_bsld"] for order in orders],
-            tick_labels=orders,
-            showfliers=True,
-            flierprops={"markersize": 2},
-        )
+        distribution(axis, [block.loc[block["order"] == order, "avg_bsld"] for order in orders], orders)
         axis.set_yscale("log")
+        plain_log_ticks(axis.yaxis)
         axis.set_ylabel("AVEbsld (τ = 10 s)")
         axis.set_title(configuration_title(threshold, backfill))
         axis.grid(axis="y", alpha=0.3)

@@ -6,9 +6,11 @@ import itertools
 
 import numpy as np
 import pandas as pd
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import NullFormatter
 
-from simcore.reporting.style import plt
+from simcore.reporting.style import PALETTE, colours_for, plain_log_ticks, plt
+
+ERROR_RANGE = (0.1, 99.9)  # percentiles of every predictor's errors the x axis holds
 
 
 def _ecdf(axis, values, label, **style) -> None:
@@ -29,25 +31,27 @@ def prediction_ecdf_figure(predictions: pd.DataFrame, trace: str, eloss: str | N
         curves += [("E-Loss regression", eloss), ("squared-loss regression", regression_label(*SQUARED_LOSS, rate))]
     if kind == "values":
         curves.append(("actual run time", "run"))
-    figure, axis = plt.subplots(figsize=(5.0, 3.4))
+    colours = colours_for([label for label, _ in curves], reference="actual run time")
+    figure, axis = plt.subplots(figsize=(5.6, 3.4))
     plotted = []
-    for (label, column), colour in zip(curves, ("tab:blue", "tab:green", "tab:red", "tab:purple", "black")):
+    for label, column in curves:
         if column not in predictions:
             continue
         values = predictions[column].to_numpy(dtype=float)
         if kind == "errors":
             values = values - predictions["run"].to_numpy(dtype=float)
-        _ecdf(axis, values, label, color=colour)
+        _ecdf(axis, values, label, color=colours[label])
         plotted.append(values)
     if kind == "errors":
-        # a symmetric log axis, cut at the 0.1 and 99.9 percentiles so that rare huge
-        # requests do not squeeze the body of the distributions
-        low, high = np.percentile(np.concatenate(plotted), [0.1, 99.9])
+        # a symmetric log axis from the lowest 0.1 percentile to the highest 99.9
+        # percentile of the predictors, so that every curve runs from 0.1 % to 99.9 %
+        # of its jobs within the axis, and rare huge errors do not squeeze the rest
+        low = min(np.percentile(values, ERROR_RANGE[0]) for values in plotted)
+        high = max(np.percentile(values, ERROR_RANGE[1]) for values in plotted)
+        low, high = min(low, -100.0), max(high, 100.0)
         axis.set_xscale("symlog", linthresh=100.0, linscale=1.0)
-        axis.set_xlim(min(low, -100.0), max(high, 100.0))
-        axis.set_xticks(
-            [tick for tick in (-1e6, -1e4, -1e2, 0, 1e2, 1e4, 1e6) if min(low, -100.0) <= tick <= max(high, 100.0)]
-        )
+        axis.set_xlim(low, high)
+        axis.set_xticks([tick for tick in (-1e6, -1e4, -1e2, 0, 1e2, 1e4, 1e6) if low <= tick <= high])
         axis.xaxis.set_minor_formatter(NullFormatter())
         axis.axvline(0.0, color="grey", linewidth=0.6)
         axis.set_xlabel("prediction error: predicted − actual run time (s)")
@@ -56,15 +60,19 @@ def prediction_ecdf_figure(predictions: pd.DataFrame, trace: str, eloss: str | N
         axis.set_xscale("log")
         axis.set_xlabel("predicted run time (s)")
         axis.set_title(f"{trace}: predicted values")
+    axis.set_ylim(bottom=0)
     axis.set_ylabel("fraction of jobs")
     axis.grid(alpha=0.3)
-    axis.legend(loc="lower right")
+    figure.legend(loc="outside right center")
     return figure
 
 
 def correlation_figure(grid: pd.DataFrame):
     """The triples' AVEbsld on every pair of traces, relative to EASY on each
-    (the prediction paper's Figure 3), with Pearson's r per pair."""
+    (the prediction paper's Figure 3), with Spearman's rank correlation over
+    the heuristic triples (the clairvoyant ones, never selected, left out) and
+    their number per pair: a rank correlation, as a few extreme triples would
+    set Pearson's r."""
     from simcore.studies.prediction.study import EASY, TRIPLE
 
     traces = list(dict.fromkeys(grid["trace"]))
@@ -84,8 +92,8 @@ def correlation_figure(grid: pd.DataFrame):
         pair = wide[[a, b]].dropna()
         x, y = pair[a], pair[b]
         clairvoyant = pair.index.get_level_values("predictor") == "clairvoyant"
-        axis.scatter(x[~clairvoyant], y[~clairvoyant], s=6, alpha=0.6, color="tab:blue", label="triples")
-        axis.scatter(x[clairvoyant], y[clairvoyant], s=14, marker="*", color="tab:red", label="clairvoyant")
+        axis.scatter(x[~clairvoyant], y[~clairvoyant], s=6, alpha=0.6, color=PALETTE[1], label="heuristic triples")
+        axis.scatter(x[clairvoyant], y[clairvoyant], s=14, marker="*", color=PALETTE[5], label="clairvoyant")
         axis.set_xscale("log")
         axis.set_yscale("log")
         low, high = min(x.min(), y.min()) / 1.25, max(x.max(), y.max()) * 1.25
@@ -93,17 +101,21 @@ def correlation_figure(grid: pd.DataFrame):
         axis.set_xlim(low, high)
         axis.set_ylim(low, high)
         axis.set_box_aspect(1)
-        for scaled in (axis.xaxis, axis.yaxis):
-            scaled.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-            scaled.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
-            scaled.set_minor_formatter(NullFormatter())
+        plain_log_ticks(axis.xaxis)
+        plain_log_ticks(axis.yaxis)
         axis.set_xlabel(f"{a} AVEbsld / EASY")
         axis.set_ylabel(f"{b} AVEbsld / EASY")
-        if len(pair) > 2:
-            axis.set_title(f"Pearson r = {x.corr(y):.2f}")
+        axis.set_title(_rank_correlation(x[~clairvoyant], y[~clairvoyant]))
         axis.grid(alpha=0.3)
     for axis in axes.flat[len(pairs) :]:
         axis.set_visible(False)
     axes.flat[0].legend(loc="upper left")
     figure.suptitle("Heuristic triples: AVEbsld relative to EASY,\non every pair of traces")
     return figure
+
+
+def _rank_correlation(x: pd.Series, y: pd.Series) -> str:
+    """Spearman's rho and n, as a panel title (no rho below three triples)."""
+    if len(x) < 3:
+        return f"n = {len(x)} triples: too few for a correlation"
+    return f"Spearman ρ = {x.corr(y, method='spearman'):.2f}, n = {len(x)} triples"

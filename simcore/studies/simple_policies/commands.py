@@ -149,8 +149,11 @@ def run_plot(args) -> int:
         part = curves[curves["trace"] == args.trace]
         if part.empty:
             raise ValueError(f"{tables / 'curves.parquet'}: no trace {args.trace!r}")
+        # written with curves.parquet by simple-aggregate: how many variants the percentiles summarise
+        summary = pd.read_csv(tables / "summary.csv")
+        variants = int(summary.loc[summary["trace"] == args.trace, "variants"].min())
         save(
-            simple_objectives_figure(part, args.trace),
+            simple_objectives_figure(part, args.trace, variants),
             [outdir / f"{args.trace}.objectives.{ext}" for ext in ("png", "pdf")],
         )
         print(f"{outdir}: Figure 4.1 of {args.trace}")
