@@ -8,19 +8,21 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from simcore.reporting.style import plt, shared_legend
+from simcore.reporting.style import PALETTE, plt, shared_legend
 from simcore.studies.coscheduling.sharing import EXPERTS
 from simcore.studies.coscheduling.study import CEILINGS, SLOWDOWN_QUANTILES
 
 # one colour, marker and line style per configuration, SPACE black, the same in every figure: lines
 # that coincide stay told apart by their markers and dashes
-STRATEGY_COLOURS = {"SPACE": "black", "STATIC": "tab:orange", "ASAX": "tab:blue", "HEADROOM": "tab:green"}
-EXTRA_COLOURS = ("tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan", "tab:gray", "tab:red")
+# (the shared colour-blind-safe palette: black, blue, orange, reddish purple, green, vermillion, sky
+# blue, yellow)
+STRATEGY_COLOURS = {"SPACE": PALETTE[0], "STATIC": PALETTE[2], "ASAX": PALETTE[1], "HEADROOM": PALETTE[4]}
+EXTRA_COLOURS = (PALETTE[3], PALETTE[5], PALETTE[6], PALETTE[7])
 MARKERS = {"SPACE": "s", "STATIC": "^", "ASAX": "o", "HEADROOM": "D"}
 EXTRA_MARKERS = ("v", "P", "X", "<", ">", "h", "*")
 LINESTYLES = {"SPACE": "-", "STATIC": "--", "ASAX": "-", "HEADROOM": ":"}
 EXTRA_LINESTYLES = ("-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 1)))
-EXPERT_COLOURS = dict(zip(EXPERTS, ("tab:red", "tab:purple", "tab:green", "tab:blue")))
+EXPERT_COLOURS = dict(zip(EXPERTS, (PALETTE[5], PALETTE[3], PALETTE[4], PALETTE[1])))
 RATIO_PANELS = {
     "E1": (("mean_wait", "mean wait"), ("mean_response", "mean response"), ("makespan", "makespan")),
     # a replay's makespan is the trace's span: its ratio is 1 whatever the strategy, so no panel
@@ -39,7 +41,7 @@ FIGURES = ("ratios_e1", "ratios_e2", "utilisation", "slowdown", "weights", "acti
 
 def configuration_styles(names) -> dict:
     """{name: dict(color, marker, linestyle)}: fixed for the four strategies, distinct for the rest."""
-    extra = iter(range(len(EXTRA_COLOURS) * 3))
+    extra = iter(range(len(EXTRA_COLOURS) * len(EXTRA_MARKERS)))  # distinct (colour, marker) pairs
     styles = {}
     for name in names:
         if name in STRATEGY_COLOURS:

@@ -11,12 +11,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from simcore.reporting.style import plt, shared_legend
+from simcore.reporting.style import PALETTE, plt, shared_legend
 from simcore.studies.elastic.metrics import SAME_POOL_MARK, same_pool_name
 
 FIGURES = ("responsiveness", "pool", "utilisation", "fairness")
-BASELINE_COLOURS = {"NAT": "black", "FCFS": "grey", "EDF": "tab:brown"}
-LEARNER_COLOURS = tuple(colour for index, colour in enumerate(plt.get_cmap("tab10").colors) if index not in (5, 7))
+# the shared colour-blind-safe palette: black NAT, grey FCFS, vermillion EDF, the others for learners
+BASELINE_COLOURS = {"NAT": PALETTE[0], "FCFS": "grey", "EDF": PALETTE[5]}
+LEARNER_COLOURS = tuple(colour for colour in PALETTE[1:] if colour != BASELINE_COLOURS["EDF"])
 FAIRNESS_WINDOW = 200  # jobs: about 9 hours of submissions on LPC-EGEE set 1
 DAY = 86400.0
 TIME_LABEL = "time since the first online submission (days)"
@@ -182,7 +183,7 @@ def pool_figure(series: pd.DataFrame, pools: pd.DataFrame, runs: pd.DataFrame, j
         if name in elastic:
             times, sizes = pool_steps(pools, name, origin, rigid_pool)
             days = (np.r_[times, end.max()] - origin) / DAY
-            axis.step(days, np.r_[sizes, sizes[-1]], where="post", color="tab:blue", linewidth=0.8, label="pool")
+            axis.step(days, np.r_[sizes, sizes[-1]], where="post", color=PALETTE[1], linewidth=0.8, label="pool")
             mean = rows.loc[(rows["run"] == name) & (rows["seed"] == 0), "mean_pool"]
             title += f" (time-average pool {mean.iloc[0]:.1f} cores)" if len(mean) else ""
         axis.set_title(title)

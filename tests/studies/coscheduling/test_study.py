@@ -25,6 +25,7 @@ import pytest
 from simcore.cli import main
 from simcore.engine.workload import Workload
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
+from simcore.reporting.style import PALETTE
 from simcore.studies.coscheduling import figures, study
 from simcore.studies.coscheduling.report import (
     ALLOCATION_GAIN,
@@ -1479,23 +1480,24 @@ def test_coscheduling_markdown():
 def test_configuration_styles():
     styles = figures.configuration_styles(["SPACE", "STATIC", "ASAX", "HEADROOM"])
     assert styles == {
-        "SPACE": {"color": "black", "marker": "s", "linestyle": "-"},
-        "STATIC": {"color": "tab:orange", "marker": "^", "linestyle": "--"},
-        "ASAX": {"color": "tab:blue", "marker": "o", "linestyle": "-"},
-        "HEADROOM": {"color": "tab:green", "marker": "D", "linestyle": ":"},
+        "SPACE": {"color": PALETTE[0], "marker": "s", "linestyle": "-"},
+        "STATIC": {"color": PALETTE[2], "marker": "^", "linestyle": "--"},
+        "ASAX": {"color": PALETTE[1], "marker": "o", "linestyle": "-"},
+        "HEADROOM": {"color": PALETTE[4], "marker": "D", "linestyle": ":"},
     }
     # the four strategies keep theirs wherever they come; the others take the next free style
     extras = [f"ABL{k}" for k in range(21)]
     styles = figures.configuration_styles(["ABL0", "ASAX", *extras[1:], "SPACE"])
-    assert styles["ASAX"] == {"color": "tab:blue", "marker": "o", "linestyle": "-"}
-    assert styles["SPACE"]["color"] == "black" and set(styles) == {"ASAX", "SPACE", *extras}
-    assert styles["ABL0"] == {"color": "tab:purple", "marker": "v", "linestyle": "-."}
+    assert styles["ASAX"] == {"color": PALETTE[1], "marker": "o", "linestyle": "-"}
+    assert styles["SPACE"]["color"] == PALETTE[0] and set(styles) == {"ASAX", "SPACE", *extras}
+    assert styles["ABL0"] == {"color": PALETTE[3], "marker": "v", "linestyle": "-."}
     # every configuration drawn differently: distinct (colour, marker, line style) ...
     drawn = [(style["color"], style["marker"], str(style["linestyle"])) for style in styles.values()]
     assert len(set(drawn)) == len(drawn) == 23
-    # ... and the first seven extras each with a colour and a marker of their own, none a strategy's
+    # ... the palette's four other colours to the first extras, the first seven each with a marker
+    # of their own, none a strategy's
     first = [styles[name] for name in extras[:7]]
-    assert len({style["color"] for style in first}) == len({style["marker"] for style in first}) == 7
+    assert len({style["color"] for style in first[:4]}) == 4 and len({style["marker"] for style in first}) == 7
     assert not {style["color"] for style in first} & set(figures.STRATEGY_COLOURS.values())
     assert not {style["marker"] for style in first} & set(figures.MARKERS.values())
     # the same names, the same styles
@@ -1580,7 +1582,7 @@ def test_merged_legend_keeps_the_first_configuration():
             assert "STATIC = STATIC2" in legend_labels(figure)
             legend = figure.legends[0]
             handle = legend.legend_handles[legend_labels(figure).index("STATIC = STATIC2")]
-            assert handle.get_color() == "tab:orange"  # STATIC's colour
+            assert handle.get_color() == PALETTE[2]  # STATIC's colour
         finally:
             figures.plt.close(figure)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simcore.reporting.style import plt
+from simcore.reporting.style import PALETTE, plt
 from simcore.studies.elastic.env import example_job_set
 from simcore.studies.elastic.figures import FIGURES, busy_cores, draw_figures, run_styles, running_utilisation
 from simcore.studies.elastic.study import RunSettings, run_jobset
@@ -50,7 +50,7 @@ def test_rig_and_ela_of_one_setting_share_a_colour_elastic_dashed():
     assert list(styles) == names
     assert styles["RIG-EST-1"]["color"] == styles["ELA-EST-1"]["color"] != styles["RIG-ORA-1"]["color"]
     assert [styles[name]["linestyle"] for name in ("RIG-EST-1", "ELA-EST-1")] == ["-", "--"]
-    assert styles["NAT"]["color"] == "black"
+    assert styles["NAT"]["color"] == PALETTE[0]
     # an elastic run's fixed-pool baseline: its colour, dotted
     assert styles["EDF on the pool of ELA-EST-1"] == {"color": styles["ELA-EST-1"]["color"], "linestyle": ":"}
     assert styles["FCFS P_max"]["linestyle"] == "-."

@@ -103,7 +103,8 @@ rule simple_aggregate:
 
 rule simple_trace_plot:
     input:
-        "{root}/simple_policies/tables/curves.parquet",
+        curves="{root}/simple_policies/tables/curves.parquet",
+        summary="{root}/simple_policies/tables/summary.csv",  # its variant counts
     output:
         report(
             "{root}/simple_policies/plots/{trace}.objectives.png",
