@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 
 from simcore.campaign.studies import figure_files
-
-FIGURES = ("strategies", "regret", "choices")
+from simcore.studies.bandit.figures import FIGURES
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

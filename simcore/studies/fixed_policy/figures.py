@@ -8,6 +8,9 @@ from simcore.engine.simulation import ORDERS
 from simcore.reporting.figures import configuration_title, configurations
 from simcore.reporting.style import distribution, plain_log_ticks, plt
 
+# the figures of a trace, by file name (<trace>.<name>.png/pdf)
+FIGURES = ("cumulative_wait", "bsld")
+
 
 def bsld_figure(runs: pd.DataFrame, trace: str):
     """Distribution over variants of AVEbsld per order (boxes, or the variants'

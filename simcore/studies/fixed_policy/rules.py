@@ -4,8 +4,7 @@ of the library: its files under a run's root."""
 from __future__ import annotations
 
 from simcore.campaign.studies import figure_files
-
-FIGURES = ("cumulative_wait", "bsld")
+from simcore.studies.fixed_policy.figures import FIGURES
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

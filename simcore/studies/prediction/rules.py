@@ -5,16 +5,15 @@ from __future__ import annotations
 
 from simcore.campaign.settings import variant_chunks
 from simcore.campaign.studies import figure_files
-
-FIGURES = ("ecdf_errors", "ecdf_values")
+from simcore.studies.prediction.figures import FIGURES, TRACE_FIGURES
 
 
 def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and figures under a run's settings `chosen`."""
     return [
         f"{root}/prediction/report.md",
-        *figure_files(f"{root}/prediction/plots", FIGURES, chosen["prediction"]["traces"]),
-        *figure_files(f"{root}/prediction/plots", ["correlations"]),
+        *figure_files(f"{root}/prediction/plots", TRACE_FIGURES, chosen["prediction"]["traces"]),
+        *figure_files(f"{root}/prediction/plots", FIGURES),
     ]
 
 

@@ -9,6 +9,10 @@ from matplotlib.ticker import MaxNLocator
 from simcore.engine.simulation import ORDERS
 from simcore.reporting.style import MIN_SUMMARISED, band, colours_for, distribution, plain_log_ticks, plt
 
+# the figures of a trace (<trace>.<name>.png/pdf), and of every trace (<name>.png/pdf)
+TRACE_FIGURES = ("objectives",)
+FIGURES = ("delayed", "categories", "backfilled")
+
 OBJECTIVE_LABELS = {
     "bsld": "average bounded slowdown",
     "wait": "average waiting time (h)",

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from simcore.campaign.settings import variant_chunks
 from simcore.campaign.studies import figure_files
-
-FIGURES = ("delayed", "categories", "backfilled")
+from simcore.studies.simple_policies.figures import FIGURES, TRACE_FIGURES
 
 
 def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and figures under a run's settings `chosen`."""
     return [
         f"{root}/simple_policies/report.md",
-        *figure_files(f"{root}/simple_policies/plots", ["objectives"], chosen["simple_policies"]["traces"]),
+        *figure_files(f"{root}/simple_policies/plots", TRACE_FIGURES, chosen["simple_policies"]["traces"]),
         *figure_files(f"{root}/simple_policies/plots", FIGURES),
     ]
 
