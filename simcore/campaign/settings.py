@@ -78,7 +78,9 @@ class Campaign:
             for key, value in self.config[OVERRIDES[run]].items():
                 chosen[key] = {**chosen[key], **value} if key in self.registry.names() else value
         check_trace_names(
-            chosen["traces"] + [trace for study in self.registry for trace in study.declared_traces(chosen)],
+            list(
+                dict.fromkeys(chosen["traces"] + [t for study in self.registry for t in study.declared_traces(chosen)])
+            ),
             self.catalogue,
             self.models,
             "",

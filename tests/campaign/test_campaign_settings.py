@@ -221,3 +221,8 @@ def test_figure_files_name_each_trace_figure_and_format():
         "r/plots/T2.a.png",
         "r/plots/T2.b.png",
     ]
+
+
+def test_an_unknown_trace_is_named_once_whichever_studies_use_it():
+    with pytest.raises(ValueError, match=r"config: unknown traces \['Z'\]; known"):
+        campaign(traces=["A", "Z"]).settings("results")

@@ -498,14 +498,14 @@ def test_the_report_opens_in_a_browser_on_its_start_page_and_a_figure(tiny_run, 
 
 def test_every_report_entry_has_a_caption():
     captions = []
-    for rules in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+    for rules in sorted((REPO / "workflow" / "rules").rglob("*.smk")):
         text = rules.read_text()
         for start in (match.end() for match in re.finditer(r"\breport\(", text)):
             depth, end = 1, start
             while depth:
                 depth += {"(": 1, ")": -1}.get(text[end], 0)
                 end += 1
-            caption = re.search(r'caption="\.\./report/([\w.]+\.rst)"', text[start:end])
+            caption = re.search(r'caption="(?:\.\./)+report/([\w.]+\.rst)"', text[start:end])
             assert caption, f"{rules.name}: report({text[start:end][:60]}...) has no caption"
             captions.append(caption.group(1))
     assert len(captions) >= 20
