@@ -15,6 +15,7 @@ from functools import lru_cache
 import gymnasium
 import numpy as np
 
+from simcore.engine.actions import carried_out, check_invalid_action
 from simcore.engine.workload import Workload
 from simcore.studies.coscheduling.sharing import (
     SharingResult,
@@ -75,7 +76,8 @@ class CoSchedulingEnv(gymnasium.Env):
     When no case is pending (the end, or a run without any case) the observation is all zeros.
 
     Action: Discrete(K). `action_masks()` (and ``info["action_mask"]``) marks the admissible
-    levels, level 0 always; any other action raises ValueError naming the valid ones.
+    levels, level 0 always; any other action of the space is taken as `invalid_action` says (docs/environments.md,
+    "Invalid actions": by default level 0).
 
     Reward: ``"loss"`` (default): minus the §5.5 loss of the chosen level, in [-1, 0], the
     signal the paper's Hedge learner minimises (never pairing costs nothing, so it alone does
@@ -97,13 +99,14 @@ class CoSchedulingEnv(gymnasium.Env):
     the episode, its learner fields (cases, mean_loss, histogram) counting the agent's
     decisions; and ``self.result`` holds the run's `SharingResult`.
 
-    Arguments: `workload` (None: the package's example workload; a Workload, a filtered Parquet
-    file or a trace name of the catalogue, read with `filter_mode` from `pwa_mirror` and
-    `catalogue`, at `machine_size` if given), `levels` (K, the quota levels), `kappa` (the
-    interference factor κ), `memory` and `memory_capacity` (the memory check, M in KB per
-    processor; None: the 99th percentile of the trace's known values, rounded up to a GiB), `loss`
-    (the §5.5 loss), `efficiency` (``"require"``: a trace that records no CPU time is an error;
-    ``"assume-cpu-bound"``: every efficiency 1), `episode_jobs` and `reward`.
+    Arguments: `workload` (None: the package's example workload; a Workload, a filtered Parquet file
+    or a trace name of the catalogue, read with `filter_mode` from `pwa_mirror` and `catalogue`, at
+    `machine_size` if given), `levels` (K, the quota levels), `kappa` (the interference factor κ),
+    `memory` and `memory_capacity` (the memory check, M in KB per processor; None: the 99th
+    percentile of the trace's known values, rounded up to a GiB), `loss` (the §5.5 loss),
+    `efficiency` (``"require"``: a trace that records no CPU time is an error;
+    ``"assume-cpu-bound"``: every efficiency 1), `episode_jobs`, `reward`, `invalid_action` and
+    `invalid_penalty` (an action the mask does not allow: docs/environments.md, "Invalid actions").
     """
 
     metadata = {"render_modes": []}
@@ -124,7 +127,11 @@ class CoSchedulingEnv(gymnasium.Env):
         filter_mode: str = "truncate",
         pwa_mirror=None,
         catalogue=None,
+        invalid_action: str = "first_valid",
+        invalid_penalty: float = 0.0,
     ):
+        self.invalid_penalty = check_invalid_action(invalid_action, invalid_penalty)
+        self.invalid_action = invalid_action
         self.workload = load_workload(
             example_workload() if workload is None else workload, machine_size, filter_mode, pwa_mirror, catalogue
         )
@@ -175,6 +182,7 @@ class CoSchedulingEnv(gymnasium.Env):
         self._run = SharingRun(self.episode_workload, self.settings, seed=RUN_SEED)
         self.result = None
         self.decisions = 0  # cases decided in this episode
+        self.invalid_actions = 0
         self.pairs = 0  # of which with a level k >= 1: guests started
         self._advance()
         return self._observation(), self._info()
@@ -182,7 +190,10 @@ class CoSchedulingEnv(gymnasium.Env):
     def step(self, action):
         if self._run is None or self.result is not None:
             raise RuntimeError("no episode is running: call reset()")
-        level = self._checked_level(action)
+        level, invalid = carried_out(action, self.action_space, self._mask, self.invalid_action)
+        self.invalid_actions += invalid
+        if level is None:  # skip: the same case again, at a cost
+            return self._observation(), -self.invalid_penalty, False, False, self._info()
         loss = 0.0
         if self._case is not None:
             loss = float(self._losses[level])
@@ -237,16 +248,6 @@ class CoSchedulingEnv(gymnasium.Env):
             self._mask = np.arange(self.settings.levels) == 0
             self._losses = np.zeros(self.settings.levels)
 
-    def _checked_level(self, action) -> int:
-        try:
-            level = operator.index(action)
-        except TypeError:
-            level = -1
-        if not 0 <= level < self.settings.levels or not self._mask[level]:
-            valid = np.flatnonzero(self._mask).tolist()
-            raise ValueError(f"action {action} is not valid here; valid actions: {valid}")
-        return level
-
     def _observation(self) -> np.ndarray:
         if self._case is None:
             return np.zeros(self.observation_space.shape, dtype=np.float32)
@@ -284,4 +285,5 @@ class CoSchedulingEnv(gymnasium.Env):
             "action_mask": self._mask.copy(),
             "decisions": self.decisions,
             "pairs": self.pairs,
+            "invalid_actions": self.invalid_actions,
         }

@@ -16,6 +16,7 @@ from functools import lru_cache
 import gymnasium
 import numpy as np
 
+from simcore.engine.actions import carried_out, check_invalid_action
 from simcore.studies.elastic.jobsets import VOS, JobSet, consecutive_sets, job_set, serial_jobs, whole_set
 from simcore.studies.elastic.metrics import EXCLUDED, run_metrics, time_average_pool
 from simcore.studies.elastic.rewards import UTILISATIONS, Rewards
@@ -92,7 +93,8 @@ class SchedulingEnv(gymnasium.Env):
       through the env makes the direct run's decisions exactly (`agent.EnvAgent`).
 
     `action_masks()` and ``info["action_mask"]`` mark the slots holding a job (after the end,
-    action 0 alone); any other action raises ValueError naming the valid ones.
+    action 0 alone); any other action of the space is taken as `invalid_action` says (docs/environments.md,
+    "Invalid actions": by default the first valid one).
 
     Observation (float64, shape 11 + 10 S, the learner's inputs exactly, every entry in [0, 1];
     zeros after the end):
@@ -121,13 +123,14 @@ class SchedulingEnv(gymnasium.Env):
     the online set and long enough, with ``mean_pool`` and ``utilisation``), and ``self.result`` is
     the SiteRun.
 
-    Arguments: `workload` (None: the package's example; a JobSet; a Workload, Parquet file or
-    trace name), `set_number` (with a trace: the 1-based set of 11,500 consecutive serial jobs, §1;
-    None: all serial jobs), `filter_mode` and `pwa_mirror` (trace names), `model` (``"EST"`` or
-    ``"ORA"``: the execution times the decisions see), `lam` (λ of the reward, in [0, 1]),
-    `episode` (``"online"`` or ``"pre-training"``), `candidates` (above; default: descriptions
-    under EST, queue under ORA), `window` (the queue's slots) and `utilisation` (the elastic
-    reward's U, ``"interval"`` or ``"cumulative"``: see ElasticEnv).
+    Arguments: `workload` (None: the package's example; a JobSet; a Workload, Parquet file or trace
+    name), `set_number` (with a trace: the 1-based set of 11,500 consecutive serial jobs, §1; None:
+    all serial jobs), `filter_mode` and `pwa_mirror` (trace names), `model` (``"EST"`` or ``"ORA"``:
+    the execution times the decisions see), `lam` (λ of the reward, in [0, 1]), `episode`
+    (``"online"`` or ``"pre-training"``), `candidates` (above; default: descriptions under EST,
+    queue under ORA), `window` (the queue's slots), `utilisation` (the elastic reward's U,
+    ``"interval"`` or ``"cumulative"``: see ElasticEnv), `invalid_action` and `invalid_penalty` (an
+    action the mask does not allow: docs/environments.md, "Invalid actions").
     """
 
     metadata = {"render_modes": []}
@@ -146,7 +149,11 @@ class SchedulingEnv(gymnasium.Env):
         candidates: str | None = None,
         window: int = ORA_WINDOW,
         utilisation: str = "interval",
+        invalid_action: str = "first_valid",
+        invalid_penalty: float = 0.0,
     ):
+        self.invalid_penalty = check_invalid_action(invalid_action, invalid_penalty)
+        self.invalid_action = invalid_action
         if model not in MODELS:
             raise ValueError(f"model {model!r}: choose one of {', '.join(MODELS)}")
         if episode not in EPISODES:
@@ -199,6 +206,7 @@ class SchedulingEnv(gymnasium.Env):
         self._known: list[tuple[int, float]] = []
         rewards = Rewards(self.lam, self.elastic, self.utilisation, lambda *known: self._known.append(known))
         self.decisions = 0
+        self.invalid_actions = 0
         self.result = None
         self.last_job, self.last_level = -1, -1
         self._loop = site_decisions(
@@ -217,10 +225,11 @@ class SchedulingEnv(gymnasium.Env):
     def step(self, action):
         if self.point is None:
             raise RuntimeError("the episode is over: call reset()")
-        mask = self._mask
-        if not (isinstance(action, int | np.integer) and 0 <= action < len(mask) and mask[action]):
-            raise ValueError(f"action {action} is not valid here; valid actions: {np.flatnonzero(mask).tolist()}")
-        job, level = self._chosen(int(action))
+        action, invalid = carried_out(action, self.action_space, self._mask, self.invalid_action)
+        self.invalid_actions += invalid
+        if action is None:  # skip: the same decision again, at a cost
+            return self._observation(), -self.invalid_penalty, False, False, self._info()
+        job, level = self._chosen(action)
         self.last_job, self.last_level = job, level
         self.decisions += 1
         self._advance(level if job < 0 else (job, level))
@@ -307,6 +316,7 @@ class SchedulingEnv(gymnasium.Env):
             "level": self.last_level,
             "action_mask": self.action_masks(),
             "known_rewards": [],
+            "invalid_actions": self.invalid_actions,
         }
 
     def _metrics(self) -> dict:
@@ -337,7 +347,8 @@ class ElasticEnv(SchedulingEnv):
     (`candidates`), slot S is "no job" (valid only at a pool-only decision), and ``level`` indexes
     ``env.levels``, the §8 pool levels and P_rig (the initial pool), ascending; when the pool may
     not change only the current pool is valid. `action_masks()` and ``info["action_mask"]`` mark
-    the valid actions; any other action raises ValueError naming them.
+    the valid actions; any other action of the space is taken as `invalid_action` says (docs/environments.md,
+    "Invalid actions": by default the first valid one).
 
     Observation (float64, shape 14 + 10 S, every entry in [0, 1]; zeros after the end):
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from simcore.engine._selection import JOB_FEATURES as JOB_FEATURES  # the default layout's, for policies
 from simcore.engine._selection import SelectionSettings, observation_size
+from simcore.engine.actions import carried_out, check_invalid_action
 from simcore.engine.metrics import TAU, job_metrics
 from simcore.engine.priority import THESIS_FUNCTIONS
 from simcore.engine.simulation import NAMED_ORDERS, Simulation, simulate
@@ -80,8 +81,9 @@ class JobSelectionEnv(gymnasium.Env):
     fits starts at once, and the next decision is at the same instant.
 
     Action: Discrete(W), W = `window`: slot s is the s-th waiting job in `window_order`.
-    `action_masks()` (and ``info["action_mask"]``) marks the filled slots; any other action raises
-    ValueError naming the valid ones. After the end only slot 0 is marked (a placeholder).
+    `action_masks()` (and ``info["action_mask"]``) marks the filled slots; any other action of the
+    space is taken as `invalid_action` says (docs/environments.md, "Invalid actions": by default the
+    first valid one). After the end only slot 0 is marked (a placeholder).
 
     Observation ``"default"`` (float32, shape 6 W + 7, filled in C by
     `simcore.engine._selection`); t = now, m = processors, ls(x) = min(1, ln(1 + x/60) /
@@ -132,13 +134,14 @@ class JobSelectionEnv(gymnasium.Env):
     ``start`` (every job's start) and ``baselines`` (the reward of each order of `baselines`, run
     by the core on the same episode).
 
-    Arguments: `workload` (None: the package's example workload; a Workload, a filtered Parquet
-    file or a trace name of the catalogue, read with `filter_mode` from `pwa_mirror`), `window`,
+    Arguments: `workload` (None: the package's example workload; a Workload, a filtered Parquet file
+    or a trace name of the catalogue, read with `filter_mode` from `pwa_mirror`), `window`,
     `window_order` (a queue order of the registry), `backfill` (``"easy"`` or ``"none"``),
     `backfill_order` (with easy, the order the other jobs are tried in; None: the window's),
-    `sequence_length` (None: the whole workload), `estimate` (a predictor of the registry),
-    `reward` (one of `simcore.engine._selection.REWARDS`), `dense`, `observation` and
-    `baselines` (orders of the registry and the thesis's functions F1-F4).
+    `sequence_length` (None: the whole workload), `estimate` (a predictor of the registry), `reward`
+    (one of `simcore.engine._selection.REWARDS`), `dense`, `observation`, `baselines` (orders of the
+    registry and the thesis's functions F1-F4), `invalid_action` and `invalid_penalty` (an action
+    the mask does not allow: docs/environments.md, "Invalid actions").
     """
 
     metadata = {"render_modes": []}
@@ -159,7 +162,10 @@ class JobSelectionEnv(gymnasium.Env):
         estimate: str = "request",
         filter_mode: str = "strict",
         pwa_mirror=None,
+        invalid_action: str = "first_valid",
+        invalid_penalty: float = 0.0,
     ):
+        self.invalid_penalty = check_invalid_action(invalid_action, invalid_penalty)
         if backfill not in BACKFILLS:
             raise ValueError(f"backfill {backfill!r}: choose one of {', '.join(BACKFILLS)}")
         for name, orders, known in (
@@ -192,6 +198,7 @@ class JobSelectionEnv(gymnasium.Env):
         self.baselines = tuple(baselines)
         self.dense = dense
         self.estimate = estimate
+        self.invalid_action = invalid_action
         self.layout = observation
         size = window * RLS_FEATURES if observation == "rlscheduler" else self.selection.observation_size
         self.observation_space = gymnasium.spaces.Box(0.0, 1.0, (size,), dtype=np.float32)
@@ -220,6 +227,7 @@ class JobSelectionEnv(gymnasium.Env):
         self.episode = self.workload.take(np.arange(start, start + length))
         self.sim = Simulation(self.episode, self.window_order, backfill=self.core_backfill, estimate=self.estimate)
         self.decisions = 0
+        self.invalid_actions = 0
         self._accrued_before = 0.0  # dense: the jobs' metric reached at the last step
         self._advance()
         return self._observation(), self._info()
@@ -227,9 +235,10 @@ class JobSelectionEnv(gymnasium.Env):
     def step(self, action):
         if self.sim is None or not self._pending:
             raise RuntimeError("the episode is over: call reset()")
-        if not (isinstance(action, int | np.integer) and 0 <= action < self._filled):
-            valid = list(range(self._filled))
-            raise ValueError(f"action {action} is not valid here; valid actions: slots {valid}")
+        action, invalid = carried_out(action, self.action_space, self.action_masks(), self.invalid_action)
+        self.invalid_actions += invalid
+        if action is None:  # skip: the same decision again, at a cost
+            return self._observation(), -self.invalid_penalty, False, False, self._info()
         self.sim.choose(int(self._slots[action]))
         self.decisions += 1
         self._advance()
@@ -329,4 +338,5 @@ class JobSelectionEnv(gymnasium.Env):
             "jobs": self._slots.copy(),  # -1: an empty slot
             "waiting": int(self._filled),
             "action_mask": self.action_masks(),
+            "invalid_actions": self.invalid_actions,
         }

@@ -93,7 +93,7 @@ def test_same_seed_same_episode_bit_for_bit():
 
 
 def test_masks_observations_and_invalid_actions():
-    env = CoSchedulingEnv(levels=10)
+    env = CoSchedulingEnv(levels=10, invalid_action="raise")
     obs, info = env.reset(seed=0)
     policy = np.random.default_rng(0)
     partial_masks = 0
@@ -103,10 +103,13 @@ def test_masks_observations_and_invalid_actions():
         assert mask.dtype == bool and mask[0] and np.array_equal(mask, info["action_mask"])
         assert env.observation_space.contains(obs)
         valid = np.flatnonzero(mask).tolist()
-        for invalid in [*np.flatnonzero(~mask), 10, -1, 1.5]:
+        for invalid in np.flatnonzero(~mask):
             message = f"action {invalid} is not valid here; valid actions: {valid}"
             with pytest.raises(ValueError, match=re.escape(message)):
                 env.step(invalid)
+        for outside in [10, -1, 1.5]:
+            with pytest.raises(ValueError, match=re.escape(f"action {outside!r} is not in the action space")):
+                env.step(outside)
         partial_masks += not mask.all()
         level = policy.choice(valid)
         loss = obs[14 + level]
@@ -126,7 +129,7 @@ def test_a_run_without_any_case_is_one_step():
     # Nothing ever waits on 4 processors: no case; reset still returns a valid (zero) observation.
     lone = Workload.from_arrays([0, 10], [5, 5], [10, 10], [2, 2], 4, efficiency=[0.1, 0.1])
     for reward, expected in (("loss", 0.0), ("utilisation", 0.1)):
-        env = CoSchedulingEnv(lone, memory=False, reward=reward)
+        env = CoSchedulingEnv(lone, memory=False, reward=reward, invalid_action="raise")
         obs, info = env.reset(seed=0)
         assert not obs.any() and info["case"] == {} and info["donor"] == -1
         assert np.array_equal(info["action_mask"], np.arange(10) == 0)

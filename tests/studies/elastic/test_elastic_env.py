@@ -101,7 +101,7 @@ def test_same_seed_same_episode(env_class):
 
 @pytest.mark.parametrize("env_class", [SchedulingEnv, ElasticEnv])
 def test_masks_observations_rewards_and_invalid_actions(env_class):
-    env = env_class(dense_example(), lam=0.5)
+    env = env_class(dense_example(), lam=0.5, invalid_action="raise")
     obs, info = env.reset(seed=0)
     policy = np.random.default_rng(0)
     total, known, pool_only = 0.0, 0, 0
@@ -111,11 +111,12 @@ def test_masks_observations_rewards_and_invalid_actions(env_class):
         assert mask.dtype == bool and mask.shape == (env.action_space.n,) and np.array_equal(mask, info["action_mask"])
         assert env.observation_space.contains(obs)
         valid = np.flatnonzero(mask).tolist()
-        for invalid in [int(np.flatnonzero(~mask)[0]), env.action_space.n, -1, 1.5]:
-            with pytest.raises(
-                ValueError, match=re.escape(f"action {invalid} is not valid here; valid actions: {valid}")
-            ):
-                env.step(invalid)
+        invalid = int(np.flatnonzero(~mask)[0])
+        with pytest.raises(ValueError, match=re.escape(f"action {invalid} is not valid here; valid actions: {valid}")):
+            env.step(invalid)
+        for outside in [env.action_space.n, -1, 1.5]:
+            with pytest.raises(ValueError, match=re.escape(f"action {outside!r} is not in the action space")):
+                env.step(outside)
         pool_only += bool(env.elastic and obs[-1])
         obs, reward, terminated, _, info = env.step(int(policy.choice(valid)))
         assert reward == pytest.approx(sum(value for _, value in info["known_rewards"]))

@@ -115,9 +115,9 @@ def test_invalid_actions_and_the_end():
     env = JobSelectionEnv(burst_workload(), window=8, sequence_length=40)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs)
-    for invalid in (8, -1, 1.5):
-        with pytest.raises(ValueError, match=re.escape(f"action {invalid} is not valid here")):
-            env.step(invalid)
+    for outside in (8, -1, 1.5):  # not in the action space
+        with pytest.raises(ValueError, match=re.escape(f"action {outside!r} is not in the action space")):
+            env.step(outside)
     reward, info = first_slot_episode(env, seed=0)
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
