@@ -1,6 +1,7 @@
 """Every registered environment accepts every action of its space (docs/environments.md,
-"Invalid actions"): Gymnasium's check_env passes for any seed, an agent without masks runs, and an
-invalid action's effect is `invalid_action` ("first_valid", "skip" or "raise"), counted in info."""
+"Invalid actions"): Gymnasium's check_env passes for any seed, an agent without masks runs, alone or
+in sync and async vector envs, the same for the same seed, and an invalid action's effect is
+`invalid_action` ("first_valid", "skip" or "raise"), counted in info."""
 
 import warnings
 
@@ -17,8 +18,7 @@ from simcore.envs import ENVIRONMENTS
 @pytest.mark.parametrize("env_id", sorted(ENVIRONMENTS))
 def test_check_env_passes_for_any_seed(env_id, seed):
     env = gymnasium.make(env_id).unwrapped
-    env.reset(seed=seed)
-    env.action_space.seed(seed)  # a different draw of actions for each seed, none chosen to be valid
+    env.reset(seed=seed)  # the action space is not seeded: check_env draws whatever actions it likes
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_env(env, skip_render_check=True)
@@ -35,6 +35,38 @@ def test_an_unmasked_random_agent_runs_ten_thousand_steps(env_id):
         if terminated or truncated:
             env.reset()
     assert invalid > 0  # it did take invalid actions, and went on
+
+
+def random_run(env_id, seed, steps=300):
+    """Observations and rewards of an unmasked random agent, its actions drawn from `seed`."""
+    env, rng, trace = gymnasium.make(env_id), np.random.default_rng(seed), []
+    observation, _ = env.reset(seed=seed)
+    for _ in range(steps):
+        observation, reward, terminated, truncated, _ = env.step(int(rng.integers(env.action_space.n)))
+        trace.append((observation.copy(), reward))
+        if terminated or truncated:
+            observation, _ = env.reset()
+    return trace
+
+
+@pytest.mark.parametrize("env_id", sorted(ENVIRONMENTS))
+def test_an_unmasked_agent_is_deterministic_for_a_seed(env_id):
+    first, second = random_run(env_id, 5), random_run(env_id, 5)
+    assert all(np.array_equal(a[0], b[0]) and a[1] == b[1] for a, b in zip(first, second, strict=True))
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+@pytest.mark.parametrize("env_id", sorted(ENVIRONMENTS))
+def test_vector_envs_take_unmasked_actions(env_id, mode):
+    envs = gymnasium.make_vec(env_id, num_envs=2, vectorization_mode=mode)
+    try:
+        envs.reset(seed=[1, 2])
+        rng = np.random.default_rng(0)
+        for _ in range(100):
+            _, _, _, _, info = envs.step(rng.integers(envs.single_action_space.n, size=2))
+        assert info["invalid_actions"].shape == (2,)
+    finally:
+        envs.close()
 
 
 def an_invalid_action(info):

@@ -33,11 +33,11 @@ def carried_out(action, space, mask: np.ndarray, mode: str) -> tuple[int | None,
     """(the action step carries out, whether `action` was invalid here): `action` itself when the
     mask allows it; else the first valid action (first_valid) or None (skip: no decision is made).
     An element outside `space` is a ValueError in every mode."""
+    if isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action]:
+        return int(action), False  # the common case, first: a valid action costs one look-up
     if not space.contains(action):
         raise ValueError(f"action {action!r} is not in the action space {space}")
     action = int(action)
-    if mask[action]:
-        return action, False
     valid = np.flatnonzero(mask)
     if mode == "raise":
         raise ValueError(f"action {action} is not valid here; valid actions: {valid.tolist()}")

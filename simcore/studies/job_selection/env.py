@@ -208,6 +208,7 @@ class JobSelectionEnv(gymnasium.Env):
         self._buffer = np.zeros(self.selection.observation_size, dtype=np.float32)
         self._filled = 0
         self._pending = False
+        self._mask = np.zeros(window, dtype=bool)  # the filled slots (action_masks)
         self.episode = None
         self.sim = None
 
@@ -235,7 +236,7 @@ class JobSelectionEnv(gymnasium.Env):
     def step(self, action):
         if self.sim is None or not self._pending:
             raise RuntimeError("the episode is over: call reset()")
-        action, invalid = carried_out(action, self.action_space, self.action_masks(), self.invalid_action)
+        action, invalid = carried_out(action, self.action_space, self._mask, self.invalid_action)
         self.invalid_actions += invalid
         if action is None:  # skip: the same decision again, at a cost
             return self._observation(), -self.invalid_penalty, False, False, self._info()
@@ -258,19 +259,18 @@ class JobSelectionEnv(gymnasium.Env):
         return self._observation(), reward, terminated, False, info
 
     def action_masks(self) -> np.ndarray:
-        mask = np.zeros(self.window, dtype=bool)
-        mask[: self._filled] = True
-        if not self._pending:
-            mask[0] = True  # nothing pending: a placeholder, as gymnasium needs one valid action
-        return mask
+        return self._mask.copy()
 
     # -- internals -------------------------------------------------------------------------
 
     def _advance(self) -> None:
         """Run the core to the next decision and fill the observation buffer there (one C call each)."""
         filled = self.sim.advance_and_observe(self.selection, self._buffer, self._slots)
+        before, self._filled = self._filled, max(filled, 0)
         self._pending = filled >= 0
-        self._filled = max(filled, 0)
+        # the filled slots; with nothing pending slot 0 alone, the placeholder gymnasium needs
+        self._mask[self._filled : before] = False
+        self._mask[: max(self._filled, 1)] = True
 
     def baseline_run(self, order: str):
         """EASY with `order` (a named order, or a thesis function F1-F4) on this episode, by the core."""
