@@ -100,6 +100,15 @@ cdef class Simulation:
     cdef Classes classes
     cdef bint by_class
     cdef Heap class_firsts      # one pass's candidates, one per class
+    # a fork (Simulation.fork) holds the per-job values of positions >= own_from
+    # (below, every job was done when it forked): those of [a, b) are in the
+    # arrays of `borrowed` entries (arrays, a, b), final in the simulation
+    # they came from; positions not yet submitted are set at submission, and
+    # the rest by _materialize (future_unset). `lent`: a fork borrows these
+    # arrays, so a restart must not write into them.
+    cdef Py_ssize_t own_from
+    cdef list borrowed
+    cdef bint future_unset, lent
 
     # waiting lists
     cdef int _list_for(self, int order) except -1
@@ -138,3 +147,11 @@ cdef class Simulation:
     cdef int _check_head(self, Py_ssize_t j) except -1
     cdef int _check_restart(self, Py_ssize_t first) except -1
     cdef int _restart(self, Py_ssize_t first) except -1
+    # forks
+    cdef inline bint _is_waiting(self, Py_ssize_t j) noexcept nogil
+    cdef Py_ssize_t _first_live(self) noexcept nogil
+    cdef tuple _per_job(self)
+    cdef int _allocate_per_job(self) except -1
+    cdef int _fill_unsubmitted(self, Py_ssize_t first) except -1
+    cdef int _materialize(self) except -1
+    cdef Simulation _fork(self)

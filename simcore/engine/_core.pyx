@@ -18,6 +18,7 @@ from simcore.engine._orders import ORDER_NAMES
 
 from libc.math cimport INFINITY, NAN, isfinite, isnan
 from libc.stdlib cimport free, malloc, qsort
+from libc.string cimport memcpy
 
 from simcore.engine._checks cimport (
     check_lengths, check_machine_size, check_procs, check_submit, copy_doubles,
@@ -173,9 +174,11 @@ cdef class Simulation:
 
     def __cinit__(self, Jobs jobs not None, int order, threshold, int backfill,
                   Predictor predictor not None, int correction, function=None,
-                  Py_ssize_t episode_jobs=-1):
+                  Py_ssize_t episode_jobs=-1, Simulation fork_of=None):
         """episode_jobs >= 0: simulate episodes of that many consecutive jobs
-        of the arrays, the first one from position 0 (see _restart)."""
+        of the arrays, the first one from position 0 (see _restart).
+        fork_of: set by fork() alone, which gives the copy of fork_of's
+        predictor and then copies fork_of's state in."""
         cdef Py_ssize_t n = jobs.arrays.n
         if not -1 <= episode_jobs <= n:
             raise ValueError(f"episodes of {episode_jobs} jobs in a workload of {n}: "
@@ -215,16 +218,10 @@ cdef class Simulation:
         self.threshold = threshold if threshold is not None else INFINITY
         self.now = -INFINITY
         self.head = -1
-        self.estimate = np.zeros(n)
-        self.initial_estimate = np.zeros(n)
-        self.estimated_end = np.zeros(n)
-        self.start = np.full(n, NAN)
-        self.end = np.full(n, NAN)
-        self.reservation = np.full(n, NAN)
-        self.state = np.zeros(n, dtype=np.int8)
-        self.order_at_start = np.full(n, -1, dtype=np.int8)
-        self.backfilled = np.zeros(n, dtype=np.uint8)
-        self.corrections = np.zeros(n, dtype=np.intc)
+        self.borrowed = []
+        self._allocate_per_job()
+        if fork_of is None:
+            self._fill_unsubmitted(0)
         cdef size_t capacity = (n if n > 0 else 1) * sizeof(Entry)
         self.running = <Entry*> malloc(capacity)
         self.completions.items = <Entry*> malloc(capacity)
@@ -236,7 +233,8 @@ cdef class Simulation:
         if (self.running == NULL or self.completions.items == NULL
                 or self.expiries.items == NULL):
             raise MemoryError()
-        predictor.bind(self.jobs)
+        if fork_of is None:
+            predictor.bind(self.jobs)
         self.predictor = predictor
         predictor.owner = <size_t> <void*> self
         self.lists[0].order = 0
@@ -302,7 +300,6 @@ cdef class Simulation:
         _check_restart): the state a new Simulation of that slice has, without
         allocating one (the job selection vector env resets its episodes this
         way)."""
-        cdef Py_ssize_t j
         cdef int k
         self.jobs.submit = self.given.submit + first
         self.jobs.run = self.given.run + first
@@ -323,13 +320,13 @@ cdef class Simulation:
         self.by_class = False
         self.completions.size = 0
         self.expiries.size = 0
-        for j in range(self.n):
-            self.estimate[j] = self.initial_estimate[j] = self.estimated_end[j] = 0.0
-            self.start[j] = self.end[j] = self.reservation[j] = NAN
-            self.state[j] = FUTURE
-            self.order_at_start[j] = -1
-            self.backfilled[j] = 0
-            self.corrections[j] = 0
+        if self.lent:       # a fork reads these arrays: leave them to it
+            self._allocate_per_job()
+            self.lent = False
+        self._fill_unsubmitted(0)
+        self.own_from = 0
+        self.borrowed = []
+        self.future_unset = False
         for k in range(self.n_lists):
             self.lists[k].size = 0
             self.lists[k].dead = 0
@@ -499,6 +496,13 @@ cdef class Simulation:
             e = 1.0
         self.estimate[j] = e
         self.initial_estimate[j] = e
+        # the rest of j's values as _fill_unsubmitted sets them: a fork's
+        # arrays hold nothing for the jobs it has not submitted yet
+        self.estimated_end[j] = 0.0
+        self.start[j] = self.end[j] = self.reservation[j] = NAN
+        self.order_at_start[j] = -1
+        self.backfilled[j] = 0
+        self.corrections[j] = 0
         self.state[j] = WAITING
         self.n_waiting += 1
         self._enqueue(j, t)
@@ -743,6 +747,140 @@ cdef class Simulation:
         self.head = j
         self.head_passed = False
 
+    # -- forks ---------------------------------------------------------------
+
+    cdef int _allocate_per_job(self) except -1:
+        """New per-job arrays, their values unset (np.empty: a large one costs
+        no page until written)."""
+        self.estimate = np.empty(self.n)
+        self.initial_estimate = np.empty(self.n)
+        self.estimated_end = np.empty(self.n)
+        self.start = np.empty(self.n)
+        self.end = np.empty(self.n)
+        self.reservation = np.empty(self.n)
+        self.state = np.empty(self.n, dtype=np.int8)
+        self.order_at_start = np.empty(self.n, dtype=np.int8)
+        self.backfilled = np.empty(self.n, dtype=np.uint8)
+        self.corrections = np.empty(self.n, dtype=np.intc)
+        return 0
+
+    cdef tuple _per_job(self):
+        return (self.estimate, self.initial_estimate, self.estimated_end, self.start, self.end,
+                self.reservation, self.state, self.order_at_start, self.backfilled,
+                self.corrections)
+
+    cdef int _fill_unsubmitted(self, Py_ssize_t first) except -1:
+        """The values of jobs not submitted yet, for positions [first, n)."""
+        cdef Py_ssize_t j
+        for j in range(first, self.n):
+            self.estimate[j] = self.initial_estimate[j] = self.estimated_end[j] = 0.0
+            self.start[j] = self.end[j] = self.reservation[j] = NAN
+            self.state[j] = FUTURE
+            self.order_at_start[j] = -1
+            self.backfilled[j] = 0
+            self.corrections[j] = 0
+        return 0
+
+    cdef int _materialize(self) except -1:
+        """Give a fork every per-job value, O(jobs), once: before anything
+        reads the arrays whole (results, the views, an episode's reward)."""
+        cdef int k
+        if self.own_from > 0:
+            mine = [np.asarray(values) for values in self._per_job()]
+            for arrays, first, stop in self.borrowed:
+                for k in range(len(mine)):
+                    mine[k][first:stop] = np.asarray(arrays[k])[first:stop]
+            self.borrowed = []
+            self.own_from = 0
+        if self.future_unset:
+            self._fill_unsubmitted(self.next_submission)
+            self.future_unset = False
+        return 0
+
+    cdef inline bint _is_waiting(self, Py_ssize_t j) noexcept nogil:
+        # a fork's values below own_from and from next_submission on are unset
+        return self.own_from <= j < self.next_submission and self.state[j] == WAITING
+
+    cdef Py_ssize_t _first_live(self) noexcept nogil:
+        """The first position of a job waiting, running or not submitted."""
+        cdef Py_ssize_t first = self.next_submission, i, j
+        cdef WaitList* fcfs = &self.lists[0]
+        for i in range(fcfs.size):
+            j = fcfs.items[i].idx
+            if j < first and self.state[j] == WAITING:
+                first = j
+        for i in range(self.n_running):
+            first = min(first, self.running[i].idx)
+        return first
+
+    cdef Simulation _fork(self):
+        """An independent copy of this simulation now. It copies the waiting
+        lists (without their started jobs), the running jobs and their events,
+        the predictor's state and the per-job values of positions [first live
+        job, next submission); the values before are final, so it borrows them
+        (read when it materializes), and it sets those of later jobs as it
+        submits them. The classes of a dynamic order are rebuilt by the fork's
+        first pass that walks them, as after a restart."""
+        cdef Simulation child
+        cdef Py_ssize_t first = self._first_live(), count = self.next_submission - first, i
+        cdef WaitList* source
+        cdef WaitList* target
+        cdef Entry* items
+        cdef int k
+        params = ([self.function[k] for k in range(FUNCTION_PARAMS)] if self.has_function
+                  else None)
+        child = Simulation.__new__(
+            Simulation, self.owner, self.order, self.threshold if self.has_threshold else None,
+            self.backfill, self.predictor.fork(), self.correction, params, self.n, self)
+        child.jobs = self.jobs      # an episode's pointers into the shared arrays
+        child.free_procs, child.n_done = self.free_procs, self.n_done
+        child.next_submission, child.now = self.next_submission, self.now
+        child.passes, child.passes_by_class = self.passes, self.passes_by_class
+        child.head, child.pass_open, child.head_passed = self.head, self.pass_open, self.head_passed
+        child.n_waiting = self.n_waiting
+        child.n_lists, child.queue_list = self.n_lists, self.queue_list
+        child.backfill_list = self.backfill_list
+        for k in range(self.n_lists):
+            source, target = &self.lists[k], &child.lists[k]
+            items = target.items
+            target[0] = source[0]
+            target.items, target.size, target.dead = items, 0, 0
+            for i in range(source.size):        # the started jobs' values are not the fork's
+                if self.state[source.items[i].idx] == WAITING:
+                    items[target.size] = source.items[i]
+                    target.size += 1
+        child.n_running = self.n_running
+        memcpy(child.running, self.running, self.n_running * sizeof(Entry))
+        child.completions.size = self.completions.size
+        memcpy(child.completions.items, self.completions.items, self.completions.size * sizeof(Entry))
+        child.expiries.size = self.expiries.size
+        memcpy(child.expiries.items, self.expiries.items, self.expiries.size * sizeof(Entry))
+        if count > 0:
+            memcpy(&child.estimate[first], &self.estimate[first], count * sizeof(double))
+            memcpy(&child.initial_estimate[first], &self.initial_estimate[first], count * sizeof(double))
+            memcpy(&child.estimated_end[first], &self.estimated_end[first], count * sizeof(double))
+            memcpy(&child.start[first], &self.start[first], count * sizeof(double))
+            memcpy(&child.end[first], &self.end[first], count * sizeof(double))
+            memcpy(&child.reservation[first], &self.reservation[first], count * sizeof(double))
+            memcpy(&child.state[first], &self.state[first], count)
+            memcpy(&child.order_at_start[first], &self.order_at_start[first], count)
+            memcpy(&child.backfilled[first], &self.backfilled[first], count)
+            memcpy(&child.corrections[first], &self.corrections[first], count * sizeof(int))
+        child.own_from = first
+        child.borrowed = list(self.borrowed)
+        if first > self.own_from:
+            child.borrowed.append((self._per_job(), self.own_from, first))
+            self.lent = True
+        child.future_unset = True
+        return child
+
+    def fork(self):
+        """An independent copy of this simulation at the current instant: run
+        either with the same decisions and both give the same results;
+        nothing done to one reaches the other. Costs O(waiting + running jobs
+        + the predictor's state), not O(jobs): docs/environments.md, "Forks"."""
+        return self._fork()
+
     # -- Python interface ----------------------------------------------------
 
     def next_decision(self):
@@ -760,7 +898,7 @@ cdef class Simulation:
         cdef double key, best_key = INFINITY
         _check_order(order, "queue order")
         for i in range(jobs.shape[0]):
-            if not 0 <= jobs[i] < self.n or self.state[jobs[i]] != WAITING:
+            if not self._is_waiting(jobs[i]):
                 raise ValueError(f"job {jobs[i]} is not waiting at t = {self.now}")
         order_entry(order, &key_fn, &dynamic, &class_rank)
         for i in range(jobs.shape[0]):
@@ -780,18 +918,20 @@ cdef class Simulation:
     @property
     def estimates(self):
         """Current estimate of every submitted job, a read-only view."""
+        self._materialize()
         return _read_only(self.estimate)
 
     @property
     def estimated_ends(self):
         """Estimated end of every started job (start + its current estimate), a read-only view."""
+        self._materialize()
         return _read_only(self.estimated_end)
 
     cdef int _check_head(self, Py_ssize_t j) except -1:
         """j may be chosen as the head: a decision is pending and j waits."""
         if self.head >= 0 or self.n_waiting == 0:
             raise RuntimeError("no decision is pending: call next_decision() first")
-        if not 0 <= j < self.n or self.state[j] != WAITING:
+        if not self._is_waiting(j):
             raise ValueError(f"job {j} is not waiting at t = {self.now}")
         return 0
 
@@ -842,15 +982,18 @@ cdef class Simulation:
     @property
     def start_times(self):
         """Start of every job so far (NaN: not started), a read-only view."""
+        self._materialize()
         return _read_only(self.start)
 
     @property
     def end_times(self):
         """End of every started job (NaN: not started), a read-only view."""
+        self._materialize()
         return _read_only(self.end)
 
     def results(self):
         """Per-job arrays (copies)."""
+        self._materialize()
         return {
             "start": np.asarray(self.start).copy(),
             "end": np.asarray(self.end).copy(),

@@ -1,7 +1,7 @@
 # Declares the online running-time predictor interface (SEMANTICS §5), which
 # the event loop (simcore/engine/_core.pyx) calls at C level: bind() when a
 # simulation takes the predictor, predict() when a job is submitted, started()
-# when it starts, learn() when it completes. The core clips every prediction
+# when it starts, learn() when it completes, fork() when the simulation forks. The core clips every prediction
 # to [1, requested]. Also declares the four simple predictors, so that they
 # can be subclassed elsewhere too; the regression predictor is in
 # _regression.pyx.
@@ -25,6 +25,10 @@ cdef class Predictor:
     cdef void started(self, Py_ssize_t j, double t) noexcept nogil
     # Job j completed at t: its run time jobs.run[j] is known.
     cdef void learn(self, Py_ssize_t j, double t) noexcept nogil
+    # A copy of everything learned so far, bound to the same jobs and free
+    # (owner 0), for a forked simulation (Simulation.fork): a predictor with
+    # state overrides it, as one set in __init__ must.
+    cdef Predictor fork(self)
 
 
 cdef class RequestPredictor(Predictor):

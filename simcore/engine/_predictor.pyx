@@ -25,6 +25,12 @@ cdef class Predictor:
     cdef void learn(self, Py_ssize_t j, double t) noexcept nogil:
         pass
 
+    cdef Predictor fork(self):
+        """Nothing learned: a new instance of the same class on the same jobs."""
+        cdef Predictor copy = type(self).__new__(type(self))
+        copy.jobs = self.jobs
+        return copy
+
 
 cdef class RequestPredictor(Predictor):
     """`request`: the user's requested time."""
@@ -56,6 +62,12 @@ cdef class ArrayPredictor(Predictor):
     cdef double predict(self, Py_ssize_t j, double t) noexcept nogil:
         return self.values[j]
 
+    cdef Predictor fork(self):
+        cdef ArrayPredictor copy = ArrayPredictor.__new__(ArrayPredictor)
+        copy.jobs = self.jobs
+        copy.values = self.values      # never written: shared
+        return copy
+
 
 cdef class Ave2Predictor(Predictor):
     """`ave2` (Tsafrir et al.): mean of the user's last two finished run
@@ -79,3 +91,11 @@ cdef class Ave2Predictor(Predictor):
         self.before_last[u] = self.last[u]
         self.last[u] = self.jobs.run[j]
         self.finished[u] += 1
+
+    cdef Predictor fork(self):
+        cdef Ave2Predictor copy = Ave2Predictor.__new__(Ave2Predictor)
+        copy.jobs = self.jobs
+        copy.last = self.last.copy()
+        copy.before_last = self.before_last.copy()
+        copy.finished = self.finished.copy()
+        return copy

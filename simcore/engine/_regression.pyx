@@ -151,6 +151,14 @@ cdef class NAGRegressor:
         self.dim = dim
         self.reset()
 
+    cdef NAGRegressor copy(self):
+        """The same model, trained as far (a forked simulation's predictor)."""
+        cdef NAGRegressor twin = NAGRegressor.__new__(NAGRegressor)
+        twin.w, twin.s, twin.G = self.w.copy(), self.s.copy(), self.G.copy()
+        twin.N, twin.eta, twin.l2, twin.t = self.N, self.eta, self.l2, self.t
+        twin.under, twin.over, twin.weighting, twin.dim = self.under, self.over, self.weighting, self.dim
+        return twin
+
     cpdef reset(self):
         self.w = np.zeros(self.dim)
         self.s = np.zeros(self.dim)
@@ -362,6 +370,24 @@ cdef class RegressionPredictor(Predictor):
         self.n_running[u] -= 1
         self.running_procs[u] -= <double> self.jobs.procs[j]
         self.running_starts[u] -= self.run_start[j]
+
+    cdef Predictor fork(self):
+        """Every array copied: the features and running lists are per job, so
+        this fork costs O(jobs), unlike the other predictors'."""
+        cdef RegressionPredictor twin = RegressionPredictor.__new__(RegressionPredictor)
+        twin.jobs = self.jobs
+        twin.model = self.model.copy()
+        # np.array copies a buffer with memcpy; a memoryview's copy() goes element by element
+        twin.feat = np.array(self.feat)
+        twin.last1, twin.last2, twin.last3 = np.array(self.last1), np.array(self.last2), np.array(self.last3)
+        twin.sum_run, twin.sum_procs = np.array(self.sum_run), np.array(self.sum_procs)
+        twin.last_completion = np.array(self.last_completion)
+        twin.n_finished, twin.n_submitted = np.array(self.n_finished), np.array(self.n_submitted)
+        twin.run_head, twin.run_tail = np.array(self.run_head), np.array(self.run_tail)
+        twin.run_next, twin.run_prev = np.array(self.run_next), np.array(self.run_prev)
+        twin.n_running, twin.run_start = np.array(self.n_running), np.array(self.run_start)
+        twin.running_procs, twin.running_starts = np.array(self.running_procs), np.array(self.running_starts)
+        return twin
 
     # -- Python-visible helpers for tests -----------------------------------
 

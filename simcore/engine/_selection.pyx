@@ -190,6 +190,40 @@ cdef class SelectionSettings:
             return _clear(&self.c, &out[0], &slots[0])
         return _observe(simulation, &self.c, &out[0], &slots[0])
 
+    def rollout_rewards(self, Simulation simulation not None, const long long[::1] heads,
+                        double[::1] out):
+        """At `simulation`'s pending decision, for each waiting job of `heads`:
+        the final reward of the episode in which that job is the head now and,
+        at every later decision, the first waiting job in the queue order is
+        (the order's rollout), on a fork (Simulation.fork), written to `out`.
+        `simulation` itself is left as it was."""
+        cdef Py_ssize_t i
+        cdef Simulation fork
+        if out.shape[0] != heads.shape[0]:
+            raise ValueError(f"{heads.shape[0]} heads and {out.shape[0]} rewards")
+        for i in range(heads.shape[0]):
+            simulation._check_head(heads[i])
+        for i in range(heads.shape[0]):
+            fork = simulation._fork()
+            fork._choose(heads[i])
+            with nogil:
+                _finish_in_queue_order(fork)
+            fork._materialize()
+            out[i] = _episode_reward(fork, &self.c)
+
+
+cdef void _finish_in_queue_order(Simulation sim) noexcept nogil:
+    """Run to the end choosing, at each decision, the first waiting job in the
+    queue order (the first slot of the observation)."""
+    cdef WaitList* wl = &sim.lists[sim.queue_list]
+    cdef Py_ssize_t i
+    while sim._to_decision():
+        sim._prepare(wl, sim.now)
+        i = 0
+        while sim.state[wl.items[i].idx] != WAITING:
+            i += 1
+        sim._choose(wl.items[i].idx)
+
 
 cdef object _read_only(object array):
     view = array.view()
@@ -248,6 +282,7 @@ cdef class SelectionBatch:
             raise MemoryError()
         for i in range(n):
             self.cores[i] = <void*> self.simulations[i]
+            (<Simulation> self.simulations[i])._materialize()      # its rewards read every job
 
     def __dealloc__(self):
         free(self.cores)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import time
 from dataclasses import dataclass
 
@@ -146,10 +147,26 @@ class Simulation:
         slots, or -1 when every job is done (`out` zeros, `slots` -1)."""
         return selection.advance_and_observe(self._core, out, slots)
 
+    def rollout_rewards(self, selection, heads: np.ndarray, out: np.ndarray) -> None:
+        """Job selection: for each waiting job of `heads` (int64), the final reward (`selection`'s)
+        of the episode in which it is the head now and the first waiting job in the queue order is
+        at every later decision, each on a fork, written into `out`; this simulation is unchanged."""
+        selection.rollout_rewards(self._core, heads, out)
+
     def first_by_order(self, order: str, jobs: np.ndarray) -> int:
         """The index in `jobs` (waiting jobs, int64) of the one `order` puts first now (its key at
         this instant; ties: the earlier index)."""
         return self._core.first_by_order(order_code(order), jobs)
+
+    def fork(self) -> Simulation:
+        """An independent copy of this simulation at the current instant (same options, same
+        workload, the state copied in C): continue both with the same calls and they give the same
+        results; nothing done to one reaches the other. Its cost is the waiting and running jobs'
+        and the predictor's state, not the workload's size (docs/environments.md, "Forks")."""
+        twin = copy.copy(self)
+        twin.options = dict(self.options)
+        twin._core = self._core.fork()
+        return twin
 
     @property
     def now(self) -> float:

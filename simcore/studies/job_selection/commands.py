@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from simcore.engine.simulation import NAMED_ORDERS
 from simcore.studies.job_selection.env import BASELINES
 from simcore.studies.job_selection.report import baselines_markdown, reproduction_rows
 from simcore.studies.job_selection.study import (
@@ -26,6 +27,16 @@ def add_commands(commands) -> None:
     run.add_argument("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})")
     run.add_argument("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})")
     run.add_argument("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})")
+    run.add_argument(
+        "--lookahead",
+        nargs="*",
+        default=[],
+        choices=NAMED_ORDERS,
+        type=any_case(NAMED_ORDERS),
+        metavar="ORDER",
+        help="the lookahead baseline over forks, once per base order (docs/job_selection.md §5)",
+    )
+    run.add_argument("--lookahead-heads", type=int, help="slots it tries per decision (default: every filled slot)")
     run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
 
     tables = commands.add_parser("rl-baselines-tables", help="the baselines' summary and report section")
@@ -38,9 +49,20 @@ def add_commands(commands) -> None:
 def run_baselines(args) -> int:
     if args.sequences < 1 or args.length < 1:
         raise ValueError(f"--sequences and --length must be >= 1, got {args.sequences} and {args.length}")
+    if args.lookahead_heads is not None and args.lookahead_heads < 1:
+        raise ValueError(f"--lookahead-heads must be >= 1, got {args.lookahead_heads}")
     workload = read_workload(args.workload)
     try:
-        runs = evaluate_orders(workload, args.trace, tuple(args.orders), args.sequences, args.length, args.seed)
+        runs = evaluate_orders(
+            workload,
+            args.trace,
+            tuple(args.orders),
+            args.sequences,
+            args.length,
+            args.seed,
+            tuple(args.lookahead),
+            args.lookahead_heads,
+        )
     except ValueError as error:
         raise ValueError(f"{args.workload}: {error}") from None
     provenance = {
@@ -50,6 +72,8 @@ def run_baselines(args) -> int:
         "sequences": args.sequences,
         "length": args.length,
         "seed": args.seed,
+        "lookahead": args.lookahead,
+        "lookahead_heads": args.lookahead_heads,
     }
     write_parquet(runs, args.output, provenance)
     print(f"{args.output}: {args.trace}, {args.sequences} sequences of {args.length} jobs, {len(args.orders)} orders")

@@ -7,6 +7,8 @@ the same with an example; docs/job_selection.md the core's selection mode.
 
 from __future__ import annotations
 
+import copy
+
 import gymnasium
 import numpy as np
 
@@ -260,6 +262,32 @@ class JobSelectionEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         return self._mask.copy()
+
+    # -- lookahead -------------------------------------------------------------------------
+
+    def fork(self) -> JobSelectionEnv:
+        """An independent copy of this environment at the pending decision: its simulation forked
+        in C (`Simulation.fork`), its buffers and random generator copied. Step both with the same
+        actions and they give the same observations and rewards; stepping one never changes the
+        other."""
+        if self.sim is None:
+            raise RuntimeError("nothing to fork: call reset() first")
+        twin = copy.copy(self)
+        twin.sim = self.sim.fork()
+        twin._slots, twin._buffer, twin._mask = self._slots.copy(), self._buffer.copy(), self._mask.copy()
+        twin._np_random = copy.deepcopy(self._np_random)
+        return twin
+
+    def rollout_rewards(self, heads: int | None = None) -> np.ndarray:
+        """For each of the first `heads` filled slots (None: all): the episode's final reward if
+        that slot is the action now and the first slot is at every later decision (the window
+        order's rollout), each on a fork, in C. The environment itself does not move."""
+        if self.sim is None or not self._pending:
+            raise RuntimeError("no decision is pending: call reset()")
+        count = self._filled if heads is None else min(heads, self._filled)
+        rewards = np.empty(count)
+        self.sim.rollout_rewards(self.selection, self._slots[:count], rewards)
+        return rewards
 
     # -- internals -------------------------------------------------------------------------
 

@@ -11,7 +11,9 @@ def outputs(root: str, chosen: dict) -> list[str]:
 
 def baselines_options(section: dict) -> str:
     """`simcore rl-baselines` options."""
+    heads = section["lookahead_heads"]
     return (
         f"--orders {' '.join(section['orders'])} --sequences {section['sequences']} "
-        f"--length {section['length']} --seed {section['seed']}"
+        f"--length {section['length']} --seed {section['seed']} --lookahead {' '.join(section['lookahead'])}"
+        + ("" if heads is None else f" --lookahead-heads {heads}")
     )

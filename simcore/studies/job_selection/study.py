@@ -7,13 +7,15 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simcore.studies.job_selection.env import JobSelectionEnv
+from simcore.studies.job_selection.env import JobSelectionEnv, episode_reward
+from simcore.studies.job_selection.lookahead import LookaheadPolicy
 
 SEQUENCES = 10  # as RLScheduler's evaluation: 10 sequences of 1,024 jobs (its starts: docs/job_selection.md §4)
 SEQUENCE_JOBS = 1024
 SEED = 1
 MODES = {"none": "without backfilling", "easy": "with backfilling"}
 DEFAULT_ORDERS = ("FCFS", "WFP3", "UNICEF", "SPF", "F1", "SQF", "SAF")
+LOOKAHEAD = "lookahead"  # its rows' order label: lookahead-<base order>
 
 
 def sequence_starts(jobs: int, sequences: int = SEQUENCES, length: int = SEQUENCE_JOBS, seed: int = SEED):
@@ -31,9 +33,13 @@ def evaluate_orders(
     sequences: int = SEQUENCES,
     length: int = SEQUENCE_JOBS,
     seed: int = SEED,
+    lookahead=(),
+    heads: int | None = None,
 ) -> pd.DataFrame:
     """One row per (backfill mode, sequence, order): the average bounded slowdown and the
-    utilisation of the order's EASY (or no-backfilling) schedule of the sequence."""
+    utilisation of the order's EASY (or no-backfilling) schedule of the sequence; then one per
+    lookahead base order (`lookahead`, named orders), labelled `lookahead-<base>`: the lookahead
+    baseline's schedule over its first `heads` slots (simcore.studies.job_selection.lookahead)."""
     rows = []
     for backfill in MODES:
         envs = {
@@ -42,6 +48,11 @@ def evaluate_orders(
             )
             for reward in ("bsld", "utilisation")
         }
+        searches = {
+            base: JobSelectionEnv(workload, sequence_length=length, backfill=backfill, window_order=base)
+            for base in lookahead
+        }
+        policy = LookaheadPolicy(heads)
         for number, start in enumerate(sequence_starts(len(envs["bsld"].workload), sequences, length, seed)):
             scores = {}
             for reward, env in envs.items():
@@ -50,6 +61,14 @@ def evaluate_orders(
                 while not terminated:  # the first slot: the episode's end carries the baselines
                     _, _, terminated, _, info = env.step(0)
                 scores[reward] = info["baselines"]
+            for base, env in searches.items():
+                env.reset(options={"start": int(start)})
+                terminated = False
+                while not terminated:
+                    _, bsld, terminated, _, info = env.step(policy(env))
+                label = f"{LOOKAHEAD}-{base}"
+                scores["bsld"][label] = bsld
+                scores["utilisation"][label] = float(episode_reward(env.episode, info["start"], "utilisation"))
             rows += [
                 {
                     "trace": trace,
@@ -60,7 +79,7 @@ def evaluate_orders(
                     "avg_bsld": -scores["bsld"][order],
                     "utilisation": scores["utilisation"][order],
                 }
-                for order in orders
+                for order in scores["bsld"]
             ]
     return pd.DataFrame(rows)
 
