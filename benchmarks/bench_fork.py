@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -74,7 +75,7 @@ def fork_rows(name: str, path: Path, forks: int) -> list[str]:
         waiting = sim.waiting(np.zeros(0, dtype=np.int64))
         running = sim._core.running_jobs(np.zeros(0, dtype=np.int64))
         fork = median_seconds(sim.fork, forks)
-        made = median_seconds(lambda: Simulation(workload, "FCFS", estimate=estimate, jobs=jobs), max(forks // 10, 5))
+        made = median_seconds(partial(Simulation, workload, "FCFS", estimate=estimate, jobs=jobs), max(forks // 10, 5))
         check = sim.fork().finish().start
         assert np.array_equal(check, sim.finish().start, equal_nan=True)
         rows.append(

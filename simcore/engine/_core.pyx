@@ -496,13 +496,14 @@ cdef class Simulation:
             e = 1.0
         self.estimate[j] = e
         self.initial_estimate[j] = e
-        # the rest of j's values as _fill_unsubmitted sets them: a fork's
-        # arrays hold nothing for the jobs it has not submitted yet
-        self.estimated_end[j] = 0.0
-        self.start[j] = self.end[j] = self.reservation[j] = NAN
-        self.order_at_start[j] = -1
-        self.backfilled[j] = 0
-        self.corrections[j] = 0
+        if self.future_unset:
+            # the rest of j's values as _fill_unsubmitted sets them: a fork's
+            # arrays hold nothing for the jobs it has not submitted yet
+            self.estimated_end[j] = 0.0
+            self.start[j] = self.end[j] = self.reservation[j] = NAN
+            self.order_at_start[j] = -1
+            self.backfilled[j] = 0
+            self.corrections[j] = 0
         self.state[j] = WAITING
         self.n_waiting += 1
         self._enqueue(j, t)

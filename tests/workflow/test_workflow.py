@@ -381,8 +381,11 @@ def test_elastic_outputs(tiny_run):
 def test_rl_baselines_outputs(tiny_run):
     results = tiny_run / "results" / "job_selection"
     runs = pd.read_parquet(results / "runs" / "KTH-SP2.parquet")
-    assert len(runs) == 2 * 3 * 3  # both backfill modes x 3 sequences x 3 orders
-    assert read_provenance(results / "runs" / "KTH-SP2.parquet")["seed"] == 1
+    assert len(runs) == 2 * 3 * 4  # both backfill modes x 3 sequences x (3 orders + the lookahead)
+    provenance = read_provenance(results / "runs" / "KTH-SP2.parquet")
+    assert provenance["seed"] == 1 and provenance["lookahead"] == ["FCFS"] and provenance["lookahead_heads"] == 8
+    by_order = runs.pivot_table(index=["backfill", "sequence"], columns="order", values="avg_bsld")
+    assert (by_order["lookahead-FCFS"] <= by_order["FCFS"] + 1e-9).all()  # FCFS's first slot is EASY-FCFS
     summary = pd.read_csv(results / "tables" / "summary.csv")
     assert set(summary["trace"]) == {"lublin-256", "KTH-SP2"} and (summary["sequences"] == 3).all()
     assert "## Job selection" in (tiny_run / "results" / "reproduction.md").read_text()

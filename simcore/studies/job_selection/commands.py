@@ -34,7 +34,7 @@ def add_commands(commands) -> None:
         choices=NAMED_ORDERS,
         type=any_case(NAMED_ORDERS),
         metavar="ORDER",
-        help="the lookahead baseline over forks, once per base order (docs/job_selection.md §5)",
+        help="the lookahead baseline over forks, once per base order (docs/job_selection.md §6)",
     )
     run.add_argument("--lookahead-heads", type=int, help="slots it tries per decision (default: every filled slot)")
     run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")

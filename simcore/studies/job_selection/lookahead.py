@@ -1,4 +1,4 @@
-"""The lookahead baseline (docs/job_selection.md §5): one step of lookahead over forks of the
+"""The lookahead baseline (docs/job_selection.md §6): one step of lookahead over forks of the
 simulation, a rollout of the window order. At each decision it tries each of the first `heads`
 waiting jobs as the head, finishes each try's episode choosing the window order's first job at every
 later decision (in C, on a fork: `JobSelectionEnv.rollout_rewards`), and takes the job whose episode

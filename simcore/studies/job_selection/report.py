@@ -67,7 +67,7 @@ def baselines_markdown(summary: pd.DataFrame) -> str:
         "(τ = 10 s) and of the utilisation; RLScheduler's README values in parentheses where it has the "
         "trace and the policy (its SJF is our SPF; its F1 is the thesis's F1). The `lookahead-<order>` rows "
         "are the lookahead baseline: at each decision each waiting job of the window tried as the head on a "
-        "fork of the simulation, the episode finished by the order, the best kept (docs/job_selection.md §5).",
+        "fork of the simulation, the episode finished by the order, the best kept (docs/job_selection.md §6).",
         "",
         DIFFERENCES,
     ]
@@ -100,7 +100,9 @@ def lookahead_margin(block: pd.DataFrame) -> list[str]:
     verdict = (
         "room a learned policy with the same window has above the heuristics"
         if margin > 0
-        else "one step of lookahead over these base orders does not reach the best heuristic here"
+        else "one step of lookahead over these base orders does not reach the best heuristic here (it "
+        "improves on its base order with the env's commitment to each pick, not on the core's runs, which "
+        "re-pick the head at every pass)"
     )
     return [
         "",
