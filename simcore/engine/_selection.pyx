@@ -215,7 +215,8 @@ cdef class SelectionBatch:
     simulation is done, a placeholder action), `filled` (the filled slots, -1:
     done), `rewards` (the episode's final reward at its end, -`invalid_penalty`
     for a skipped action, else 0) and `invalid_actions` (the actions of the
-    current episode that were not a filled slot).
+    current episode that were not a filled slot); `done`, how many
+    simulations are done after the last step.
 
     `invalid_action` is what a step does with an action that is a slot of the
     window but not a filled one: ``"raise"`` (the default here) makes `step`
@@ -233,6 +234,7 @@ cdef class SelectionBatch:
     cdef int threads
     cdef Invalid invalid_mode
     cdef readonly double invalid_penalty
+    cdef readonly Py_ssize_t done
     cdef float[:, ::1] out
     cdef long long[:, ::1] slot_jobs
     cdef unsigned char[:, ::1] mask_bytes
@@ -336,6 +338,9 @@ cdef class SelectionBatch:
             else:
                 for i in range(n):
                     self._step_one(<Simulation> self.cores[i], i)
+        self.done = 0
+        for i in range(n):
+            self.done += self.filled_slots[i] < 0
         return -1
 
     cdef void _step_one(self, Simulation sim, Py_ssize_t i) noexcept nogil:

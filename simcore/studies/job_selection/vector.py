@@ -15,6 +15,8 @@ from simcore.engine._selection import SelectionBatch
 from simcore.engine.simulation import episode_cores
 from simcore.studies.job_selection.env import JobSelectionEnv
 
+INT64 = np.dtype(np.int64)
+
 
 class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
     """`num_envs` episodes of JobSelectionEnv(**options), stepped together in C by one call
@@ -78,29 +80,37 @@ class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
         cores = episode_cores(env.workload, num_envs, self.length, env.window_order, env.core_backfill, env.estimate)
         self._batch = SelectionBatch(cores, env.selection, threads, env.invalid_action, env.invalid_penalty)
         self._firsts = np.zeros(num_envs, dtype=np.int64)  # each sub-env's episode: its first job
-        self._needs_reset = np.zeros(num_envs, dtype=bool)
+        self._ended = False  # whether an episode ended at the last step (the done sub-envs restart)
+        self._no_restarts = np.full(num_envs, -1, dtype=np.int64)  # never written
         self._rngs = [np.random.default_rng() for _ in range(num_envs)]
 
-    def _run(self, actions: np.ndarray, restart: np.ndarray) -> None:
-        """One core call: the sub-envs in `restart` start a new episode, the others take `actions`."""
+    def _run(self, actions: np.ndarray, restart: np.ndarray | None) -> None:
+        """One core call: the sub-envs in `restart` (None: none) start a new episode at the start
+        drawn for it, the others take `actions`."""
+        restarts = self._no_restarts if restart is None else np.where(restart, self._firsts, -1)
+        invalid = self._batch.step(actions, restarts)
+        if invalid >= 0:  # nothing has changed
+            self._refuse(actions, invalid)
+
+    def _draw(self, envs) -> None:
+        """The start of the next episode of each sub-env in `envs`, drawn from its generator as soon
+        as its episode ends (a refused step then has nothing to undo); one draw per episode, in
+        order, whenever the draw is made."""
         positions = len(self.single.workload) - self.length + 1
-        restarting = np.flatnonzero(restart)
-        states = [self._rngs[i].bit_generator.state for i in restarting]
-        for i in restarting:
+        for i in envs:
             self._firsts[i] = self._rngs[i].integers(0, positions)
-        invalid = self._batch.step(actions, np.where(restart, self._firsts, -1))
-        if invalid >= 0:  # nothing has changed in the core: neither may the draws of the starts
-            for i, state in zip(restarting, states, strict=True):
-                self._rngs[i].bit_generator.state = state
-            action = actions[invalid]
-            if not 0 <= action < self.single.window:
-                raise ValueError(
-                    f"environment {invalid}: action {action} is not valid: not in the action space "
-                    f"(slots 0 to {self.single.window - 1})"
-                )
+
+    def _refuse(self, actions: np.ndarray, invalid: int) -> None:
+        """The ValueError of a step the core refused (sub-env `invalid`'s action), nothing changed."""
+        action = actions[invalid]
+        if not 0 <= action < self.single.window:
             raise ValueError(
-                f"environment {invalid}: action {action} is not valid; {self._batch.filled[invalid]} slots are filled"
+                f"environment {invalid}: action {action} is not valid: not in the action space "
+                f"(slots 0 to {self.single.window - 1})"
             )
+        raise ValueError(
+            f"environment {invalid}: action {action} is not valid; {self._batch.filled[invalid]} slots are filled"
+        )
 
     def action_masks(self) -> np.ndarray:
         """(num_envs, window): the filled slots; a finished sub-env (reset at the next step) has
@@ -117,26 +127,33 @@ class JobSelectionVectorEnv(gymnasium.vector.VectorEnv):
                 raise ValueError(f"{len(seeds)} seeds for {self.num_envs} environments")
             self._rngs = [np.random.default_rng(s) for s in seeds]
         super().reset(seed=None if seeds is None else int(seeds[0]))
+        # a sub-env whose episode ended at the last step has its next start drawn already
+        drawn = self._batch.filled < 0 if self._ended and seeds is None else np.zeros(self.num_envs, dtype=bool)
+        self._draw(np.flatnonzero(~drawn))
         self._run(np.zeros(self.num_envs, dtype=np.int64), np.ones(self.num_envs, dtype=bool))
-        self._needs_reset[:] = False
-        return self._batch.observations.copy(), self._info()
+        self._ended = False
+        return self._batch.observations.copy(), {
+            "action_mask": self.action_masks(),
+            "invalid_actions": self._batch.invalid_actions.copy(),
+        }
 
     def step(self, actions):
-        given = np.asarray(actions)
-        actions = np.ascontiguousarray(given, dtype=np.int64)
-        if given.dtype.kind not in "iub" and not np.array_equal(actions, given):
-            raise ValueError(f"actions {given!r} are not in the action space {self.action_space}")
-        self._run(actions, self._needs_reset)
+        if type(actions) is not np.ndarray or actions.dtype is not INT64:
+            given = np.asarray(actions)
+            actions = np.ascontiguousarray(given, dtype=np.int64)
+            if given.dtype.kind not in "iub" and not np.array_equal(actions, given):
+                raise ValueError(f"actions {given!r} are not in the action space {self.action_space}")
+        elif not actions.flags.c_contiguous:
+            actions = np.ascontiguousarray(actions)
+        self._run(actions, self._batch.filled < 0 if self._ended else None)  # the done ones restart
         terminated = self._batch.filled < 0
-        self._needs_reset = terminated
-        truncated = np.zeros(self.num_envs, dtype=bool)
+        self._ended = self._batch.done > 0
+        if self._ended:
+            self._draw(np.flatnonzero(terminated))
         return (
             self._batch.observations.copy(),
             self._batch.rewards.copy(),
             terminated,
-            truncated,
-            self._info(),
+            np.zeros(self.num_envs, dtype=bool),
+            {"action_mask": self._batch.masks.copy(), "invalid_actions": self._batch.invalid_actions.copy()},
         )
-
-    def _info(self) -> dict:
-        return {"action_mask": self.action_masks(), "invalid_actions": self._batch.invalid_actions.copy()}
