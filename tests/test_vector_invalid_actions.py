@@ -145,3 +145,39 @@ def test_an_action_outside_the_space_is_an_error_in_every_mode(mode):
     with pytest.raises(ValueError, match="invalid_action 'wait'"):
         vector_env("wait")
     vec.close()
+
+
+def test_each_episode_starts_where_its_draw_says_through_refusals_and_unseeded_resets():
+    """Sub-env i's episodes start at the successive draws of default_rng(seed + i), one per episode,
+    whether it restarts at a step (after a refused one, which draws nothing) or at reset()."""
+    options = {"window": 8, "sequence_length": 12, "invalid_action": "raise"}
+    vec = gymnasium.make_vec(ENV_ID, num_envs=3, vectorization_mode="vector_entry_point", **options)
+    single = JobSelectionEnv(**options)
+    obs, _ = vec.reset(seed=20)
+    firsts = [[obs[i]] for i in range(3)]
+    restarting = np.zeros(3, dtype=bool)  # the sub-envs that ended at the last step
+    resets = refused = 0
+    for _ in range(400):
+        if restarting.any() and resets < 5:  # right after an episode's end: reset instead
+            obs, _ = vec.reset()
+            resets += 1
+            for i in range(3):
+                firsts[i].append(obs[i])
+            restarting[:] = False
+            continue
+        if restarting.any() and refused < 5:  # a refused step at a restart: nothing drawn
+            with pytest.raises(ValueError, match="not in the action space"):
+                vec.step(np.full(3, 8))
+            refused += 1
+        obs, _, terminated, _, _ = vec.step(np.zeros(3, dtype=np.int64))
+        for i in np.flatnonzero(restarting):
+            firsts[i].append(obs[i])
+        restarting = terminated
+    assert resets == refused == 5
+    positions = len(single.workload) - single.sequence_length + 1
+    for i in range(3):
+        draws = np.random.default_rng(20 + i)
+        for first in firsts[i]:
+            expected, _ = single.reset(options={"start": int(draws.integers(0, positions))})
+            np.testing.assert_array_equal(first, expected)
+    vec.close()
