@@ -13,6 +13,7 @@ the event loop is not.
 
 import numpy as np
 
+from simcore.engine.actions import INVALID_ACTIONS, check_invalid_action
 from simcore.engine.metrics import TAU
 
 from libc.math cimport INFINITY, log1p
@@ -231,6 +232,14 @@ cdef object _read_only(object array):
     return view
 
 
+# What a step does with an action that is not a filled slot (INVALID_ACTIONS's
+# order: simcore/engine/actions.py, docs/environments.md "Invalid actions").
+cdef enum Invalid:
+    INVALID_FIRST_VALID     # slot 0, the first valid one, is taken instead
+    INVALID_SKIP            # the simulation does not move; reward -penalty
+    INVALID_RAISE           # step returns the simulation's index, nothing changed
+
+
 cdef class SelectionBatch:
     """Simulations of episodes (made with `episode_jobs`) stepped together by
     one call, on `threads` OpenMP threads (they are independent: the same
@@ -238,23 +247,41 @@ cdef class SelectionBatch:
     views, rewritten by each step): `observations` (float32), `slots` (the job
     of each slot, -1: empty), `masks` (the filled slots; slot 0 alone once the
     simulation is done, a placeholder action), `filled` (the filled slots, -1:
-    done) and `rewards` (the episode's final reward at its end, else 0)."""
+    done), `rewards` (the episode's final reward at its end, -`invalid_penalty`
+    for a skipped action, else 0) and `invalid_actions` (the actions of the
+    current episode that were not a filled slot); `done`, how many
+    simulations are done after the last step.
+
+    `invalid_action` is what a step does with an action that is a slot of the
+    window but not a filled one: ``"raise"`` (the default here) makes `step`
+    return that simulation's index before anything changes; ``"first_valid"``
+    takes slot 0 instead; ``"skip"`` leaves the simulation and its rows as they
+    are, with reward -`invalid_penalty`. The last two count it in
+    `invalid_actions`. Decided in C, without Python per simulation."""
 
     cdef list simulations
     cdef void** cores           # the simulations, for the threads without the GIL
     cdef long long* heads       # one step's chosen heads, -1: none
+    cdef unsigned char* skips   # one step's skipped simulations (skip mode)
+    cdef unsigned char* invalid  # one step's invalid actions, counted once the step is sure
     cdef SelectionSettings settings
     cdef int threads
+    cdef Invalid invalid_mode
+    cdef readonly double invalid_penalty
+    cdef readonly Py_ssize_t done
     cdef float[:, ::1] out
     cdef long long[:, ::1] slot_jobs
     cdef unsigned char[:, ::1] mask_bytes
     cdef long long[::1] filled_slots
     cdef double[::1] reward_values
-    cdef readonly object observations, slots, masks, filled, rewards
+    cdef long long[::1] invalid_counts
+    cdef readonly object observations, slots, masks, filled, rewards, invalid_actions
 
     def __cinit__(self, list simulations not None, SelectionSettings settings not None,
-                  int threads=1):
+                  int threads=1, str invalid_action="raise", double invalid_penalty=0.0):
         cdef Py_ssize_t i, n = len(simulations)
+        self.invalid_penalty = check_invalid_action(invalid_action, invalid_penalty)
+        self.invalid_mode = <Invalid> <int> INVALID_ACTIONS.index(invalid_action)
         for simulation in simulations:
             if not isinstance(simulation, Simulation):
                 raise TypeError(f"a SelectionBatch steps Simulations, got {simulation!r}")
@@ -271,14 +298,18 @@ cdef class SelectionBatch:
         masks = np.zeros((n, window), dtype=bool)
         filled = np.zeros(n, dtype=np.int64)
         rewards = np.zeros(n)
+        invalid_actions = np.zeros(n, dtype=np.int64)
         self.out, self.slot_jobs, self.mask_bytes = observations, slots, masks.view(np.uint8)
-        self.filled_slots, self.reward_values = filled, rewards
+        self.filled_slots, self.reward_values, self.invalid_counts = filled, rewards, invalid_actions
         self.observations, self.slots, self.masks = (_read_only(observations), _read_only(slots),
                                                      _read_only(masks))
         self.filled, self.rewards = _read_only(filled), _read_only(rewards)
+        self.invalid_actions = _read_only(invalid_actions)
         self.cores = <void**> malloc((n if n > 0 else 1) * sizeof(void*))
         self.heads = <long long*> malloc((n if n > 0 else 1) * sizeof(long long))
-        if self.cores == NULL or self.heads == NULL:
+        self.skips = <unsigned char*> malloc(n if n > 0 else 1)
+        self.invalid = <unsigned char*> malloc(n if n > 0 else 1)
+        if self.cores == NULL or self.heads == NULL or self.skips == NULL or self.invalid == NULL:
             raise MemoryError()
         for i in range(n):
             self.cores[i] = <void*> self.simulations[i]
@@ -287,35 +318,54 @@ cdef class SelectionBatch:
     def __dealloc__(self):
         free(self.cores)
         free(self.heads)
+        free(self.skips)
+        free(self.invalid)
 
     def step(self, const long long[::1] actions, const long long[::1] restarts):
         """Simulation i restarts on the episode at position restarts[i] when
         that is >= 0 (Simulation._restart), or else takes the job in slot
         actions[i] of its last observation as its head (ignored once it is
-        done); then each runs to its next decision and its rows are written.
-        Returns -1, or the first simulation whose action is not a filled slot
-        (nothing has changed then)."""
+        done; an empty slot as `invalid_action` says); then each runs to its
+        next decision and its rows are written. Returns -1, or the first
+        simulation whose action is not a slot of the window (in any mode) or,
+        with "raise", not a filled slot: nothing has changed then."""
         cdef Py_ssize_t i, n = len(self.simulations)
+        cdef long long action, window = self.settings.window
         cdef Simulation simulation
         if actions.shape[0] != n or restarts.shape[0] != n:
             raise ValueError(f"{actions.shape[0]} actions and {restarts.shape[0]} restarts "
                              f"for {n} simulations")
-        for i in range(n):
-            if restarts[i] < 0 and self.filled_slots[i] >= 0 and not 0 <= actions[i] < self.filled_slots[i]:
+        for i in range(n):      # what each simulation does, decided before anything changes
+            action = actions[i]
+            self.heads[i] = -1
+            self.skips[i] = False
+            self.invalid[i] = False
+            if not 0 <= action < window:
                 return i
+            if restarts[i] >= 0 or self.filled_slots[i] < 0:
+                continue
+            if action >= self.filled_slots[i]:
+                if self.invalid_mode == INVALID_RAISE:
+                    return i
+                self.invalid[i] = True
+                if self.invalid_mode == INVALID_SKIP:
+                    self.skips[i] = True
+                    continue
+                action = 0      # first valid: the window's first job
+            self.heads[i] = self.slot_jobs[i, action]
         for i in range(n):      # the simulations may have been driven since the last step
             simulation = self.simulations[i]
             if restarts[i] >= 0:
                 simulation._check_restart(restarts[i])
-            elif self.filled_slots[i] >= 0:
-                simulation._check_head(self.slot_jobs[i, actions[i]])
+            elif self.heads[i] >= 0:
+                simulation._check_head(self.heads[i])
         for i in range(n):
-            simulation = self.simulations[i]
-            self.heads[i] = -1
             if restarts[i] >= 0:
+                simulation = self.simulations[i]
                 simulation._restart(restarts[i])
-            elif self.filled_slots[i] >= 0:
-                self.heads[i] = self.slot_jobs[i, actions[i]]
+                self.invalid_counts[i] = 0
+            else:
+                self.invalid_counts[i] += self.invalid[i]
         with nogil:
             if self.threads > 1:
                 for i in prange(n, num_threads=self.threads, schedule="dynamic"):
@@ -323,6 +373,9 @@ cdef class SelectionBatch:
             else:
                 for i in range(n):
                     self._step_one(<Simulation> self.cores[i], i)
+        self.done = 0
+        for i in range(n):
+            self.done += self.filled_slots[i] < 0
         return -1
 
     cdef void _step_one(self, Simulation sim, Py_ssize_t i) noexcept nogil:
@@ -331,6 +384,9 @@ cdef class SelectionBatch:
         cdef Py_ssize_t k, filled
         cdef float* out = &self.out[i, 0]
         cdef long long* slots = &self.slot_jobs[i, 0]
+        if self.skips[i]:       # skip: the same decision, its rows as they are
+            self.reward_values[i] = -self.invalid_penalty
+            return
         if self.heads[i] >= 0:
             sim._choose(self.heads[i])
         if sim._to_decision():

@@ -134,7 +134,12 @@ class JobSelectionEnv(gymnasium.Env):
     ``self.episode``, -1 empty), ``waiting`` (the filled slots) and ``action_mask``; at the end
     also ``metrics`` (the core's summary of the episode: avg_bsld, avg_wait, utilization, ...),
     ``start`` (every job's start) and ``baselines`` (the reward of each order of `baselines`, run
-    by the core on the same episode).
+    by the core on the same episode). The observation, ``jobs`` and ``action_mask`` (and
+    `action_masks()`) are new arrays at every call, the caller's to keep and change: none is a view
+    of the env's state, which Gymnasium's contract forbids (check_env: two calls must not share
+    data). The speed is elsewhere: the mask is a row of a read-only table (row f: the first f
+    slots) rather than rewritten, the core is called directly, and a filled slot costs one
+    comparison.
 
     Arguments: `workload` (None: the package's example workload; a Workload, a filtered Parquet file
     or a trace name of the catalogue, read with `filter_mode` from `pwa_mirror`), `window`,
@@ -210,9 +215,15 @@ class JobSelectionEnv(gymnasium.Env):
         self._buffer = np.zeros(self.selection.observation_size, dtype=np.float32)
         self._filled = 0
         self._pending = False
-        self._mask = np.zeros(window, dtype=bool)  # the filled slots (action_masks)
+        # row f: the first f slots (the mask when f are filled); read-only, shared by nobody
+        self._masks = np.tri(window + 1, window, -1, dtype=bool)
+        self._masks.flags.writeable = False
+        self._mask = self._masks[1]  # the filled slots (action_masks)
+        self._default = observation == "default"
+        self._advance_and_observe = self.selection.advance_and_observe
         self.episode = None
         self.sim = None
+        self._core = None
 
     # -- the Gymnasium API ---------------------------------------------------------------
 
@@ -229,6 +240,7 @@ class JobSelectionEnv(gymnasium.Env):
             raise ValueError(f"start {start}: between 0 and {len(self.workload) - length}")
         self.episode = self.workload.take(np.arange(start, start + length))
         self.sim = Simulation(self.episode, self.window_order, backfill=self.core_backfill, estimate=self.estimate)
+        self._core = self.sim._core  # stepped directly: the wrapper's methods are one call each
         self.decisions = 0
         self.invalid_actions = 0
         self._accrued_before = 0.0  # dense: the jobs' metric reached at the last step
@@ -236,32 +248,41 @@ class JobSelectionEnv(gymnasium.Env):
         return self._observation(), self._info()
 
     def step(self, action):
-        if self.sim is None or not self._pending:
+        if not self._pending:
             raise RuntimeError("the episode is over: call reset()")
-        action, invalid = carried_out(action, self.action_space, self._mask, self.invalid_action)
-        self.invalid_actions += invalid
-        if action is None:  # skip: the same decision again, at a cost
-            return self._observation(), -self.invalid_penalty, False, False, self._info()
-        self.sim.choose(int(self._slots[action]))
+        if type(action) is int and 0 <= action < self._filled:
+            pass  # the common case, first: a filled slot (the mask) costs one comparison
+        else:
+            action, invalid = carried_out(action, self.action_space, self._mask, self.invalid_action)
+            self.invalid_actions += invalid
+            if action is None:  # skip: the same decision again, at a cost
+                return self._observation(), -self.invalid_penalty, False, False, self._info()
+        self._core.choose_head(self._slots.item(action))
         self.decisions += 1
         self._advance()
-        terminated = not self._pending
         info = self._info()
+        if self._pending:
+            return (
+                self._buffer.copy() if self._default else self._observation(),
+                self._dense_reward() if self.dense else 0.0,
+                False,
+                False,
+                info,
+            )
         reward = self._dense_reward() if self.dense else 0.0
-        if terminated:
-            result = self.sim.finish()
-            if not self.dense:
-                reward = float(episode_reward(self.episode, result.start, self.reward_name))
-            info["metrics"] = result.summary()
-            info["start"] = result.start
-            info["baselines"] = {  # each order run by the core on the same sequence, the same reward
-                order: float(episode_reward(self.episode, self.baseline_run(order).start, self.reward_name))
-                for order in self.baselines
-            }
-        return self._observation(), reward, terminated, False, info
+        result = self.sim.finish()
+        if not self.dense:
+            reward = float(episode_reward(self.episode, result.start, self.reward_name))
+        info["metrics"] = result.summary()
+        info["start"] = result.start
+        info["baselines"] = {  # each order run by the core on the same sequence, the same reward
+            order: float(episode_reward(self.episode, self.baseline_run(order).start, self.reward_name))
+            for order in self.baselines
+        }
+        return self._observation(), reward, True, False, info
 
     def action_masks(self) -> np.ndarray:
-        return self._mask.copy()
+        return self._mask.copy()  # writable, the caller's
 
     # -- lookahead -------------------------------------------------------------------------
 
@@ -274,7 +295,8 @@ class JobSelectionEnv(gymnasium.Env):
             raise RuntimeError("nothing to fork: call reset() first")
         twin = copy.copy(self)
         twin.sim = self.sim.fork()
-        twin._slots, twin._buffer, twin._mask = self._slots.copy(), self._buffer.copy(), self._mask.copy()
+        twin._core = twin.sim._core
+        twin._slots, twin._buffer = self._slots.copy(), self._buffer.copy()  # the mask: a read-only row
         twin._np_random = copy.deepcopy(self._np_random)
         return twin
 
@@ -292,13 +314,12 @@ class JobSelectionEnv(gymnasium.Env):
     # -- internals -------------------------------------------------------------------------
 
     def _advance(self) -> None:
-        """Run the core to the next decision and fill the observation buffer there (one C call each)."""
-        filled = self.sim.advance_and_observe(self.selection, self._buffer, self._slots)
-        before, self._filled = self._filled, max(filled, 0)
+        """Run the core to the next decision and fill the observation buffer there (one C call)."""
+        filled = self._advance_and_observe(self._core, self._buffer, self._slots)
         self._pending = filled >= 0
+        self._filled = filled if filled > 0 else 0
         # the filled slots; with nothing pending slot 0 alone, the placeholder gymnasium needs
-        self._mask[self._filled : before] = False
-        self._mask[: max(self._filled, 1)] = True
+        self._mask = self._masks[filled if filled > 0 else 1]
 
     def baseline_run(self, order: str):
         """EASY with `order` (a named order, or a thesis function F1-F4) on this episode, by the core."""
@@ -362,9 +383,9 @@ class JobSelectionEnv(gymnasium.Env):
     def _info(self) -> dict:
         return {
             "decisions": self.decisions,
-            "time": float(self.sim.now),
+            "time": self._core.now,
             "jobs": self._slots.copy(),  # -1: an empty slot
-            "waiting": int(self._filled),
-            "action_mask": self.action_masks(),
+            "waiting": self._filled,
+            "action_mask": self._mask.copy(),  # new arrays every step: Gymnasium's contract (check_env)
             "invalid_actions": self.invalid_actions,
         }
