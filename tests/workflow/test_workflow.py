@@ -381,7 +381,7 @@ def test_elastic_outputs(tiny_run):
 def test_rl_baselines_outputs(tiny_run):
     results = tiny_run / "results" / "job_selection"
     runs = pd.read_parquet(results / "runs" / "KTH-SP2.parquet")
-    assert len(runs) == 2 * 3 * 4  # both backfill modes x 3 sequences x (3 orders + the lookahead)
+    assert len(runs) == 2 * 3 * 5  # both backfill modes x 3 sequences x (3 orders + the lookahead and its base)
     provenance = read_provenance(results / "runs" / "KTH-SP2.parquet")
     assert provenance["seed"] == 1 and provenance["lookahead"] == ["FCFS"] and provenance["lookahead_heads"] == 8
     by_order = runs.pivot_table(index=["backfill", "sequence"], columns="order", values="avg_bsld")

@@ -4,6 +4,8 @@ in both backfill modes, beside RLScheduler's published table."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 
@@ -16,6 +18,7 @@ SEED = 1
 MODES = {"none": "without backfilling", "easy": "with backfilling"}
 DEFAULT_ORDERS = ("FCFS", "WFP3", "UNICEF", "SPF", "F1", "SQF", "SAF")
 LOOKAHEAD = "lookahead"  # its rows' order label: lookahead-<base order>
+COMMITTED = "committed"  # the base order alone through the env (the first slot): committed-<base order>
 
 
 def sequence_starts(jobs: int, sequences: int = SEQUENCES, length: int = SEQUENCE_JOBS, seed: int = SEED):
@@ -39,7 +42,9 @@ def evaluate_orders(
     """One row per (backfill mode, sequence, order): the average bounded slowdown and the
     utilisation of the order's EASY (or no-backfilling) schedule of the sequence; then one per
     lookahead base order (`lookahead`, named orders), labelled `lookahead-<base>`: the lookahead
-    baseline's schedule over its first `heads` slots (simcore.studies.job_selection.lookahead)."""
+    baseline's schedule over its first `heads` slots (simcore.studies.job_selection.lookahead), and
+    one labelled `committed-<base>`: the base order alone through the env (its first slot at every
+    decision, each pick a commitment), the schedule the lookahead never scores worse than."""
     rows = []
     for backfill in MODES:
         envs = {
@@ -52,7 +57,7 @@ def evaluate_orders(
             base: JobSelectionEnv(workload, sequence_length=length, backfill=backfill, window_order=base)
             for base in lookahead
         }
-        policy = LookaheadPolicy(heads)
+        policies = {LOOKAHEAD: LookaheadPolicy(heads), COMMITTED: lambda _: 0}
         for number, start in enumerate(sequence_starts(len(envs["bsld"].workload), sequences, length, seed)):
             scores = {}
             for reward, env in envs.items():
@@ -61,14 +66,15 @@ def evaluate_orders(
                 while not terminated:  # the first slot: the episode's end carries the baselines
                     _, _, terminated, _, info = env.step(0)
                 scores[reward] = info["baselines"]
-            for base, env in searches.items():
+            for (base, env), (kind, policy) in itertools.product(searches.items(), policies.items()):
                 env.reset(options={"start": int(start)})
                 terminated = False
                 while not terminated:
                     _, bsld, terminated, _, info = env.step(policy(env))
-                label = f"{LOOKAHEAD}-{base}"
-                scores["bsld"][label] = bsld
-                scores["utilisation"][label] = float(episode_reward(env.episode, info["start"], "utilisation"))
+                scores["bsld"][f"{kind}-{base}"] = bsld
+                scores["utilisation"][f"{kind}-{base}"] = float(
+                    episode_reward(env.episode, info["start"], "utilisation")
+                )
             rows += [
                 {
                     "trace": trace,

@@ -88,10 +88,14 @@ def test_the_lookahead_never_scores_worse_than_its_base_order(pwa_trace, trace, 
 def test_rl_baselines_report_the_lookahead_beside_the_orders(pwa_trace):
     workload = load_workload("SDSC-SP2", pwa_mirror=pwa_trace("SDSC-SP2").parent)
     runs = evaluate_orders(workload, "SDSC-SP2", ("FCFS", "SAF"), 2, 300, 1, ("FCFS",), 8)
-    assert set(runs["order"]) == {"FCFS", "SAF", "lookahead-FCFS"}
+    assert set(runs["order"]) == {"FCFS", "SAF", "lookahead-FCFS", "committed-FCFS"}
+    by_sequence = runs.pivot_table(index=["backfill", "sequence"], columns="order", values="avg_bsld")
+    assert (by_sequence["lookahead-FCFS"] <= by_sequence["committed-FCFS"] + 1e-9).all()
+    np.testing.assert_allclose(by_sequence["committed-FCFS"], by_sequence["FCFS"], rtol=1e-12)  # EASY-FCFS
     summary = summary_table(runs)
     by_order = summary.set_index(["backfill", "order"])["avg_bsld"]
     assert by_order[("easy", "lookahead-FCFS")] <= by_order[("easy", "FCFS")]  # FCFS's first slot is EASY-FCFS
     text = baselines_markdown(summary)
     assert "| lookahead-FCFS |" in text and "The best lookahead (lookahead-FCFS) is" in text
+    assert "Against each base order alone through the env: lookahead-FCFS" in text
     assert isinstance(runs, pd.DataFrame) and runs["utilisation"].between(0, 1).all()
