@@ -27,13 +27,18 @@ def make_env(trace, pwa, **options):
     return JobSelectionEnv(trace, sequence_length=200, window=32, pwa_mirror=pwa, **options)
 
 
+def env_under_way(pwa_trace, seed, steps, **options):
+    """An SDSC-SP2 env reset with `seed`, then `steps` decisions taken by the first slot."""
+    env = make_env("SDSC-SP2", pwa_trace("SDSC-SP2").parent, **options)
+    env.reset(seed=seed)
+    for _ in range(steps):
+        env.step(0)
+    return env
+
+
 @pytest.mark.parametrize("backfill", ["easy", "none"])
 def test_a_fork_steps_like_its_original_and_leaves_it_alone(pwa_trace, backfill):
-    pwa = pwa_trace("SDSC-SP2").parent
-    env = make_env("SDSC-SP2", pwa, backfill=backfill, reward="wait")
-    env.reset(seed=4)
-    for _ in range(30):
-        env.step(0)
+    env = env_under_way(pwa_trace, 4, 30, backfill=backfill, reward="wait")
     twin = env.fork()
     before = (env._observation(), env.action_masks(), env.sim.now)
     rng = np.random.default_rng(0)
@@ -56,11 +61,7 @@ def test_a_fork_steps_like_its_original_and_leaves_it_alone(pwa_trace, backfill)
 
 @pytest.mark.parametrize("reward", ["bsld", "wait", "utilisation"])
 def test_a_rollout_reward_is_the_episode_the_env_gives(pwa_trace, reward):
-    pwa = pwa_trace("SDSC-SP2").parent
-    env = make_env("SDSC-SP2", pwa, reward=reward, window_order="SPF")
-    env.reset(seed=2)
-    for _ in range(20):
-        env.step(0)
+    env = env_under_way(pwa_trace, 2, 20, reward=reward, window_order="SPF")
     rewards = env.rollout_rewards()
     assert len(rewards) == env._filled
     for slot in (0, len(rewards) - 1):
