@@ -109,6 +109,19 @@ cdef class Simulation:
     cdef Py_ssize_t own_from
     cdef list borrowed
     cdef bint future_unset, lent
+    # reservation depth (docs/semantics.md, "Reservation depth"): 1 is EASY;
+    # >= 2 walks the queue over an availability profile, free[k] processors on
+    # [times[k], times[k + 1]) (the last segment unbounded), rebuilt at each
+    # pass; `all` is stored as n + 1
+    cdef Py_ssize_t depth
+    cdef bint profile_walk      # passes walk the profile (depth >= 2, or depth 1 to check EASY)
+    cdef readonly long long reservations_made, jobs_reserved
+    cdef double* profile_times
+    cdef long long* profile_free
+    cdef Py_ssize_t profile_size
+    # profile_least[k]: the least of profile_free[0..k], known for k < profile_least_known
+    cdef long long* profile_least
+    cdef Py_ssize_t profile_least_known
 
     # waiting lists
     cdef int _list_for(self, int order) except -1
@@ -136,6 +149,12 @@ cdef class Simulation:
                              long long* extra) noexcept nogil
     cdef inline void _try_backfill(self, Py_ssize_t j, double t, double shadow,
                                    long long* extra) noexcept nogil
+    # reservation depth >= 2
+    cdef void _pass_reserving(self, double t) noexcept nogil
+    cdef Py_ssize_t _split_profile(self, double at) noexcept nogil
+    cdef void _take_profile(self, double begin, double stop, long long q) noexcept nogil
+    cdef double _anchor(self, long long q, double e, bint now_only) noexcept nogil
+    cdef bint _fits_now(self, long long q, double e) noexcept nogil
     # the event loop
     cdef double _next_instant(self, double stop) noexcept nogil
     cdef void _advance(self, double stop) noexcept nogil

@@ -18,7 +18,7 @@ from simcore.engine._orders import ORDER_NAMES
 
 from libc.math cimport INFINITY, NAN, isfinite, isnan
 from libc.stdlib cimport free, malloc, qsort
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memmove
 
 from simcore.engine._checks cimport (
     check_lengths, check_machine_size, check_procs, check_submit, copy_doubles,
@@ -174,11 +174,16 @@ cdef class Simulation:
 
     def __cinit__(self, Jobs jobs not None, int order, threshold, int backfill,
                   Predictor predictor not None, int correction, function=None,
-                  Py_ssize_t episode_jobs=-1, Simulation fork_of=None):
+                  Py_ssize_t episode_jobs=-1, Simulation fork_of=None,
+                  Py_ssize_t reservations=1, bint profile_walk=False):
         """episode_jobs >= 0: simulate episodes of that many consecutive jobs
         of the arrays, the first one from position 0 (see _restart).
         fork_of: set by fork() alone, which gives the copy of fork_of's
-        predictor and then copies fork_of's state in."""
+        predictor and then copies fork_of's state in. reservations: the
+        reservation depth (docs/semantics.md, "Reservation depth"), -1 for all
+        (conservative). profile_walk: depth 1 by the depth's walk over the
+        profile instead of EASY's shadow time and extra processors, slower and
+        equal to it (the tests check that it is)."""
         cdef Py_ssize_t n = jobs.arrays.n
         if not -1 <= episode_jobs <= n:
             raise ValueError(f"episodes of {episode_jobs} jobs in a workload of {n}: "
@@ -187,6 +192,18 @@ cdef class Simulation:
         if backfill != BACKFILL_NONE_CODE and backfill != BACKFILL_QUEUE_CODE:
             _check_order(backfill, f"backfill (or {BACKFILL_NONE_CODE}: none, "
                                    f"{BACKFILL_QUEUE_CODE}: queue order)")
+        if reservations < -1:
+            raise ValueError(f"reservations {reservations}: a depth >= 0, or -1 for all")
+        if reservations == 0 and backfill >= 0:
+            raise ValueError("reservations 0 is no backfilling: the backfill must be the queue "
+                             "order or none, not another order")
+        if (reservations >= 2 or reservations == -1) and backfill != BACKFILL_QUEUE_CODE:
+            raise ValueError(f"reservations {'all' if reservations == -1 else reservations}: a depth "
+                             "of 2 or more backfills in the queue order (backfill 'queue')")
+        if profile_walk and (reservations != 1 or backfill != BACKFILL_QUEUE_CODE):
+            raise ValueError("profile_walk runs EASY (reservations 1, backfill 'queue') by the depth's walk")
+        if reservations == 0:
+            backfill = BACKFILL_NONE_CODE
         if not 0 <= correction < len(CORRECTION_NAMES):
             raise ValueError(f"correction code {correction} is not in 0 to "
                              f"{len(CORRECTION_NAMES) - 1} ({', '.join(CORRECTION_NAMES)})")
@@ -218,6 +235,14 @@ cdef class Simulation:
         self.threshold = threshold if threshold is not None else INFINITY
         self.now = -INFINITY
         self.head = -1
+        self.depth = n + 1 if reservations == -1 else reservations
+        self.profile_walk = profile_walk or self.depth >= 2
+        if self.profile_walk:
+            self.profile_times = <double*> malloc((2 * n + 2) * sizeof(double))
+            self.profile_free = <long long*> malloc((2 * n + 2) * sizeof(long long))
+            self.profile_least = <long long*> malloc((2 * n + 2) * sizeof(long long))
+            if self.profile_times == NULL or self.profile_free == NULL or self.profile_least == NULL:
+                raise MemoryError()
         self.borrowed = []
         self._allocate_per_job()
         if fork_of is None:
@@ -251,6 +276,9 @@ cdef class Simulation:
             free(self.lists[k].items)
         classes_free(&self.classes)
         free(self.class_firsts.items)
+        free(self.profile_times)
+        free(self.profile_free)
+        free(self.profile_least)
 
     # -- waiting lists -------------------------------------------------------
 
@@ -316,6 +344,7 @@ cdef class Simulation:
         self.pass_open = self.head_passed = False
         self.n_waiting = 0
         self.passes = self.passes_by_class = 0
+        self.reservations_made = self.jobs_reserved = 0
         self.n_running = 0
         self.by_class = False
         self.completions.size = 0
@@ -521,6 +550,9 @@ cdef class Simulation:
         if self.free_procs == 0:
             return      # nothing can start: every job needs a processor
         self.passes += 1
+        if self.profile_walk:
+            self._pass_reserving(t)
+            return
         if (self.backfill == BACKFILL_NONE_CODE
                 and self.lists[self.queue_list].class_rank != CLASS_RANK_UNKNOWN
                 and self._walk_classes()
@@ -644,8 +676,10 @@ cdef class Simulation:
             available += self.jobs.procs[self.running[i].idx]
             i += 1
         extra[0] = available - q_h
+        self.reservations_made += 1
         if isnan(self.reservation[h]):
             self.reservation[h] = shadow
+            self.jobs_reserved += 1
         return shadow
 
     cdef void _backfill_list(self, WaitList* wl, Py_ssize_t h, double t, double shadow,
@@ -671,6 +705,128 @@ cdef class Simulation:
         self._start(j, t, True)
         if ends_after_shadow:
             extra[0] -= q
+
+    # -- reservation depth (docs/semantics.md, "Reservation depth") --------
+
+    cdef void _pass_reserving(self, double t) noexcept nogil:
+        """One pass with up to `depth` reservations: the queue walked once in
+        queue order (the threshold's prefix first), each job started at t if
+        the profile lets it run from t for its estimate, else given a
+        reservation at its anchor while fewer than `depth` are made."""
+        cdef QueueCursor cursor
+        cdef Py_ssize_t i, j, made = 0
+        cdef double e, anchor
+        if self.n_waiting == 0:
+            return
+        self.profile_times[0] = t
+        self.profile_free[0] = self.free_procs
+        self.profile_size = 1
+        self.profile_least_known = 0
+        for i in range(self.n_running):     # by estimated end, each after t
+            j = self.running[i].idx
+            if self.running[i].key > self.profile_times[self.profile_size - 1]:
+                self.profile_times[self.profile_size] = self.running[i].key
+                self.profile_free[self.profile_size] = self.profile_free[self.profile_size - 1]
+                self.profile_size += 1
+            self.profile_free[self.profile_size - 1] += self.jobs.procs[j]
+        self._prepare(&self.lists[0], t)
+        self._prepare(&self.lists[self.queue_list], t)
+        cursor.in_prefix = self.has_threshold
+        cursor.pos = 0
+        cursor.t = t
+        cursor.queue = &self.lists[self.queue_list]
+        while made < self.depth or self.profile_free[0] > 0:
+            j = self._next_in_queue(&cursor)
+            if j < 0:
+                return
+            e = self.estimate[j]
+            # with no reservation left to make, only whether it starts now matters
+            anchor = self._anchor(self.jobs.procs[j], e, made >= self.depth)
+            if anchor == t:
+                self._take_profile(t, t + e, self.jobs.procs[j])
+                self._start(j, t, made > 0)
+            elif made < self.depth:
+                self._take_profile(anchor, anchor + e, self.jobs.procs[j])
+                made += 1
+                self.reservations_made += 1
+                if isnan(self.reservation[j]):
+                    self.reservation[j] = anchor
+                    self.jobs_reserved += 1
+
+    cdef double _anchor(self, long long q, double e, bint now_only) noexcept nogil:
+        """The earliest start from which the profile has q processors free
+        for e seconds: a segment's start (the profile is constant between).
+        It exists: the last segment, after every end, has the whole machine.
+        now_only: the profile's start if the job fits there, else INFINITY."""
+        cdef Py_ssize_t k = 1, later
+        cdef double begin
+        if self._fits_now(q, e):
+            return self.profile_times[0]
+        if now_only:
+            return INFINITY
+        while True:
+            if self.profile_free[k] < q:
+                k += 1
+                continue
+            begin = self.profile_times[k]
+            later = k + 1
+            while (later < self.profile_size and self.profile_times[later] < begin + e
+                   and self.profile_free[later] >= q):
+                later += 1
+            if later == self.profile_size or self.profile_times[later] >= begin + e:
+                return begin
+            k = later + 1       # segment `later` is short of processors
+
+    cdef bint _fits_now(self, long long q, double e) noexcept nogil:
+        """Whether q processors are free on [t, t + e): the least free over
+        the segments that start before t + e, from the prefix minima (kept
+        lazily: a take or a split invalidates them from its first segment)."""
+        cdef Py_ssize_t low = 0, high = self.profile_size, middle, k
+        cdef double stop = self.profile_times[0] + e
+        if self.profile_free[0] < q:
+            return False
+        while high - low > 1:       # the last segment starting before stop
+            middle = (low + high) >> 1
+            if self.profile_times[middle] < stop:
+                low = middle
+            else:
+                high = middle
+        if self.profile_least_known == 0:
+            self.profile_least[0] = self.profile_free[0]
+            self.profile_least_known = 1
+        for k in range(self.profile_least_known, low + 1):
+            self.profile_least[k] = min(self.profile_least[k - 1], self.profile_free[k])
+        if low + 1 > self.profile_least_known:
+            self.profile_least_known = low + 1
+        return self.profile_least[low] >= q
+
+    cdef Py_ssize_t _split_profile(self, double at) noexcept nogil:
+        """The segment that starts at `at` (>= the profile's start), split
+        from the one containing it if needed."""
+        cdef Py_ssize_t low = 0, high = self.profile_size, middle, moved
+        while high - low > 1:
+            middle = (low + high) >> 1
+            if self.profile_times[middle] <= at:
+                low = middle
+            else:
+                high = middle
+        if self.profile_times[low] == at:
+            return low
+        moved = self.profile_size - low - 1
+        memmove(&self.profile_times[low + 2], &self.profile_times[low + 1], moved * sizeof(double))
+        memmove(&self.profile_free[low + 2], &self.profile_free[low + 1], moved * sizeof(long long))
+        self.profile_times[low + 1] = at
+        self.profile_free[low + 1] = self.profile_free[low]
+        self.profile_size += 1
+        self.profile_least_known = min(self.profile_least_known, low + 1)
+        return low + 1
+
+    cdef void _take_profile(self, double begin, double stop, long long q) noexcept nogil:
+        """q processors fewer on [begin, stop)."""
+        cdef Py_ssize_t first = self._split_profile(begin), last = self._split_profile(stop), k
+        for k in range(first, last):
+            self.profile_free[k] -= q
+        self.profile_least_known = min(self.profile_least_known, first)
 
     # -- the event loop (SEMANTICS §2) ---------------------------------------
 
@@ -738,6 +894,9 @@ cdef class Simulation:
 
     cdef bint _next_decision(self) except -1:
         cdef bint pending
+        if self.profile_walk:
+            raise ValueError("job selection runs EASY (reservations 1) or no backfilling; "
+                             f"this simulation has reservation depth {self.depth}")
         with nogil:
             pending = self._to_decision()
         if not pending:
@@ -832,11 +991,13 @@ cdef class Simulation:
                   else None)
         child = Simulation.__new__(
             Simulation, self.owner, self.order, self.threshold if self.has_threshold else None,
-            self.backfill, self.predictor.fork(), self.correction, params, self.n, self)
+            self.backfill, self.predictor.fork(), self.correction, params, self.n, self,
+            self.depth if self.depth <= self.n else -1, self.profile_walk and self.depth == 1)
         child.jobs = self.jobs      # an episode's pointers into the shared arrays
         child.free_procs, child.n_done = self.free_procs, self.n_done
         child.next_submission, child.now = self.next_submission, self.now
         child.passes, child.passes_by_class = self.passes, self.passes_by_class
+        child.reservations_made, child.jobs_reserved = self.reservations_made, self.jobs_reserved
         child.head, child.pass_open, child.head_passed = self.head, self.pass_open, self.head_passed
         child.n_waiting = self.n_waiting
         child.n_lists, child.queue_list = self.n_lists, self.queue_list

@@ -48,6 +48,15 @@ def check_threshold(threshold) -> float | None:
     return threshold
 
 
+def reservation_depth(reservations) -> int:
+    """The core's code of a reservation depth (docs/semantics.md, "Reservation depth"): an int >= 0, or "all" (-1)."""
+    if reservations == "all":
+        return -1
+    if isinstance(reservations, bool) or not isinstance(reservations, (int, np.integer)) or reservations < 0:
+        raise ValueError(f"reservations {reservations!r}: a depth >= 0 (0: no backfilling, 1: EASY) or 'all'")
+    return int(reservations)
+
+
 def _estimate_label(estimate) -> str:
     """How a run's estimate is named in results and provenance."""
     if isinstance(estimate, str):
@@ -78,11 +87,12 @@ class Simulation:
         estimate="request",
         correction: str = "request",
         function: PriorityFunction | None = None,
+        reservations=1,
         *,
         jobs: _core.Jobs | None = None,
     ):
-        """`jobs`: `core_jobs(workload)` when several simulations of one workload share it
-        (simulate_orders), validated and copied once."""
+        """`reservations`: the reservation depth (docs/semantics.md, "Reservation depth"). `jobs`: `core_jobs(workload)`
+        when several simulations of one workload share it (simulate_orders), validated and copied once."""
         if correction not in CORRECTIONS:
             raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
         if function is None and "FUNCTION" in (order, backfill):
@@ -102,6 +112,9 @@ class Simulation:
         }
         if function is not None:
             self.options["function"] = str(function)
+        depth = reservation_depth(reservations)
+        if depth != 1:  # EASY's runs keep their options (and outputs) as before the depth existed
+            self.options["reservations"] = reservations
         self._core = _core.Simulation(
             core_jobs(workload) if jobs is None else jobs,
             order_code(order),
@@ -110,6 +123,7 @@ class Simulation:
             make_predictor(estimate, len(workload)),
             CORRECTIONS.index(correction),
             None if function is None else function.params(),
+            reservations=depth,
         )
         self.kernel_seconds = 0.0
 
@@ -206,6 +220,8 @@ class Simulation:
             self.kernel_seconds,
             int(self._core.passes),
             int(self._core.passes_by_class),
+            int(self._core.reservations_made),
+            int(self._core.jobs_reserved),
         )
 
 
@@ -258,15 +274,18 @@ def simulate(
     estimate="request",
     correction: str = "request",
     function: PriorityFunction | None = None,
+    reservations=1,
 ) -> SimulationResult:
     """Simulate EASY(order, threshold) with the given backfill variant.
 
     backfill: "none", "queue" or an order name ("SPF" is EASY-SJBF).
     estimate: "request", "clairvoyant", "ave2" (see simcore.engine.predictors) or
     one prediction per job. correction: "request", "incremental", "doubling".
-    function: the priority function of the order FUNCTION.
+    function: the priority function of the order FUNCTION. reservations: the reservation depth
+    (docs/semantics.md, "Reservation depth"): 0 no backfilling, 1 EASY, k, or "all" (conservative backfilling; a depth
+    of 2 or more needs backfill "queue").
     """
-    return Simulation(workload, order, threshold, backfill, estimate, correction, function).finish()
+    return Simulation(workload, order, threshold, backfill, estimate, correction, function, reservations).finish()
 
 
 def simulate_orders(workload: Workload, orders, threshold=None, backfill: str = "queue") -> list[SimulationResult]:
@@ -287,6 +306,10 @@ class SimulationResult:
     # of which chose the jobs to start among the classes' first jobs (a dynamic order without
     # backfilling, simcore/engine/_classes.pxd) rather than in the re-sorted queue
     passes_by_class: int
+    # reservations made, summed over the passes, and the jobs that ever held one
+    # (docs/semantics.md, "Reservation depth")
+    reservations_made: int = 0
+    jobs_reserved: int = 0
 
     @property
     def start(self) -> np.ndarray:
@@ -295,6 +318,9 @@ class SimulationResult:
     def summary(self) -> dict:
         summary = summarize(self.workload, self.jobs["start"], self.jobs["backfilled"])
         summary["kernel_seconds"] = self.kernel_seconds
+        if "reservations" in self.options:
+            summary["reservations_made"] = self.reservations_made
+            summary["jobs_reserved"] = self.jobs_reserved
         return summary
 
     def to_frame(self):

@@ -12,7 +12,7 @@ import numpy as np
 
 from simcore.engine.predictors import PREDICTORS
 from simcore.engine.priority import THESIS_FUNCTIONS
-from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS, simulate
+from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS, reservation_depth, simulate
 from simcore.engine.swf import FILTER_MODES, parse_swf, read_swf
 from simcore.workloads.catalogue import fetch_trace, load_catalogue
 from simcore.workloads.example import write_example
@@ -110,6 +110,13 @@ def add_commands(commands) -> None:
         help="backfill in queue order (default), not at all, or by an order (SPF = EASY-SJBF)",
     )
     sim.add_argument(
+        "--reservations",
+        type=reservations_argument,
+        default=1,
+        metavar="D|all",
+        help="reservation depth: 0 no backfilling, 1 EASY (default), k, or all (conservative backfilling)",
+    )
+    sim.add_argument(
         "--estimate", choices=tuple(PREDICTORS), default="request", help="running-time estimate (default: request)"
     )
     sim.add_argument(
@@ -200,6 +207,16 @@ def _read(args):
     return workload, time.perf_counter() - began
 
 
+def reservations_argument(text: str):
+    """--reservations: an integer depth >= 0 or `all`."""
+    if text.lower() == "all":
+        return "all"
+    try:
+        return reservation_depth(int(text))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: a depth >= 0 (0: no backfilling, 1: EASY) or all") from None
+
+
 def run_simulate(args) -> int:
     workload, read_seconds = _read(args)
     function = THESIS_FUNCTIONS.get(args.policy)
@@ -211,6 +228,7 @@ def run_simulate(args) -> int:
         estimate=args.estimate,
         correction=args.correction,
         function=function,
+        reservations=args.reservations,
     )
     summary = result.summary()
     if args.output and args.output.endswith(".csv"):
@@ -232,6 +250,7 @@ def run_simulate(args) -> int:
     print(
         f"policy       EASY({args.policy}, threshold={args.threshold}), backfill={args.backfill}, "
         f"estimate={args.estimate}, correction={args.correction}"
+        + ("" if args.reservations == 1 else f", reservations={args.reservations}")
     )
     rows = [
         ("jobs", f"{summary['jobs']:,}"),
@@ -242,6 +261,11 @@ def run_simulate(args) -> int:
         ("mean flow", f"{summary['avg_flow']:,.1f} s"),
         ("utilization", f"{summary['utilization']:.4f}"),
         ("backfilled", f"{summary['backfilled']:,}"),
+        *(
+            [("reservations", f"{summary['reservations_made']:,} made, {summary['jobs_reserved']:,} jobs held one")]
+            if "reservations_made" in summary
+            else []
+        ),
         ("time", f"read+filter {read_seconds:.3f} s, kernel {summary['kernel_seconds']:.3f} s"),
     ]
     for label, value in rows:
