@@ -18,9 +18,23 @@ Structure (one loop over instants):
 A zero-length job started by the pass at t completes at t, so the loop picks
 the instant t again (completions, then a pass), exactly as docs/semantics.md
 describes.
+
+Reservation depth (RESERVATIONS.md section 1): the keyword ``reservations``
+is D, an int >= 0 or "all".  D = 1 (the default) is EASY, the pass of
+SEMANTICS section 4 (``easy_pass``), with any backfill order; D = 0 is its
+variant ``backfill="none"``.  For D >= 2 (backfill "queue" only) the pass is
+the walk of section 1 (``walk_pass``): every job in queue order gets the
+earliest anchor its availability profile allows, starts if that anchor is
+now, else takes one of the D reservations, else waits.  The walk is written
+for every D >= 1; ``reference_simulate_walk`` runs it with D = 1 too, so that
+a test can check it gives exactly EASY.  Every run also reports
+``reservations_made`` (reservations summed over passes; for EASY, one per
+pass that computes a shadow time) and ``jobs_reserved`` (distinct jobs that
+ever held one).
 """
 
 import math
+import numbers
 
 ORDERS = (
     "FCFS",
@@ -169,6 +183,16 @@ def _check_inputs(
         previous = float(when)
 
 
+def reservation_depth(reservations):
+    """D as a number (math.inf for "all"); ValueError naming `reservations`
+    for anything but an int >= 0 or "all" (a bool is not a depth)."""
+    if isinstance(reservations, str) and reservations == "all":
+        return math.inf
+    if isinstance(reservations, numbers.Integral) and not isinstance(reservations, bool) and reservations >= 0:
+        return int(reservations)
+    raise ValueError("reservations must be an int >= 0 or 'all', got %r" % (reservations,))
+
+
 def reference_simulate(
     submit,
     run,
@@ -183,7 +207,107 @@ def reference_simulate(
     correction="request",
     switches=(),
     function=None,
+    reservations=1,
 ):
+    """The schedule of docs/semantics.md with reservation depth D =
+    `reservations` (RESERVATIONS.md section 1): D = 1 is EASY (the pass of
+    SEMANTICS section 4, any backfill order), D = 0 the variant "none"
+    (backfill "queue" or "none"), D >= 2 or "all" the walk of section 1
+    (backfill "queue" only)."""
+    depth = reservation_depth(reservations)
+    if depth == 0:
+        if backfill not in ("queue", "none"):
+            raise ValueError(
+                "reservations=0 is the variant backfill='none': backfill must be 'queue' or 'none', got %r"
+                % (backfill,)
+            )
+        backfill = "none"
+    elif depth >= 2 and backfill != "queue":
+        raise ValueError(
+            "reservations=%r backfills in queue order only: backfill must be 'queue', got %r" % (reservations, backfill)
+        )
+    return _simulate(
+        submit,
+        run,
+        requested,
+        procs,
+        user,
+        machine_size,
+        order,
+        threshold,
+        backfill,
+        estimate,
+        correction,
+        switches,
+        function,
+        depth,
+        walk=depth >= 2,
+    )
+
+
+def reference_simulate_walk(
+    submit,
+    run,
+    requested,
+    procs,
+    user,
+    machine_size,
+    order="FCFS",
+    threshold=None,
+    backfill="queue",
+    estimate="request",
+    correction="request",
+    switches=(),
+    function=None,
+    reservations=1,
+):
+    """Like reference_simulate, but every pass is the walk of RESERVATIONS.md
+    section 1, for every D >= 1 including D = 1 (where reference_simulate runs
+    the EASY pass of SEMANTICS section 4 instead; the tests check that the two
+    agree).  Backfill order "queue" only."""
+    depth = reservation_depth(reservations)
+    if depth == 0:
+        raise ValueError("the walk needs reservations >= 1 (D = 0 is the variant backfill='none')")
+    if backfill != "queue":
+        raise ValueError("the walk backfills in queue order: backfill must be 'queue', got %r" % (backfill,))
+    return _simulate(
+        submit,
+        run,
+        requested,
+        procs,
+        user,
+        machine_size,
+        order,
+        threshold,
+        backfill,
+        estimate,
+        correction,
+        switches,
+        function,
+        depth,
+        walk=True,
+    )
+
+
+def _simulate(
+    submit,
+    run,
+    requested,
+    procs,
+    user,
+    machine_size,
+    order,
+    threshold,
+    backfill,
+    estimate,
+    correction,
+    switches,
+    function,
+    depth,
+    walk,
+):
+    """One simulation; each pass is `walk_pass` (with `depth` reservations) if
+    `walk`, else `easy_pass` (SEMANTICS section 4 with `backfill`)."""
     _check_inputs(
         submit, run, requested, procs, user, machine_size, order, threshold, backfill, estimate, correction, switches
     )
@@ -206,8 +330,9 @@ def reference_simulate(
     backfilled = [False] * n
     corrections = [0] * n
     order_at_start = [None] * n
-    reservation = [math.nan] * n
+    reservation = [math.nan] * n  # first shadow time / anchor the job was reserved at
     reserved = [False] * n
+    reservations_made = 0  # summed over passes
 
     queued = []  # submitted, not started (positions)
     running = []  # started, completion not yet applied
@@ -265,19 +390,33 @@ def reference_simulate(
                 return T, available - q[h]
         raise AssertionError("no shadow time: the head cannot fit even on an empty machine")
 
+    def record_reservation(j, when):
+        nonlocal reservations_made
+        reservations_made += 1
+        if not reserved[j]:
+            reserved[j] = True
+            reservation[j] = when
+
     def scheduling_pass(t):
         current_order = order_in_force(t)
         free = m - sum(q[j] for j in running)
         if free == 0:
             # docs/semantics.md: with free == 0 a pass cannot start anything
-            # and skipping it changes nothing; so no reservation is recorded.
+            # and skipping it changes nothing; so no reservation is recorded
+            # (for every depth: the walk rebuilds its reservations every pass).
             return
         ordered = sorted(queued, key=lambda j: (order_key(current_order, t, r[j], e[j], q[j], function), j))
         if theta is not None:
             old = sorted(j for j in ordered if t - r[j] > theta)
             young = [j for j in ordered if not (t - r[j] > theta)]
             ordered = old + young
+        if walk:
+            walk_pass(t, current_order, ordered)
+        else:
+            easy_pass(t, current_order, ordered, free)
 
+    def easy_pass(t, current_order, ordered, free):
+        """SEMANTICS section 4 (D = 1, any backfill order; "none" is D = 0)."""
         # step 1: start jobs in queue order while they fit
         i = 0
         while i < len(ordered) and q[ordered[i]] <= free:
@@ -292,9 +431,7 @@ def reference_simulate(
 
         # step 2: the single reservation
         T, extra = shadow(h, free)
-        if not reserved[h]:
-            reserved[h] = True
-            reservation[h] = T
+        record_reservation(h, T)
 
         # step 3: backfill the jobs after h
         candidates = ordered[i + 1 :]
@@ -306,6 +443,62 @@ def reference_simulate(
                 free -= q[j]
                 if t + e[j] > T:
                     extra -= q[j]
+
+    def profile(t, held):
+        """The availability profile at t (RESERVATIONS.md section 1) as steps
+        [(tau_0 = t, free_0), (tau_1, free_1), ...]: free(tau) = free_k for
+        tau_k <= tau < tau_k+1, and the last free_k from the last tau_k on.
+        `held` lists this pass's reservations (a, a + e, q), all with a > t;
+        the jobs the pass started are in `running` already.  Every running
+        job has s + e > t (expiries come before the pass; e >= 1)."""
+        free_now = m
+        change = {}  # instant -> change of free there
+        for i in running:
+            free_now -= q[i]
+            due = start[i] + e[i]
+            assert due > t, "a running job's estimated end is not after the pass"
+            change[due] = change.get(due, 0) + q[i]
+        for a, b, qq in held:
+            change[a] = change.get(a, 0) - qq
+            change[b] = change.get(b, 0) + qq
+        steps = [(t, free_now)]
+        for tau in sorted(change):
+            steps.append((tau, steps[-1][1] + change[tau]))
+        return steps
+
+    def fits_from(steps, k, qj, ej):
+        """free >= qj on all of [tau_k, tau_k + ej) (half-open: a step that
+        begins exactly at tau_k + ej does not matter)."""
+        until = steps[k][0] + ej
+        for tau, f in steps[k:]:
+            if tau >= until:
+                return True
+            if f < qj:
+                return False
+        return True
+
+    def anchor(steps, qj, ej):
+        """The earliest tau >= t with free >= qj on [tau, tau + ej).  Only t
+        and the instants where free increases can be that earliest tau."""
+        for k, (tau, f) in enumerate(steps):
+            if k > 0 and f <= steps[k - 1][1]:
+                continue  # not t, and free does not increase here
+            if fits_from(steps, k, qj, ej):
+                return tau
+        raise AssertionError("no anchor: the job cannot fit even on an empty machine")
+
+    def walk_pass(t, current_order, ordered):
+        """RESERVATIONS.md section 1: one walk of the sorted queue with at
+        most `depth` reservations (math.inf for "all")."""
+        held = []  # this pass's reservations: (a, a + e, q)
+        for j in ordered:
+            a = anchor(profile(t, held), q[j], e[j])
+            if a == t:
+                start_job(j, t, current_order, len(held) > 0)  # after the first reservation: backfilled
+            elif len(held) < depth:
+                held.append((a, a + e[j], q[j]))
+                record_reservation(j, a)
+            # else: the job waits, and the walk goes on
 
     while completed < n:
         instants = []
@@ -360,6 +553,8 @@ def reference_simulate(
         "corrections": corrections,
         "order_at_start": order_at_start,
         "reservation": reservation,
+        "reservations_made": reservations_made,
+        "jobs_reserved": sum(reserved),
     }
 
 
