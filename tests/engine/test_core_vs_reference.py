@@ -120,6 +120,26 @@ def test_core_matches_reference(case):
     check(wl, opts)
 
 
+DEPTHS = (0, 1, 2, 5, "all")
+
+
+@settings(max_examples=6000, **COMMON)
+@given(cases(), st.sampled_from(DEPTHS))
+def test_core_matches_reference_at_every_reservation_depth(case, depth):
+    """docs/semantics.md, "Reservation depth": depths 0, 1, 2, 5 and all, every order, threshold,
+    estimate and correction; a depth of 2 or more backfills in the queue order, depth 0 by none."""
+    wl, opts = case
+    opts = with_function(opts)
+    if depth != 1:
+        opts["backfill"] = "none" if depth == 0 else "queue"
+    result = simcore.simulate(make_workload(*wl), **opts, reservations=depth)
+    submit, run, requested, procs, user, m = wl
+    ref = reference_simulate(submit, run, requested, procs, user, m, reservations=depth, **opts)
+    context = f"reservations={depth} opts={opts}"
+    assert_same(result.jobs, ref, context)
+    assert (result.reservations_made, result.jobs_reserved) == (ref["reservations_made"], ref["jobs_reserved"]), context
+
+
 @settings(max_examples=300, **COMMON)
 @given(cases())
 def test_summary_metrics_match_reference(case):
