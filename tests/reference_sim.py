@@ -26,7 +26,7 @@ variant ``backfill="none"``.  For D >= 2 (backfill "queue" only) the pass is
 the walk of section 1 (``walk_pass``): every job in queue order gets the
 earliest anchor its availability profile allows, starts if that anchor is
 now, else takes one of the D reservations, else waits.  The walk is written
-for every D >= 1; ``reference_simulate_walk`` runs it with D = 1 too, so that
+for every D >= 1; ``reference_simulate(..., walk=True)`` runs it with D = 1 too, so that
 a test can check it gives exactly EASY.  Every run also reports
 ``reservations_made`` (reservations summed over passes; for EASY, one per
 pass that computes a shadow time) and ``jobs_reserved`` (distinct jobs that
@@ -208,13 +208,20 @@ def reference_simulate(
     switches=(),
     function=None,
     reservations=1,
+    walk=False,
 ):
     """The schedule of docs/semantics.md with reservation depth D =
     `reservations` (RESERVATIONS.md section 1): D = 1 is EASY (the pass of
     SEMANTICS section 4, any backfill order), D = 0 the variant "none"
     (backfill "queue" or "none"), D >= 2 or "all" the walk of section 1
-    (backfill "queue" only)."""
+    (backfill "queue" only).  `walk`: every pass by the walk, for D = 1 too
+    (backfill "queue", D >= 1), so that the tests can check that it agrees
+    with the EASY pass."""
     depth = reservation_depth(reservations)
+    if walk and depth == 0:
+        raise ValueError("the walk needs reservations >= 1 (D = 0 is the variant backfill='none')")
+    if walk and backfill != "queue":
+        raise ValueError("the walk backfills in queue order: backfill must be 'queue', got %r" % (backfill,))
     if depth == 0:
         if backfill not in ("queue", "none"):
             raise ValueError(
@@ -226,88 +233,7 @@ def reference_simulate(
         raise ValueError(
             "reservations=%r backfills in queue order only: backfill must be 'queue', got %r" % (reservations, backfill)
         )
-    return _simulate(
-        submit,
-        run,
-        requested,
-        procs,
-        user,
-        machine_size,
-        order,
-        threshold,
-        backfill,
-        estimate,
-        correction,
-        switches,
-        function,
-        depth,
-        walk=depth >= 2,
-    )
-
-
-def reference_simulate_walk(
-    submit,
-    run,
-    requested,
-    procs,
-    user,
-    machine_size,
-    order="FCFS",
-    threshold=None,
-    backfill="queue",
-    estimate="request",
-    correction="request",
-    switches=(),
-    function=None,
-    reservations=1,
-):
-    """Like reference_simulate, but every pass is the walk of RESERVATIONS.md
-    section 1, for every D >= 1 including D = 1 (where reference_simulate runs
-    the EASY pass of SEMANTICS section 4 instead; the tests check that the two
-    agree).  Backfill order "queue" only."""
-    depth = reservation_depth(reservations)
-    if depth == 0:
-        raise ValueError("the walk needs reservations >= 1 (D = 0 is the variant backfill='none')")
-    if backfill != "queue":
-        raise ValueError("the walk backfills in queue order: backfill must be 'queue', got %r" % (backfill,))
-    return _simulate(
-        submit,
-        run,
-        requested,
-        procs,
-        user,
-        machine_size,
-        order,
-        threshold,
-        backfill,
-        estimate,
-        correction,
-        switches,
-        function,
-        depth,
-        walk=True,
-    )
-
-
-def _simulate(
-    submit,
-    run,
-    requested,
-    procs,
-    user,
-    machine_size,
-    order,
-    threshold,
-    backfill,
-    estimate,
-    correction,
-    switches,
-    function,
-    depth,
-    walk,
-):
-    """One simulation; each pass is `walk_pass` (with `depth` reservations) if
-    `walk`, else `easy_pass` (SEMANTICS section 4 with `backfill`)."""
+    walk = walk or depth >= 2  # each pass is `walk_pass` (with `depth` reservations), else `easy_pass`
     _check_inputs(
         submit, run, requested, procs, user, machine_size, order, threshold, backfill, estimate, correction, switches
     )

@@ -133,6 +133,7 @@ cdef class Simulation:
     cdef void _enqueue(self, Py_ssize_t j, double t) noexcept nogil
     # the queue walk
     cdef inline bint _over_threshold(self, Py_ssize_t j, double t) noexcept nogil
+    cdef void _open_queue(self, QueueCursor* c, double t) noexcept nogil
     cdef inline Py_ssize_t _next_in_queue(self, QueueCursor* c) noexcept nogil
     # job life cycle
     cdef void _start(self, Py_ssize_t j, double t, bint backfilled) noexcept nogil

@@ -440,6 +440,15 @@ cdef class Simulation:
         # rearranged r_j < t - threshold rounds differently.
         return self.has_threshold and (t - self.jobs.submit[j]) > self.threshold
 
+    cdef void _open_queue(self, QueueCursor* c, double t) noexcept nogil:
+        """Ready the lists for a pass at t and point c at the queue's start."""
+        self._prepare(&self.lists[0], t)
+        self._prepare(&self.lists[self.queue_list], t)
+        c.in_prefix = self.has_threshold
+        c.pos = 0
+        c.t = t
+        c.queue = &self.lists[self.queue_list]
+
     cdef inline Py_ssize_t _next_in_queue(self, QueueCursor* c) noexcept nogil:
         cdef WaitList* fcfs = &self.lists[0]
         cdef WaitList* wl = c.queue
@@ -560,12 +569,7 @@ cdef class Simulation:
             self.passes_by_class += 1
             self._pass_by_class(t, &self.lists[self.queue_list])
             return
-        self._prepare(&self.lists[0], t)
-        self._prepare(&self.lists[self.queue_list], t)
-        cursor.in_prefix = self.has_threshold
-        cursor.pos = 0
-        cursor.t = t
-        cursor.queue = &self.lists[self.queue_list]
+        self._open_queue(&cursor, t)
         # 1. start jobs in queue order while they fit
         while True:
             j = self._next_in_queue(&cursor)
@@ -729,12 +733,7 @@ cdef class Simulation:
                 self.profile_free[self.profile_size] = self.profile_free[self.profile_size - 1]
                 self.profile_size += 1
             self.profile_free[self.profile_size - 1] += self.jobs.procs[j]
-        self._prepare(&self.lists[0], t)
-        self._prepare(&self.lists[self.queue_list], t)
-        cursor.in_prefix = self.has_threshold
-        cursor.pos = 0
-        cursor.t = t
-        cursor.queue = &self.lists[self.queue_list]
+        self._open_queue(&cursor, t)
         while made < self.depth or self.profile_free[0] > 0:
             j = self._next_in_queue(&cursor)
             if j < 0:

@@ -2,7 +2,7 @@
 
 Hand-computed schedules for D = 0, 1, 2 and "all", then randomized tests
 (Hypothesis, derandomized):
-- the walk of section 1 run with D = 1 (`reference_simulate_walk`) gives
+- the walk of section 1 run with D = 1 (`reference_simulate(..., walk=True)`) gives
   exactly the EASY schedule of SEMANTICS section 4 (the contract asks every
   implementation to show this on random workloads);
 - D = 0 is backfill="none";
@@ -21,17 +21,16 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_sim import reference_simulate, reference_simulate_walk
+from reference_sim import reference_simulate
 from strategies import COMMON, cases, order_switches, with_function, workloads
 
 PER_JOB = ("start", "end", "backfilled", "corrections", "order_at_start")
 
 
 def sim(jobs, m, walk=False, **kwargs):
-    """jobs: list of (r, p, p~, q); `walk` runs reference_simulate_walk."""
-    simulate = reference_simulate_walk if walk else reference_simulate
+    """jobs: list of (r, p, p~, q); `walk`: every pass by the walk."""
     columns = [[job[k] for job in jobs] for k in range(4)]
-    return simulate(*columns, [0] * len(jobs), m, **kwargs)
+    return reference_simulate(*columns, [0] * len(jobs), m, walk=walk, **kwargs)
 
 
 def nan_as_none(values):
@@ -350,7 +349,7 @@ def queue_cases(draw):
 def test_walk_with_depth_one_is_easy(case):
     wl, opts = case
     easy = reference_simulate(*wl, reservations=1, **opts)
-    walk = reference_simulate_walk(*wl, reservations=1, **opts)
+    walk = reference_simulate(*wl, reservations=1, walk=True, **opts)
     assert_same(walk, easy)
     assert_same(reference_simulate(*wl, **opts), easy)  # the default depth is 1
 
