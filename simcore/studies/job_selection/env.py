@@ -223,7 +223,6 @@ class JobSelectionEnv(gymnasium.Env):
         self._advance_and_observe = self.selection.advance_and_observe
         self.episode = None
         self.sim = None
-        self._core = None
 
     # -- the Gymnasium API ---------------------------------------------------------------
 
@@ -240,7 +239,6 @@ class JobSelectionEnv(gymnasium.Env):
             raise ValueError(f"start {start}: between 0 and {len(self.workload) - length}")
         self.episode = self.workload.take(np.arange(start, start + length))
         self.sim = Simulation(self.episode, self.window_order, backfill=self.core_backfill, estimate=self.estimate)
-        self._core = self.sim._core  # stepped directly: the wrapper's methods are one call each
         self.decisions = 0
         self.invalid_actions = 0
         self._accrued_before = 0.0  # dense: the jobs' metric reached at the last step
@@ -257,7 +255,7 @@ class JobSelectionEnv(gymnasium.Env):
             self.invalid_actions += invalid
             if action is None:  # skip: the same decision again, at a cost
                 return self._observation(), -self.invalid_penalty, False, False, self._info()
-        self._core.choose_head(self._slots.item(action))
+        self.sim._core.choose_head(self._slots.item(action))  # the core directly: one call a step
         self.decisions += 1
         self._advance()
         info = self._info()
@@ -295,7 +293,6 @@ class JobSelectionEnv(gymnasium.Env):
             raise RuntimeError("nothing to fork: call reset() first")
         twin = copy.copy(self)
         twin.sim = self.sim.fork()
-        twin._core = twin.sim._core
         twin._slots, twin._buffer = self._slots.copy(), self._buffer.copy()  # the mask: a read-only row
         twin._np_random = copy.deepcopy(self._np_random)
         return twin
@@ -315,7 +312,7 @@ class JobSelectionEnv(gymnasium.Env):
 
     def _advance(self) -> None:
         """Run the core to the next decision and fill the observation buffer there (one C call)."""
-        filled = self._advance_and_observe(self._core, self._buffer, self._slots)
+        filled = self._advance_and_observe(self.sim._core, self._buffer, self._slots)
         self._pending = filled >= 0
         self._filled = filled if filled > 0 else 0
         # the filled slots; with nothing pending slot 0 alone, the placeholder gymnasium needs
@@ -383,7 +380,7 @@ class JobSelectionEnv(gymnasium.Env):
     def _info(self) -> dict:
         return {
             "decisions": self.decisions,
-            "time": self._core.now,
+            "time": self.sim._core.now,
             "jobs": self._slots.copy(),  # -1: an empty slot
             "waiting": self._filled,
             "action_mask": self._mask.copy(),  # new arrays every step: Gymnasium's contract (check_env)
