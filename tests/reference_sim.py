@@ -31,6 +31,22 @@ a test can check it gives exactly EASY.  Every run also reports
 ``reservations_made`` (reservations summed over passes; for EASY, one per
 pass that computes a shadow time) and ``jobs_reserved`` (distinct jobs that
 ever held one).
+
+Multifactor priority (RESERVATIONS.md section 2): the order MULTIFACTOR has
+the key -P_j, P_j = floor(W_age A_j + W_fs F_u + W_size Z_j).  Its parameters
+are the keyword ``multifactor`` (a dict; the defaults when an order, the
+backfill order or a switch names MULTIFACTOR and none is given).  Whenever
+they are in force, whatever the current order, the loop computes the factors
+after the submissions of an instant and before its pass (also when no
+processor is free) at the first instant t >= due, with T = t, then sets due
+to the next multiple of calc_period after t (calc_period 0: every instant);
+usage is a plain sum over the jobs started before T.  Every waiting job gets
+P_j at a computation; a job submitted in between gets it at its submission
+instant from the last computation's T and factors (age 0).  A run also
+reports ``fair_share`` (F_u of the last computation, users ascending),
+``priority_computations`` and ``priority_boundary_cases`` (values of
+W_age A + W_fs F + W_size Z within 1e-9 relative of an integer, where floor
+may differ between implementations).
 """
 
 import math
@@ -52,6 +68,7 @@ ORDERS = (
     "WFP3",
     "UNICEF",
     "FUNCTION",
+    "MULTIFACTOR",
 )
 
 ESTIMATES = ("request", "clairvoyant", "ave2")
@@ -90,15 +107,16 @@ def function_value(function, r, e, q):
     return combine(combine(a, b, op1), c, op2)
 
 
-def order_key(order, t, r, e, q, function=None):
+def order_key(order, t, r, e, q, function=None, priority=None):
     """The key of `order` at instant t for a job with submit r, estimate e,
     processors q; NaN counts as +inf.  Exactly the floating-point
-    expressions of the docs."""
-    key = _raw_key(order, t, r, e, q, function)
+    expressions of the docs.  `priority`: the job's multifactor P_j (the
+    key of MULTIFACTOR is -P_j)."""
+    key = _raw_key(order, t, r, e, q, function, priority)
     return math.inf if key != key else key
 
 
-def _raw_key(order, t, r, e, q, function):
+def _raw_key(order, t, r, e, q, function, priority):
     if order == "FCFS":
         return r
     if order == "LCFS":
@@ -130,6 +148,10 @@ def _raw_key(order, t, r, e, q, function):
         return -(t - r) / (math.log2(max(q, 2.0)) * e)
     if order == "FUNCTION":
         return function_value(function, r, e, q)
+    if order == "MULTIFACTOR":
+        if priority is None:
+            raise ValueError("the order MULTIFACTOR needs the job's priority")
+        return -priority
     raise ValueError("unknown order %r" % (order,))
 
 
@@ -183,6 +205,46 @@ def _check_inputs(
         previous = float(when)
 
 
+MULTIFACTOR_DEFAULTS = {
+    "weight_age": 1000,
+    "weight_fairshare": 1000,
+    "weight_job_size": 1000,
+    "max_age": 604800.0,
+    "decay_half_life": 604800.0,
+    "calc_period": 300.0,
+    "favor_small": False,
+}
+
+
+def multifactor_parameters(multifactor):
+    """The parameters of RESERVATIONS.md section 2: `multifactor` (a dict,
+    any subset of MULTIFACTOR_DEFAULTS's keys) over the defaults, numbers as
+    floats.  ValueError naming the key for an unknown key or a bad value
+    (numbers must be finite; a bool is not a number)."""
+    if not isinstance(multifactor, dict):
+        raise ValueError("multifactor must be a dict, got %r" % (multifactor,))
+    for key in multifactor:
+        if key not in MULTIFACTOR_DEFAULTS:
+            raise ValueError(
+                "unknown multifactor key %r (expected some of %s)" % (key, ", ".join(MULTIFACTOR_DEFAULTS))
+            )
+    params = {**MULTIFACTOR_DEFAULTS, **multifactor}
+    for key, value in params.items():
+        if key == "favor_small":
+            if not isinstance(value, bool):
+                raise ValueError("multifactor.favor_small must be a bool, got %r" % (value,))
+            continue
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+            raise ValueError("multifactor.%s must be a finite number, got %r" % (key, value))
+        if key in ("max_age", "decay_half_life"):
+            if not value > 0:
+                raise ValueError("multifactor.%s must be > 0, got %r" % (key, value))
+        elif not value >= 0:
+            raise ValueError("multifactor.%s must be >= 0, got %r" % (key, value))
+        params[key] = float(value)
+    return params
+
+
 def reservation_depth(reservations):
     """D as a number (math.inf for "all"); ValueError naming `reservations`
     for anything but an int >= 0 or "all" (a bool is not a depth)."""
@@ -209,6 +271,7 @@ def reference_simulate(
     function=None,
     reservations=1,
     walk=False,
+    multifactor=None,
 ):
     """The schedule of docs/semantics.md with reservation depth D =
     `reservations` (RESERVATIONS.md section 1): D = 1 is EASY (the pass of
@@ -216,7 +279,9 @@ def reference_simulate(
     (backfill "queue" or "none"), D >= 2 or "all" the walk of section 1
     (backfill "queue" only).  `walk`: every pass by the walk, for D = 1 too
     (backfill "queue", D >= 1), so that the tests can check that it agrees
-    with the EASY pass."""
+    with the EASY pass.  `multifactor`: the parameters of the order
+    MULTIFACTOR (RESERVATIONS.md section 2; see `multifactor_parameters`),
+    defaulted when an order uses it and None is given."""
     depth = reservation_depth(reservations)
     if walk and depth == 0:
         raise ValueError("the walk needs reservations >= 1 (D = 0 is the variant backfill='none')")
@@ -239,6 +304,9 @@ def reference_simulate(
     )
     if function is None and "FUNCTION" in (order, backfill):
         raise ValueError("the order FUNCTION needs a function")
+    if multifactor is None and "MULTIFACTOR" in (order, backfill) + tuple(name for _, name in switches):
+        multifactor = {}  # the defaults
+    mf = None if multifactor is None else multifactor_parameters(multifactor)
     n = len(submit)
     m = int(machine_size)
     r = [float(x) for x in submit]
@@ -259,6 +327,15 @@ def reference_simulate(
     reservation = [math.nan] * n  # first shadow time / anchor the job was reserved at
     reserved = [False] * n
     reservations_made = 0  # summed over passes
+
+    # multifactor priority (RESERVATIONS.md section 2), when `mf` is not None
+    priority = [None] * n  # P_j, set at each computation (and at submission in between)
+    users = [] if mf is None else sorted(set(user))  # N_users: the whole workload's
+    fair_share = {u: 1.0 for u in users}  # F_u of the last computation
+    last_T = None  # T of the last computation
+    next_computation = 0.0  # "due": the next computation is at the first instant >= it
+    priority_computations = 0
+    priority_boundary_cases = 0
 
     queued = []  # submitted, not started (positions)
     running = []  # started, completion not yet applied
@@ -323,6 +400,46 @@ def reference_simulate(
             reserved[j] = True
             reservation[j] = when
 
+    def compute_factors(T):
+        """RESERVATIONS.md section 2: every user's fair-share factor F_u at
+        time T, from the decayed usage of the jobs started before T (a plain
+        sum over them); T becomes the last computation's T."""
+        nonlocal last_T, priority_computations
+        H = mf["decay_half_life"]
+        usage = {u: 0.0 for u in users}
+        for i in range(n):  # position order
+            if start[i] is not None and start[i] < T:
+                decayed = 2.0 ** (-(T - min(T, start[i] + length[i])) / H) - 2.0 ** (-(T - start[i]) / H)
+                usage[user[i]] += q[i] * (H / math.log(2)) * decayed
+        total = 0.0
+        for u in users:  # ascending user order
+            total += usage[u]
+        share = 1.0 / len(users)  # S_u, one equal share per user of the workload
+        for u in users:
+            normalized = 0.0 if total == 0.0 else usage[u] / total
+            fair_share[u] = 2.0 ** (-(normalized / share))
+        last_T = T
+        priority_computations += 1
+
+    def evaluate_priority(j):
+        """P_j with the last computation's T and factors (before any
+        computation: A = 0, F = 1); counts a value within rounding of an
+        integer as a floor-boundary case."""
+        nonlocal priority_boundary_cases
+        if last_T is None:
+            A, F = 0.0, 1.0
+        else:
+            A = min(1.0, max(0.0, last_T - r[j]) / mf["max_age"])
+            F = fair_share[user[j]]
+        if mf["favor_small"]:
+            Z = 1.0 - (q[j] - 1) / m
+        else:
+            Z = q[j] / m
+        x = mf["weight_age"] * A + mf["weight_fairshare"] * F + mf["weight_job_size"] * Z
+        if abs(x - round(x)) <= 1e-9 * max(1.0, abs(x)):
+            priority_boundary_cases += 1
+        priority[j] = math.floor(x)
+
     def scheduling_pass(t):
         current_order = order_in_force(t)
         free = m - sum(q[j] for j in running)
@@ -331,7 +448,9 @@ def reference_simulate(
             # and skipping it changes nothing; so no reservation is recorded
             # (for every depth: the walk rebuilds its reservations every pass).
             return
-        ordered = sorted(queued, key=lambda j: (order_key(current_order, t, r[j], e[j], q[j], function), j))
+        ordered = sorted(
+            queued, key=lambda j: (order_key(current_order, t, r[j], e[j], q[j], function, priority[j]), j)
+        )
         if theta is not None:
             old = sorted(j for j in ordered if t - r[j] > theta)
             young = [j for j in ordered if not (t - r[j] > theta)]
@@ -362,7 +481,9 @@ def reference_simulate(
         # step 3: backfill the jobs after h
         candidates = ordered[i + 1 :]
         if backfill != "queue":
-            candidates = sorted(candidates, key=lambda j: (order_key(backfill, t, r[j], e[j], q[j], function), j))
+            candidates = sorted(
+                candidates, key=lambda j: (order_key(backfill, t, r[j], e[j], q[j], function, priority[j]), j)
+            )
         for j in candidates:
             if q[j] <= free and (t + e[j] <= T or q[j] <= extra):
                 start_job(j, t, current_order, True)
@@ -462,12 +583,29 @@ def reference_simulate(
                     e[j] = min(req[j], 2 * elapsed)
 
         # 3. submissions at t, in position order (predicted as applied)
+        submitted = []
         while next_submit < n and r[next_submit] <= t:
             j = next_submit
             e[j] = predict(j)
             e_initial[j] = e[j]
             queued.append(j)
+            submitted.append(j)
             next_submit += 1
+
+        # 3b. multifactor priorities, before the pass (and before its early
+        # return when no processor is free): at the first instant >=
+        # next_computation, every waiting job's P_j from new factors; else
+        # the jobs just submitted get theirs from the last computation's.
+        if mf is not None:
+            if t >= next_computation:
+                compute_factors(t)
+                for j in queued:
+                    evaluate_priority(j)
+                period = mf["calc_period"]
+                next_computation = t if period == 0.0 else period * (math.floor(t / period) + 1)
+            else:
+                for j in submitted:
+                    evaluate_priority(j)
 
         # 4. exactly one scheduling pass
         scheduling_pass(t)
@@ -481,6 +619,9 @@ def reference_simulate(
         "reservation": reservation,
         "reservations_made": reservations_made,
         "jobs_reserved": sum(reserved),
+        "fair_share": [] if mf is None else [fair_share[u] for u in users],
+        "priority_computations": priority_computations,
+        "priority_boundary_cases": priority_boundary_cases,
     }
 
 
