@@ -184,7 +184,10 @@ def order_switches(draw, horizon: float, instants=(), max_size=6):
 
 
 def run_with_switches(workload, opts, switches):
-    """The core's per-job results with the queue order switched at each (time, order)."""
+    """The core's per-job results with the queue order switched at each (time, order); a switch to
+    MULTIFACTOR needs its parameters from the start (the reference's defaults)."""
+    if any(name == "MULTIFACTOR" for _, name in switches):
+        opts = {"multifactor": {}, **opts}
     sim = simcore.Simulation(workload, **opts)
     for when, name in switches:
         sim.run_until(when)

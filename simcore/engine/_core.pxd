@@ -11,6 +11,7 @@
 # bodies and documentation are in _core.pyx.
 
 from simcore.engine._classes cimport Classes
+from simcore.engine._fairshare cimport FairShare
 from simcore.engine._jobs cimport JobArrays
 from simcore.engine._orders cimport FUNCTION_PARAMS, key_fn_t
 from simcore.engine._predictor cimport Predictor
@@ -39,6 +40,10 @@ cdef struct WaitList:
     bint dynamic
     int class_rank
     double sorted_at
+    # MULTIFACTOR: keys from the fair-share state, changed only by a
+    # computation (or a submission, whose key is not in yet): sorted_at is
+    # NaN until the list is sorted again
+    bint multifactor
 
 
 # Walks the queue in SEMANTICS §3 order: first the jobs over the threshold in
@@ -122,11 +127,16 @@ cdef class Simulation:
     # profile_least[k]: the least of profile_free[0..k], known for k < profile_least_known
     cdef long long* profile_least
     cdef Py_ssize_t profile_least_known
+    # the order MULTIFACTOR's parameters and per-user usage (_fairshare.pxd),
+    # kept from the first instant whenever the parameters are given
+    cdef bint has_multifactor
+    cdef FairShare fair_share
 
     # waiting lists
+    cdef int _set_order(self, WaitList* wl, int order) except -1
     cdef int _list_for(self, int order) except -1
     cdef int _configure_lists(self) except -1
-    cdef inline double _key(self, key_fn_t key_fn, Py_ssize_t j, double t) noexcept nogil
+    cdef inline double _key(self, const WaitList* wl, Py_ssize_t j, double t) noexcept nogil
     cdef void _compact(self, WaitList* wl) noexcept nogil
     cdef void _prepare(self, WaitList* wl, double t) noexcept nogil
     cdef void _resort(self, WaitList* wl, double t) noexcept nogil
@@ -140,6 +150,7 @@ cdef class Simulation:
     cdef void _complete(self, Py_ssize_t j, double t) noexcept nogil
     cdef void _correct(self, Py_ssize_t j, double t) noexcept nogil
     cdef void _submit(self, Py_ssize_t j, double t) noexcept nogil
+    cdef void _compute_priorities(self, double t) noexcept nogil
     # one scheduling pass
     cdef void _pass(self, double t) noexcept nogil
     cdef bint _walk_classes(self) noexcept nogil
@@ -174,4 +185,5 @@ cdef class Simulation:
     cdef int _allocate_per_job(self) except -1
     cdef int _fill_unsubmitted(self, Py_ssize_t first) except -1
     cdef int _materialize(self) except -1
+    cdef tuple _multifactor_params(self)
     cdef Simulation _fork(self)

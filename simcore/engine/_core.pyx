@@ -26,8 +26,12 @@ from simcore.engine._checks cimport (
 from simcore.engine._classes cimport (
     Classes, classes_add, classes_clear, classes_free, classes_init, classes_remove,
 )
+from simcore.engine._fairshare cimport (
+    MULTIFACTOR_PARAMS, fairshare_completed, fairshare_compute, fairshare_copy, fairshare_factor,
+    fairshare_free, fairshare_init, fairshare_priority, fairshare_reset, fairshare_started,
+)
 from simcore.engine._orders cimport (
-    CLASS_RANK_OLDEST_FIRST, CLASS_RANK_UNKNOWN, FUNCTION_PARAMS, key_fn_t, order_entry,
+    CLASS_RANK_OLDEST_FIRST, CLASS_RANK_UNKNOWN, FUNCTION_PARAMS, order_entry,
 )
 from simcore.engine._sorted cimport (
     Entry, compare_entries, entry_less, heap_pop, heap_push, sorted_insert, sorted_remove,
@@ -50,6 +54,9 @@ cdef enum:
     BACKFILL_QUEUE_CODE = -1
 BACKFILL_NONE = BACKFILL_NONE_CODE
 BACKFILL_QUEUE = BACKFILL_QUEUE_CODE
+
+# The order whose keys come from the fair-share state (_fairshare.pxd), not a key function
+cdef int MULTIFACTOR_CODE = ORDER_NAMES.index("MULTIFACTOR")
 
 
 # Moves the insertion sort of a dynamic order's list (Simulation._resort)
@@ -164,6 +171,26 @@ cdef int _check_function(list params, int order, int backfill) except -1:
     return 0
 
 
+cdef tuple _check_multifactor(multifactor, int order, int backfill):
+    """The MULTIFACTOR parameters as MULTIFACTOR_PARAMS floats (weights of
+    age, fair share and size >= 0, MaxAge > 0, half-life > 0, calc period
+    >= 0, favor_small 0 or 1; simcore/engine/priority.py names them), or None."""
+    if multifactor is None:
+        if MULTIFACTOR_CODE in (order, backfill):
+            raise ValueError("the order MULTIFACTOR needs its parameters (multifactor)")
+        return None
+    params = tuple(float(x) for x in multifactor)
+    if len(params) != MULTIFACTOR_PARAMS:
+        raise ValueError(f"multifactor has {MULTIFACTOR_PARAMS} parameters, got {len(params)}")
+    for k, (value, least, strict) in enumerate(zip(params, (0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 1, 1, 0, 0))):
+        if not (isfinite(value) and (value > least if strict else value >= least)):
+            raise ValueError(f"multifactor parameter {k} is {value}: "
+                             f"a finite number {'>' if strict else '>='} {least}")
+    if params[6] not in (0.0, 1.0):
+        raise ValueError(f"multifactor parameter 6 (favor_small) is {params[6]}: 0 or 1")
+    return params
+
+
 cdef class Simulation:
     """One EASY-family simulation over a workload, run in segments.
 
@@ -175,7 +202,7 @@ cdef class Simulation:
     def __cinit__(self, Jobs jobs not None, int order, threshold, int backfill,
                   Predictor predictor not None, int correction, function=None,
                   Py_ssize_t episode_jobs=-1, Simulation fork_of=None,
-                  Py_ssize_t reservations=1, bint profile_walk=False):
+                  Py_ssize_t reservations=1, bint profile_walk=False, multifactor=None):
         """episode_jobs >= 0: simulate episodes of that many consecutive jobs
         of the arrays, the first one from position 0 (see _restart).
         fork_of: set by fork() alone, which gives the copy of fork_of's
@@ -183,7 +210,10 @@ cdef class Simulation:
         reservation depth (docs/semantics.md, "Reservation depth"), -1 for all
         (conservative). profile_walk: depth 1 by the depth's walk over the
         profile instead of EASY's shadow time and extra processors, slower and
-        equal to it (the tests check that it is)."""
+        equal to it (the tests check that it is). multifactor: the order
+        MULTIFACTOR's MULTIFACTOR_PARAMS parameters (_check_multifactor);
+        given, the fair-share state is kept from the first instant, whatever
+        the order in force (a period switch may bring MULTIFACTOR in)."""
         cdef Py_ssize_t n = jobs.arrays.n
         if not -1 <= episode_jobs <= n:
             raise ValueError(f"episodes of {episode_jobs} jobs in a workload of {n}: "
@@ -211,6 +241,8 @@ cdef class Simulation:
             raise ValueError(f"threshold must be None or a finite number >= 0, got {threshold}")
         params = None if function is None else [float(x) for x in function]
         _check_function(params, order, backfill)
+        cdef double multifactor_params[MULTIFACTOR_PARAMS]
+        checked = _check_multifactor(multifactor, order, backfill)
         if predictor.owner != 0:
             raise ValueError(
                 f"{predictor!r} is driving another simulation that has not finished; "
@@ -243,6 +275,13 @@ cdef class Simulation:
             self.profile_least = <long long*> malloc((2 * n + 2) * sizeof(long long))
             if self.profile_times == NULL or self.profile_free == NULL or self.profile_least == NULL:
                 raise MemoryError()
+        if checked is not None:
+            for k in range(MULTIFACTOR_PARAMS):
+                multifactor_params[k] = checked[k]
+            self.has_multifactor = True
+            if not fairshare_init(&self.fair_share, multifactor_params, jobs.arrays.n_users,
+                                  <double> jobs.machine_size):
+                raise MemoryError()
         self.borrowed = []
         self._allocate_per_job()
         if fork_of is None:
@@ -262,9 +301,7 @@ cdef class Simulation:
             predictor.bind(self.jobs)
         self.predictor = predictor
         predictor.owner = <size_t> <void*> self
-        self.lists[0].order = 0
-        order_entry(0, &self.lists[0].key, &self.lists[0].dynamic,    # FCFS
-                    &self.lists[0].class_rank)
+        self._set_order(&self.lists[0], 0)     # FCFS
         self._configure_lists()
 
     def __dealloc__(self):
@@ -279,8 +316,19 @@ cdef class Simulation:
         free(self.profile_times)
         free(self.profile_free)
         free(self.profile_least)
+        fairshare_free(&self.fair_share)
 
     # -- waiting lists -------------------------------------------------------
+
+    cdef int _set_order(self, WaitList* wl, int order) except -1:
+        """Give wl the order's key (checked: MULTIFACTOR needs its parameters)."""
+        if order == MULTIFACTOR_CODE and not self.has_multifactor:
+            raise ValueError("the order MULTIFACTOR needs its parameters, given when the "
+                             "simulation is made (multifactor)")
+        order_entry(order, &wl.key, &wl.dynamic, &wl.class_rank)
+        wl.order = order
+        wl.multifactor = order == MULTIFACTOR_CODE
+        return 0
 
     cdef int _list_for(self, int order) except -1:
         """The list holding `order`, creating it (filled, sorted) if needed."""
@@ -289,10 +337,8 @@ cdef class Simulation:
             if self.lists[k].order == order:
                 return k
         k = self.n_lists
-        order_entry(order, &self.lists[k].key, &self.lists[k].dynamic,
-                    &self.lists[k].class_rank)
+        self._set_order(&self.lists[k], order)
         self.n_lists += 1
-        self.lists[k].order = order
         self.lists[k].size = 0
         self.lists[k].dead = 0
         self.lists[k].sorted_at = NAN
@@ -302,7 +348,7 @@ cdef class Simulation:
         for i in range(fcfs.size):
             j = fcfs.items[i].idx
             if self.state[j] == WAITING:
-                wl.items[wl.size].key = self._key(wl.key, j, self.now)
+                wl.items[wl.size].key = self._key(wl, j, self.now)
                 wl.items[wl.size].idx = j
                 wl.size += 1
         qsort(wl.items, wl.size, sizeof(Entry), compare_entries)
@@ -345,6 +391,8 @@ cdef class Simulation:
         self.n_waiting = 0
         self.passes = self.passes_by_class = 0
         self.reservations_made = self.jobs_reserved = 0
+        if self.has_multifactor:
+            fairshare_reset(&self.fair_share)
         self.n_running = 0
         self.by_class = False
         self.completions.size = 0
@@ -363,10 +411,14 @@ cdef class Simulation:
         self._configure_lists()
         return 0
 
-    cdef inline double _key(self, key_fn_t key_fn, Py_ssize_t j,
+    cdef inline double _key(self, const WaitList* wl, Py_ssize_t j,
                             double t) noexcept nogil:
-        cdef double key = key_fn(t, self.jobs.submit[j], self.estimate[j],
-                                 <double> self.jobs.procs[j], self.function)
+        cdef double key
+        if wl.multifactor:      # highest priority first
+            return -fairshare_priority(&self.fair_share, self.jobs.submit[j], self.jobs.procs[j],
+                                       self.jobs.user[j])
+        key = wl.key(t, self.jobs.submit[j], self.estimate[j], <double> self.jobs.procs[j],
+                     self.function)
         return INFINITY if key != key else key
 
     cdef void _compact(self, WaitList* wl) noexcept nogil:
@@ -381,7 +433,7 @@ cdef class Simulation:
     cdef void _prepare(self, WaitList* wl, double t) noexcept nogil:
         """Make a list ready to walk at instant t."""
         if wl.dynamic:
-            if wl.sorted_at == t:
+            if wl.sorted_at == t or (wl.multifactor and not isnan(wl.sorted_at)):
                 return      # already sorted for this instant; dead entries are skipped
             self._resort(wl, t)
             wl.sorted_at = t
@@ -403,7 +455,7 @@ cdef class Simulation:
             j = items[i].idx
             if self.state[j] != WAITING:
                 continue
-            key = self._key(wl.key, j, t)
+            key = self._key(wl, j, t)
             place = kept
             if inserting:
                 # items[kept..i] are read already: shifting into them is safe
@@ -431,7 +483,7 @@ cdef class Simulation:
                 wl.size += 1
                 wl.sorted_at = NAN
             else:
-                sorted_insert(wl.items, &wl.size, self._key(wl.key, j, t), j)
+                sorted_insert(wl.items, &wl.size, self._key(wl, j, t), j)
 
     # -- the queue walk ------------------------------------------------------
 
@@ -495,6 +547,8 @@ cdef class Simulation:
             self.lists[k].dead += 1
         if self.by_class:
             classes_remove(&self.classes, j, self.jobs.submit)
+        if self.has_multifactor:
+            fairshare_started(&self.fair_share, self.jobs.user[j], self.jobs.procs[j], t)
 
     cdef void _complete(self, Py_ssize_t j, double t) noexcept nogil:
         self.state[j] = DONE
@@ -502,6 +556,9 @@ cdef class Simulation:
         sorted_remove(self.running, &self.n_running, self.estimated_end[j], j)
         self.n_done += 1
         self.predictor.learn(j, t)
+        if self.has_multifactor:
+            fairshare_completed(&self.fair_share, self.jobs.user[j], self.jobs.procs[j],
+                                self.start[j], t)
 
     cdef void _correct(self, Py_ssize_t j, double t) noexcept nogil:
         """The estimate of running job j expired at t (under-prediction)."""
@@ -548,6 +605,14 @@ cdef class Simulation:
         if self.by_class and not classes_add(&self.classes, j, e, self.jobs.procs[j],
                                              self.jobs.submit):
             self.by_class = False       # out of memory: back to re-sorting
+
+    cdef void _compute_priorities(self, double t) noexcept nogil:
+        """MULTIFACTOR's factors of instant t: its lists must be sorted again."""
+        cdef int k
+        fairshare_compute(&self.fair_share, t)
+        for k in range(self.n_lists):
+            if self.lists[k].multifactor:
+                self.lists[k].sorted_at = NAN
 
     # -- one scheduling pass (SEMANTICS §4) ----------------------------------
 
@@ -623,14 +688,14 @@ cdef class Simulation:
         cdef double key
         if wl.class_rank == CLASS_RANK_OLDEST_FIRST:
             j = c.first[k]
-            key = self._key(wl.key, j, t)
+            key = self._key(wl, j, t)
         else:
             # newest first: the first job of the newest instant, or an older
             # one whose key rounds to the same value (ties go to the position)
             j = c.newest_first[k]
-            key = self._key(wl.key, j, t)
+            key = self._key(wl, j, t)
             before = c.prev[j]
-            while before >= 0 and self._key(wl.key, before, t) == key:
+            while before >= 0 and self._key(wl, before, t) == key:
                 j = before
                 before = c.prev[j]
         heap_push(&self.class_firsts, key, j)
@@ -849,6 +914,10 @@ cdef class Simulation:
                and self.jobs.submit[self.next_submission] == t):
             self._submit(self.next_submission, t)
             self.next_submission += 1
+        # the first instant at or after each multiple of calc_period computes
+        # (its pass may find no processor free: it computes all the same)
+        if self.has_multifactor and t >= self.fair_share.due:
+            self._compute_priorities(t)
         self.now = t
         return t
 
@@ -991,7 +1060,8 @@ cdef class Simulation:
         child = Simulation.__new__(
             Simulation, self.owner, self.order, self.threshold if self.has_threshold else None,
             self.backfill, self.predictor.fork(), self.correction, params, self.n, self,
-            self.depth if self.depth <= self.n else -1, self.profile_walk and self.depth == 1)
+            self.depth if self.depth <= self.n else -1, self.profile_walk and self.depth == 1,
+            self._multifactor_params())
         child.jobs = self.jobs      # an episode's pointers into the shared arrays
         child.free_procs, child.n_done = self.free_procs, self.n_done
         child.next_submission, child.now = self.next_submission, self.now
@@ -999,6 +1069,10 @@ cdef class Simulation:
         child.reservations_made, child.jobs_reserved = self.reservations_made, self.jobs_reserved
         child.head, child.pass_open, child.head_passed = self.head, self.pass_open, self.head_passed
         child.n_waiting = self.n_waiting
+        if self.has_multifactor:
+            fairshare_free(&child.fair_share)
+            if not fairshare_copy(&child.fair_share, &self.fair_share):
+                raise MemoryError()
         child.n_lists, child.queue_list = self.n_lists, self.queue_list
         child.backfill_list = self.backfill_list
         for k in range(self.n_lists):
@@ -1035,6 +1109,13 @@ cdef class Simulation:
         child.future_unset = True
         return child
 
+    cdef tuple _multifactor_params(self):
+        cdef FairShare* fs = &self.fair_share
+        if not self.has_multifactor:
+            return None
+        return (fs.weight_age, fs.weight_fairshare, fs.weight_job_size, fs.max_age,
+                fs.half_life, fs.calc_period, float(fs.favor_small))
+
     def fork(self):
         """An independent copy of this simulation at the current instant: run
         either with the same decisions and both give the same results;
@@ -1052,18 +1133,16 @@ cdef class Simulation:
     def first_by_order(self, int order, const long long[::1] jobs):
         """The position in `jobs` (waiting jobs) of the one queue order `order`
         puts first now (its key at this instant; ties: the earlier position)."""
-        cdef key_fn_t key_fn
-        cdef bint dynamic
-        cdef int class_rank
+        cdef WaitList by_order
         cdef Py_ssize_t i, best = -1
         cdef double key, best_key = INFINITY
         _check_order(order, "queue order")
         for i in range(jobs.shape[0]):
             if not self._is_waiting(jobs[i]):
                 raise ValueError(f"job {jobs[i]} is not waiting at t = {self.now}")
-        order_entry(order, &key_fn, &dynamic, &class_rank)
+        self._set_order(&by_order, order)
         for i in range(jobs.shape[0]):
-            key = self._key(key_fn, jobs[i], self.now)
+            key = self._key(&by_order, jobs[i], self.now)
             if best < 0 or key < best_key:
                 best, best_key = i, key
         return best
@@ -1126,6 +1205,19 @@ cdef class Simulation:
     cdef void _release_predictor(self):
         if self.predictor is not None and self.predictor.owner == <size_t> <void*> self:
             self.predictor.owner = 0
+
+    @property
+    def fair_share(self):
+        """Every user's fair-share factor F_u of the last MULTIFACTOR computation (dense user
+        index; 1 before the first), None without MULTIFACTOR parameters."""
+        if not self.has_multifactor:
+            return None
+        return np.array([fairshare_factor(&self.fair_share, u) for u in range(self.fair_share.n_users)])
+
+    @property
+    def priority_computations(self):
+        """How many times MULTIFACTOR's factors were computed (0 without its parameters)."""
+        return self.fair_share.computations
 
     def set_order(self, int order):
         """Queue order for every pass from now on (a period switch)."""

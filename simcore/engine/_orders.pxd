@@ -34,7 +34,9 @@ cdef enum:
     CLASS_RANK_UNKNOWN = 0
     CLASS_RANK_OLDEST_FIRST = 1
 
-# Append an order to the registry; its code is its position.
+# Append an order to the registry; its code is its position. A NULL key: the
+# event loop computes the key from its own state (MULTIFACTOR, whose key needs
+# the job's user's fair share: _fairshare.pxd).
 cdef int register_order(str name, key_fn_t key, bint dynamic, str meaning,
                         int class_rank=*) except -1
 

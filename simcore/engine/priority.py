@@ -91,3 +91,59 @@ THESIS_FUNCTIONS = {
     "F3": PriorityFunction(("id", "id", "log", "*", "+"), (1.0, 1.0, 6.86e6)),
     "F4": PriorityFunction(("id", "sqrt", "log", "*", "+"), (1.0, 1.0, 5.30e5)),
 }
+
+
+@dataclass(frozen=True)
+class Multifactor:
+    """The parameters of the order MULTIFACTOR, Slurm's multifactor priority (docs/semantics.md,
+    "Multifactor priority"; slurm.conf's PriorityWeightAge, PriorityWeightFairshare,
+    PriorityWeightJobSize, PriorityMaxAge, PriorityDecayHalfLife, PriorityCalcPeriod and
+    PriorityFavorSmall; times in seconds). Defaults as the contract's."""
+
+    weight_age: float = 1000
+    weight_fairshare: float = 1000
+    weight_job_size: float = 1000
+    max_age: float = 7 * 86400.0
+    decay_half_life: float = 7 * 86400.0
+    calc_period: float = 300.0
+    favor_small: bool = False
+
+    def __post_init__(self):
+        for name in ("weight_age", "weight_fairshare", "weight_job_size", "max_age", "decay_half_life", "calc_period"):
+            value = getattr(self, name)
+            positive = name in ("max_age", "decay_half_life")
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"multifactor.{name} must be a number, got {value!r}")
+            if not np.isfinite(value) or (value <= 0 if positive else value < 0):
+                raise ValueError(f"multifactor.{name} must be a finite number {'>' if positive else '>='} 0, got {value}")
+        if not isinstance(self.favor_small, (bool, np.bool_)):
+            raise ValueError(f"multifactor.favor_small must be true or false, got {self.favor_small!r}")
+
+    @classmethod
+    def of(cls, given) -> Multifactor:
+        """From a Multifactor, a mapping of its fields (a configuration's; a ValueError names an
+        unknown key) or None (the defaults)."""
+        if given is None:
+            return cls()
+        if isinstance(given, cls):
+            return given
+        if not isinstance(given, dict):
+            raise ValueError(f"multifactor must be a mapping of {', '.join(cls.__dataclass_fields__)}, got {given!r}")
+        unknown = sorted(set(given) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(
+                f"multifactor.{unknown[0]} is not a parameter; known are {', '.join(cls.__dataclass_fields__)}"
+            )
+        return cls(**given)
+
+    def params(self) -> tuple:
+        """The core's encoding (simcore/engine/_fairshare.pxd): the fields in order, as floats."""
+        return tuple(float(getattr(self, name)) for name in self.__dataclass_fields__)
+
+    def __str__(self) -> str:
+        changed = [
+            f"{name}={getattr(self, name)}"
+            for name, field in self.__dataclass_fields__.items()
+            if getattr(self, name) != field.default
+        ]
+        return "MULTIFACTOR(" + ", ".join(changed) + ")"

@@ -11,14 +11,14 @@ import numpy as np
 from simcore.engine import _core, _orders, _predictor
 from simcore.engine.metrics import job_metrics, summarize
 from simcore.engine.predictors import make_predictor
-from simcore.engine.priority import PriorityFunction
+from simcore.engine.priority import Multifactor, PriorityFunction
 from simcore.engine.workload import Workload, WorkloadError
 
 ORDERS = tuple(_orders.ORDER_NAMES)
 BANDIT_ORDERS = ORDERS[: _orders.BANDIT_ORDER_COUNT]  # the bandit paper's 12, its learners' candidates
 ORDER_MEANINGS = dict(_orders.ORDER_MEANINGS)
 CORRECTIONS = tuple(_core.CORRECTION_NAMES)
-NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")  # need nothing but their name
+NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")  # need nothing but their name (or defaults)
 BACKFILLS = ("none", "queue") + NAMED_ORDERS
 
 
@@ -75,7 +75,8 @@ class Simulation:
     >>> result = sim.finish()
 
     The order (or backfill order) FUNCTION schedules by `function`, a
-    simcore.engine.priority.PriorityFunction.
+    simcore.engine.priority.PriorityFunction; MULTIFACTOR by `multifactor`, a
+    simcore.engine.priority.Multifactor or a mapping of its fields (default: its defaults).
     """
 
     def __init__(
@@ -88,11 +89,14 @@ class Simulation:
         correction: str = "request",
         function: PriorityFunction | None = None,
         reservations=1,
+        multifactor: Multifactor | dict | None = None,
         *,
         jobs: _core.Jobs | None = None,
     ):
         """`reservations`: the reservation depth (docs/semantics.md, "Reservation depth"). `jobs`: `core_jobs(workload)`
-        when several simulations of one workload share it (simulate_orders), validated and copied once."""
+        when several simulations of one workload share it (simulate_orders), validated and copied once.
+        `multifactor` given, the fair-share state is kept from the start whatever the order, so that
+        `set_order("MULTIFACTOR")` later finds it (the bandit's candidates)."""
         if correction not in CORRECTIONS:
             raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
         if function is None and "FUNCTION" in (order, backfill):
@@ -115,6 +119,9 @@ class Simulation:
         depth = reservation_depth(reservations)
         if depth != 1:  # EASY's runs keep their options (and outputs) as before the depth existed
             self.options["reservations"] = reservations
+        if multifactor is not None or "MULTIFACTOR" in (order, backfill):
+            multifactor = Multifactor.of(multifactor)
+            self.options["multifactor"] = str(multifactor)
         self._core = _core.Simulation(
             core_jobs(workload) if jobs is None else jobs,
             order_code(order),
@@ -124,6 +131,7 @@ class Simulation:
             CORRECTIONS.index(correction),
             None if function is None else function.params(),
             reservations=depth,
+            multifactor=None if multifactor is None else multifactor.params(),
         )
         self.kernel_seconds = 0.0
 
@@ -222,6 +230,8 @@ class Simulation:
             int(self._core.passes_by_class),
             int(self._core.reservations_made),
             int(self._core.jobs_reserved),
+            self._core.fair_share,
+            int(self._core.priority_computations),
         )
 
 
@@ -275,6 +285,7 @@ def simulate(
     correction: str = "request",
     function: PriorityFunction | None = None,
     reservations=1,
+    multifactor: Multifactor | dict | None = None,
 ) -> SimulationResult:
     """Simulate EASY(order, threshold) with the given backfill variant.
 
@@ -283,9 +294,12 @@ def simulate(
     one prediction per job. correction: "request", "incremental", "doubling".
     function: the priority function of the order FUNCTION. reservations: the reservation depth
     (docs/semantics.md, "Reservation depth"): 0 no backfilling, 1 EASY, k, or "all" (conservative backfilling; a depth
-    of 2 or more needs backfill "queue").
+    of 2 or more needs backfill "queue"). multifactor: the parameters of the order MULTIFACTOR
+    (simcore.engine.priority.Multifactor or a mapping of its fields; default: its defaults).
     """
-    return Simulation(workload, order, threshold, backfill, estimate, correction, function, reservations).finish()
+    return Simulation(
+        workload, order, threshold, backfill, estimate, correction, function, reservations, multifactor
+    ).finish()
 
 
 def simulate_orders(workload: Workload, orders, threshold=None, backfill: str = "queue") -> list[SimulationResult]:
@@ -310,6 +324,10 @@ class SimulationResult:
     # (docs/semantics.md, "Reservation depth")
     reservations_made: int = 0
     jobs_reserved: int = 0
+    # MULTIFACTOR: each user's fair-share factor of the last computation (by dense user index,
+    # Workload.dense_users) and the number of computations; None and 0 without it
+    fair_share: np.ndarray | None = None
+    priority_computations: int = 0
 
     @property
     def start(self) -> np.ndarray:
@@ -321,6 +339,8 @@ class SimulationResult:
         if "reservations" in self.options:
             summary["reservations_made"] = self.reservations_made
             summary["jobs_reserved"] = self.jobs_reserved
+        if self.fair_share is not None:
+            summary["priority_computations"] = self.priority_computations
         return summary
 
     def to_frame(self):

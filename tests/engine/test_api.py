@@ -173,6 +173,6 @@ def test_registries_list_the_orders_and_predictors():
         "SAF",
         "LAF",
     )
-    assert simcore.ORDERS == simcore.BANDIT_ORDERS + ("WFP3", "UNICEF", "FUNCTION")
+    assert simcore.ORDERS == simcore.BANDIT_ORDERS + ("WFP3", "UNICEF", "FUNCTION", "MULTIFACTOR")
     assert set(simcore.ORDER_MEANINGS) == set(simcore.ORDERS)
     assert set(simcore.PREDICTORS) == {"request", "clairvoyant", "ave2", "regression"}

@@ -37,7 +37,7 @@ def cut_instants(workload, cuts):
 @given(cases(), st.lists(st.floats(0.0, 1.0), min_size=2, max_size=2), st.sampled_from(NAMED))
 def test_forks_continue_as_the_original_and_never_reach_it(case, cuts, switch):
     wl, opts = case
-    opts = with_function(opts)
+    opts = {"multifactor": {}, **with_function(opts)}  # fair share tracked (and forked): switches may reach it
     if opts["estimate"] == "ave2" and cuts[0] > 0.9:
         opts["estimate"] = RegressionPredictor()  # a predictor with per-job state, by instance
     workload = make_workload(*wl)

@@ -173,6 +173,8 @@ FIRST = {
     "WFP3": 4,
     "UNICEF": 4,
     "FUNCTION": 5,
+    # default weights, last computation at T = 0 (age 0), F = 1: P = 1000 + 1000 q / m
+    "MULTIFACTOR": 3,
 }
 
 
@@ -193,6 +195,7 @@ def test_orders_tuple():
         "WFP3",
         "UNICEF",
         "FUNCTION",
+        "MULTIFACTOR",
     )
 
 
