@@ -115,7 +115,8 @@ class Multifactor:
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
                 raise ValueError(f"multifactor.{name} must be a number, got {value!r}")
             if not np.isfinite(value) or (value <= 0 if positive else value < 0):
-                raise ValueError(f"multifactor.{name} must be a finite number {'>' if positive else '>='} 0, got {value}")
+                bound = ">" if positive else ">="
+                raise ValueError(f"multifactor.{name} must be a finite number {bound} 0, got {value}")
         if not isinstance(self.favor_small, (bool, np.bool_)):
             raise ValueError(f"multifactor.favor_small must be true or false, got {self.favor_small!r}")
 
