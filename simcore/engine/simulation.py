@@ -271,6 +271,7 @@ def episode_cores(workload: Workload, count: int, episode_jobs: int, order: str,
             CORRECTIONS.index("request"),
             None,
             episode_jobs,
+            multifactor=Multifactor().params() if order == "MULTIFACTOR" else None,
         )
         for _ in range(count)
     ]
@@ -332,6 +333,12 @@ class SimulationResult:
     @property
     def start(self) -> np.ndarray:
         return self.jobs["start"]
+
+    def fair_share_by_user(self) -> dict:
+        """MULTIFACTOR's fair-share factor of each user (by the workload's user number) at the last
+        computation."""
+        users = np.unique(self.workload.user)  # the dense index's order (Workload.dense_users)
+        return {int(user): float(factor) for user, factor in zip(users, self.fair_share)}
 
     def summary(self) -> dict:
         summary = summarize(self.workload, self.jobs["start"], self.jobs["backfilled"])

@@ -117,6 +117,15 @@ def add_commands(commands) -> None:
         help="reservation depth: 0 no backfilling, 1 EASY (default), k, or all (conservative backfilling)",
     )
     sim.add_argument(
+        "--multifactor",
+        nargs="+",
+        type=multifactor_argument,
+        metavar="KEY=VALUE",
+        help="parameters of the order MULTIFACTOR (weight_age, weight_fairshare, weight_job_size, max_age, "
+        "decay_half_life, calc_period in s, favor_small=true|false; default: Slurm's defaults, "
+        "docs/semantics.md)",
+    )
+    sim.add_argument(
         "--estimate", choices=tuple(PREDICTORS), default="request", help="running-time estimate (default: request)"
     )
     sim.add_argument(
@@ -217,6 +226,21 @@ def reservations_argument(text: str):
         raise argparse.ArgumentTypeError(f"{text!r}: a depth >= 0 (0: no backfilling, 1: EASY) or all") from None
 
 
+def multifactor_argument(text: str) -> tuple[str, object]:
+    """One --multifactor KEY=VALUE: a number, or true/false for favor_small (checked by Multifactor)."""
+    key, equals, value = text.partition("=")
+    if not equals:
+        raise argparse.ArgumentTypeError(f"{text!r}: KEY=VALUE, e.g. weight_fairshare=10000")
+    if key == "favor_small":
+        if value.lower() not in ("true", "false"):
+            raise argparse.ArgumentTypeError(f"{text!r}: favor_small is true or false")
+        return key, value.lower() == "true"
+    try:
+        return key, float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {key} takes a number") from None
+
+
 def run_simulate(args) -> int:
     workload, read_seconds = _read(args)
     function = THESIS_FUNCTIONS.get(args.policy)
@@ -229,8 +253,11 @@ def run_simulate(args) -> int:
         correction=args.correction,
         function=function,
         reservations=args.reservations,
+        multifactor=None if args.multifactor is None else dict(args.multifactor),
     )
     summary = result.summary()
+    if result.fair_share is not None:
+        summary["fair_share"] = result.fair_share_by_user()
     if args.output and args.output.endswith(".csv"):
         write_csv(result.to_frame(), args.output)
     elif args.output:
@@ -251,6 +278,7 @@ def run_simulate(args) -> int:
         f"policy       EASY({args.policy}, threshold={args.threshold}), backfill={args.backfill}, "
         f"estimate={args.estimate}, correction={args.correction}"
         + ("" if args.reservations == 1 else f", reservations={args.reservations}")
+        + (f", {result.options['multifactor']}" if "multifactor" in result.options else "")
     )
     rows = [
         ("jobs", f"{summary['jobs']:,}"),
@@ -264,6 +292,18 @@ def run_simulate(args) -> int:
         *(
             [("reservations", f"{summary['reservations_made']:,} made, {summary['jobs_reserved']:,} jobs held one")]
             if "reservations_made" in summary
+            else []
+        ),
+        *(
+            [
+                (
+                    "fair share",
+                    f"{summary['priority_computations']:,} computations; the last's factors: least "
+                    f"{min(summary['fair_share'].values()):.4f}, median "
+                    f"{np.median(list(summary['fair_share'].values())):.4f} over {len(summary['fair_share'])} users",
+                )
+            ]
+            if "fair_share" in summary
             else []
         ),
         ("time", f"read+filter {read_seconds:.3f} s, kernel {summary['kernel_seconds']:.3f} s"),
