@@ -133,6 +133,29 @@ def test_end_to_end_outputs_and_schemas(tiny_run):
     assert "label" in (results / "reproduction.md").read_text().lower()
 
 
+def test_site_policies_outputs(tiny_run):
+    """fixed_policy.site_policies: every (trace, variant, policy) run, the change table and figure,
+    the fair-share factors, and the section inside the fixed-policy one of the reproduction report."""
+    results = tiny_run / "results"
+    policies = TINY["fixed_policy"]["site_policies"]
+    runs = pd.read_parquet(results / "summary" / "site_policies.parquet")
+    assert len(runs) == len(TINY["traces"]) * 3 * len(policies)
+    assert set(runs["policy"]) == set(policies)
+    conservative = runs[runs["policy"] == "conservative"]
+    assert (conservative["reservations"] == "all").all() and (conservative["reservations_made"] > 0).all()
+    table = pd.read_csv(results / "tables" / "site_policies.csv")
+    assert set(zip(table["trace"], table["policy"])) == {(t, p) for t in TINY["traces"] for p in policies}
+    assert (table.loc[table["policy"] == "EASY-FCFS", "avg_wait_change"] == 0).all()
+    shares = pd.read_parquet(results / "summary" / "fair_share.parquet")
+    assert set(shares["policy"]) == {"MF-fairshare"} and set(shares["trace"]) == set(TINY["traces"])
+    assert read_provenance(results / "summary" / "site_policies.parquet")["policies"] == policies
+    for ext in ("png", "pdf"):
+        assert (results / "plots" / f"site_policies.{ext}").stat().st_size > 10_000
+    section = (results / "fixed_policy" / "report.md").read_text()
+    assert "## Site policies: reservation depth and multifactor priority against EASY-FCFS" in section
+    assert "## Site policies" in (results / "reproduction.md").read_text()
+
+
 def test_bandit_study_outputs(tiny_run):
     results = tiny_run / "results"
     for trace in TINY["traces"]:

@@ -1,12 +1,23 @@
-"""The fixed-policy study's `simcore` subcommands: sweep, aggregate, plot, fixed-policy-tables."""
+"""The fixed-policy study's `simcore` subcommands: sweep, aggregate, plot, fixed-policy-tables, and
+the site policies' sweep-site-policies and site-policy-tables."""
 
 from __future__ import annotations
+
+import json
 
 import pandas as pd
 
 from simcore.engine.simulation import BACKFILLS, BANDIT_ORDERS, NAMED_ORDERS
 from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
 from simcore.studies.fixed_policy.report import TABLE2, fixed_policy_markdown, reproduction_section, table2_rows
+from simcore.studies.fixed_policy.site_policies import (
+    baseline_name,
+    check_site_policies,
+    run_site_policies,
+    site_change_table,
+    site_policies_figure,
+    site_policies_markdown,
+)
 from simcore.studies.fixed_policy.study import sweep_variant
 from simcore.workloads.commands import any_case, optional_threshold
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
@@ -85,6 +96,33 @@ def add_commands(commands) -> None:
     tables.add_argument("--table-md", required=True)
     tables.add_argument("--section", required=True, metavar="SECTION.md", help="its reproduction-report section")
     tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="its published-vs-ours rows")
+    tables.add_argument(
+        "--site-policies", metavar="SITE_POLICIES.md", help="the site policies' section, appended to the report's"
+    )
+
+    site = commands.add_parser("sweep-site-policies", help="site policies (depth, multifactor) on a range of variants")
+    site.add_argument("variants", metavar="VARIANTS.parquet")
+    site.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
+    site.add_argument("--trace", required=True, help="trace name written into the rows")
+    site.add_argument(
+        "--policies",
+        required=True,
+        type=json.loads,
+        metavar="JSON",
+        help='{name: {order, threshold, backfill, reservations, multifactor}}, one of them {"order": "FCFS"}',
+    )
+    site.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per (variant, policy)")
+    site.add_argument("--fair-share", required=True, metavar="FAIR_SHARE.parquet", help="MULTIFACTOR runs' factors")
+
+    site_tables = commands.add_parser("site-policy-tables", help="the site policies' table, section and figure")
+    site_tables.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet")
+    site_tables.add_argument("--fair-share", nargs="+", required=True, metavar="FAIR_SHARE.parquet")
+    site_tables.add_argument("--policies", required=True, type=json.loads, metavar="JSON")
+    site_tables.add_argument("--summary", required=True, metavar="RUNS.parquet", help="every run, every trace")
+    site_tables.add_argument("--fair-share-out", required=True, metavar="FAIR_SHARE.parquet")
+    site_tables.add_argument("--table-csv", required=True)
+    site_tables.add_argument("--section", required=True, metavar="SECTION.md")
+    site_tables.add_argument("--figure", nargs="+", required=True, metavar="FILE.png|pdf")
 
 
 def run_sweep(args) -> int:
@@ -138,9 +176,48 @@ def run_tables(args) -> int:
     write_csv(rows, args.rows)
     variants = int(table["variants"].max())
     section = reproduction_section(rows, args.threshold, args.backfill, variants, args.weeks, args.configuration)
+    if args.site_policies:
+        with open(args.site_policies) as site_policies:
+            section = section.rstrip("\n") + "\n\n" + site_policies.read()
     write_text(args.section, section)
     print(f"{args.table_md}: {len(table)} configurations, {len(rows)} published values compared")
     return 0
 
 
-COMMANDS = {"sweep": run_sweep, "aggregate": run_aggregate, "plot": run_plot, "fixed-policy-tables": run_tables}
+def run_site_sweep(args) -> int:
+    policies = check_site_policies(args.policies, "--policies")
+    (runs, shares), count = map_variants(
+        args.variants, args.select, args.trace, lambda workload, weeks, number: run_site_policies(workload, policies)
+    )
+    provenance = {"command": "sweep-site-policies", "variants_file": args.variants, "select": args.select}
+    write_parquet(runs, args.runs, {**provenance, "policies": policies})
+    write_parquet(shares, args.fair_share, {**provenance, "policies": policies})
+    print(f"{args.runs}: {len(runs)} runs on {count} variants of {args.trace}")
+    return 0
+
+
+def run_site_tables(args) -> int:
+    from simcore.reporting.style import save
+
+    policies = check_site_policies(args.policies, "--policies")
+    runs = read_all(args.runs)
+    baseline = baseline_name(policies)
+    table = site_change_table(runs, baseline)
+    provenance = {"command": "site-policy-tables", "inputs": args.runs, "policies": policies}
+    write_parquet(runs, args.summary, provenance)
+    write_parquet(read_all(args.fair_share), args.fair_share_out, provenance)
+    write_csv(table, args.table_csv)
+    write_text(args.section, site_policies_markdown(table, policies, baseline))
+    save(site_policies_figure(table, baseline), args.figure)
+    print(f"{args.table_csv}: {len(table)} (trace, policy) rows over {runs['variant'].nunique()} variants")
+    return 0
+
+
+COMMANDS = {
+    "sweep": run_sweep,
+    "aggregate": run_aggregate,
+    "plot": run_plot,
+    "fixed-policy-tables": run_tables,
+    "sweep-site-policies": run_site_sweep,
+    "site-policy-tables": run_site_tables,
+}

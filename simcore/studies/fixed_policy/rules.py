@@ -3,16 +3,42 @@ of the library: its files under a run's root."""
 
 from __future__ import annotations
 
+import json
+
 from simcore.campaign.studies import figure_files
 from simcore.studies.fixed_policy.figures import FIGURES
+from simcore.studies.fixed_policy.site_policies import check_site_policies
+
+
+def site_policies(chosen: dict) -> dict:
+    """The run's site policies, checked when the DAG is planned rather than when a sweep job
+    reaches them; {} for none."""
+    try:
+        return check_site_policies(chosen["fixed_policy"].get("site_policies"))
+    except ValueError as error:
+        raise ValueError(f"config: {error}") from None
+
+
+def site_policies_json(chosen: dict) -> str:
+    """The site policies as `simcore sweep-site-policies --policies` takes them."""
+    return json.dumps(site_policies(chosen))
 
 
 def outputs(root: str, chosen: dict) -> list[str]:
-    """The study's summaries, figures and Table 2 under a run's settings `chosen`."""
+    """The study's summaries, figures and Table 2 under a run's settings `chosen`, and its site
+    policies' when it has some."""
     traces = chosen["traces"]
+    site_policy_files = [
+        f"{root}/summary/site_policies.parquet",
+        f"{root}/summary/fair_share.parquet",
+        f"{root}/tables/site_policies.csv",
+        f"{root}/plots/site_policies.png",
+        f"{root}/plots/site_policies.pdf",
+    ]
     return [
         *(f"{root}/summary/{trace}.runs.parquet" for trace in traces),
         *figure_files(f"{root}/plots", FIGURES, traces),
         f"{root}/tables/fixed_policy.csv",
         f"{root}/tables/fixed_policy.md",
+        *(site_policy_files if site_policies(chosen) else []),
     ]

@@ -1,5 +1,7 @@
 # The fixed-policy study: resample each trace, sweep orders x thresholds x
-# backfill variants on every variant (a chunk of variants per job), combine.
+# backfill variants on every variant (a chunk of variants per job), combine;
+# and the site policies (reservation depth, multifactor priority) on the same
+# variants, their table and figure appended to the study's report section.
 
 from simcore.studies.fixed_policy import rules as fixed_policy_rules
 
@@ -133,10 +135,15 @@ rule plot_fixed_policies:
 
 rule fixed_policy_tables:
     input:
-        lambda wildcards: expand(
+        tables=lambda wildcards: expand(
             "{root}/summary/{trace}.fixed_policy.csv",
             root=wildcards.root,
             trace=settings(wildcards.root)["traces"],
+        ),
+        site_policies=lambda wildcards: (
+            f"{wildcards.root}/fixed_policy/site_policies.md"
+            if fixed_policy_rules.site_policies(settings(wildcards.root))
+            else []
         ),
     output:
         table_csv=report(
@@ -169,8 +176,93 @@ rule fixed_policy_tables:
         weeks=lambda wildcards: settings(wildcards.root)["resample"].get("weeks")
         or "interior",
         configuration=lambda wildcards: table_configuration(wildcards.root),
+        site_policies=lambda wildcards, input: (
+            f"--site-policies {input.site_policies}" if input.site_policies else ""
+        ),
     shell:
-        "simcore fixed-policy-tables {input} --threshold {params.threshold} --backfill {params.backfill} "
+        "simcore fixed-policy-tables {input.tables} --threshold {params.threshold} --backfill {params.backfill} "
         "--weeks {params.weeks} --configuration {params.configuration} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
-        "--section {output.section} --rows {output.rows} > {log} 2>&1"
+        "--section {output.section} --rows {output.rows} {params.site_policies} > {log} 2>&1"
+
+
+rule sweep_site_policies:
+    input:
+        "{root}/variants/{trace}.parquet",
+    output:
+        runs="{root}/sweep/{trace}/{chunk}.site_policies.parquet",
+        fair_share="{root}/sweep/{trace}/{chunk}.fair_share.parquet",
+    log:
+        "{root}/logs/sweep_site_policies/{trace}/{chunk}.log",
+    benchmark:
+        "{root}/benchmarks/fixed_policy/sweep_site_policies/{trace}/{chunk}.tsv"
+    conda:
+        "../../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, attempt: 1500 * attempt,
+    params:
+        select=lambda wildcards: "{}:{}".format(
+            *chunks(wildcards.root)[int(wildcards.chunk)]
+        ),
+        policies=lambda wildcards: fixed_policy_rules.site_policies_json(
+            settings(wildcards.root)
+        ),
+    shell:
+        "simcore sweep-site-policies {input} --trace {wildcards.trace} --select {params.select} "
+        "--policies {params.policies:q} --runs {output.runs} --fair-share {output.fair_share} > {log} 2>&1"
+
+
+rule site_policy_tables:
+    input:
+        runs=lambda wildcards: expand(
+            "{root}/sweep/{trace}/{chunk}.site_policies.parquet",
+            root=wildcards.root,
+            trace=settings(wildcards.root)["traces"],
+            chunk=range(len(chunks(wildcards.root))),
+        ),
+        fair_share=lambda wildcards: expand(
+            "{root}/sweep/{trace}/{chunk}.fair_share.parquet",
+            root=wildcards.root,
+            trace=settings(wildcards.root)["traces"],
+            chunk=range(len(chunks(wildcards.root))),
+        ),
+    output:
+        summary="{root}/summary/site_policies.parquet",
+        fair_share="{root}/summary/fair_share.parquet",
+        table_csv=report(
+            "{root}/tables/site_policies.csv",
+            caption="../../report/site_policies_table.rst",
+            category=report_category("fixed_policy"),
+            subcategory=ALL_TRACES,
+            labels={
+                "result": "site policies (depth, multifactor) against EASY-FCFS, every trace"
+            },
+        ),
+        section="{root}/fixed_policy/site_policies.md",
+        figure=[
+            report(
+                "{root}/plots/site_policies.png",
+                caption="../../report/site_policies.rst",
+                category=report_category("fixed_policy"),
+                subcategory=ALL_TRACES,
+                labels={"result": "site policies against EASY-FCFS (figure)"},
+            ),
+            "{root}/plots/site_policies.pdf",
+        ],
+    log:
+        "{root}/logs/site_policy_tables.log",
+    benchmark:
+        "{root}/benchmarks/fixed_policy/site_policy_tables.tsv"
+    conda:
+        "../../envs/simcore.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        policies=lambda wildcards: fixed_policy_rules.site_policies_json(
+            settings(wildcards.root)
+        ),
+    shell:
+        "simcore site-policy-tables --runs {input.runs} --fair-share {input.fair_share} "
+        "--policies {params.policies:q} --summary {output.summary} --fair-share-out {output.fair_share} "
+        "--table-csv {output.table_csv} --section {output.section} --figure {output.figure} > {log} 2>&1"
