@@ -303,12 +303,19 @@ def simulate(
     ).finish()
 
 
-def simulate_orders(workload: Workload, orders, threshold=None, backfill: str = "queue") -> list[SimulationResult]:
+def simulate_orders(
+    workload: Workload, orders, threshold=None, backfill: str = "queue", reservations=1, multifactor=None
+) -> list[SimulationResult]:
     """simulate() of `workload` under each of `orders` (request estimates), its jobs validated and
     copied for the core once: on a few jobs (the bandit's exact feedback per period) that is most
     of the time."""
     jobs = core_jobs(workload)
-    return [Simulation(workload, order, threshold, backfill, jobs=jobs).finish() for order in orders]
+    return [
+        Simulation(
+            workload, order, threshold, backfill, reservations=reservations, multifactor=multifactor, jobs=jobs
+        ).finish()
+        for order in orders
+    ]
 
 
 @dataclass

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from simcore.engine.priority import Multifactor
 from simcore.engine.simulation import BANDIT_ORDERS, NAMED_ORDERS, Simulation, simulate_orders
 
 DAY = 86400.0
@@ -268,13 +269,14 @@ class LearnerRun:
     periods: pd.DataFrame  # one row per period: order chosen, feedback, cost estimates
 
 
-def _exact_waits(workload, jobs: np.ndarray, candidates, threshold, backfill, rng, noise) -> np.ndarray:
-    """w(t; P) per candidate: the jobs alone on an empty machine under each order."""
+def _exact_waits(workload, jobs: np.ndarray, candidates, policy: dict, rng, noise) -> np.ndarray:
+    """w(t; P) per candidate: the jobs alone on an empty machine under each order, with the run's
+    `policy` (threshold, backfill, reservations, multifactor)."""
     waits = np.zeros(len(candidates))
     if len(jobs) == 0:
         return waits
     subset = workload.take(jobs)
-    for index, result in enumerate(simulate_orders(subset, candidates, threshold, backfill)):
+    for index, result in enumerate(simulate_orders(subset, candidates, **policy)):
         wait = result.start - subset.submit
         if noise:
             wait = wait * rng.uniform(1.0 - noise, 1.0 + noise, size=len(wait))
@@ -294,9 +296,13 @@ def run_learner(
     feedback_jobs: str = "submitted",
     noise: float | None = None,
     credit: str = "finished",
+    reservations=1,
+    multifactor=None,
     **options,
 ) -> LearnerRun:
-    """Simulate `workload` with the order chosen per period by `learner`."""
+    """Simulate `workload` with the order chosen per period by `learner`; `reservations` and
+    `multifactor` (the order MULTIFACTOR's parameters, defaults when it is a candidate) as in
+    simulate(), for the run and for the exact feedback's simulations."""
     if learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r}; choose one of {', '.join(LEARNERS)}")
     if feedback_jobs not in FEEDBACK_SETS:
@@ -317,7 +323,10 @@ def run_learner(
     chooser = LEARNERS[learner](candidates, rng, decay, **options)
     if noise is None:
         noise = 0.15 if learner == "noisy" else 0.0
-    sim = Simulation(workload, order=candidates[chooser.default], threshold=threshold, backfill=backfill)
+    if multifactor is not None or "MULTIFACTOR" in candidates:
+        multifactor = Multifactor.of(multifactor)  # usage tracked from the start, whatever is chosen first
+    policy = dict(threshold=threshold, backfill=backfill, reservations=reservations, multifactor=multifactor)
+    sim = Simulation(workload, order=candidates[chooser.default], **policy)
     submit = workload.submit
     rows, k = [], int(np.floor(submit.min() / period)) if len(submit) else 0
     finished = len(workload) == 0
@@ -339,7 +348,7 @@ def run_learner(
                 jobs = np.flatnonzero((submit >= begin) & (submit < end))
             else:
                 jobs = np.flatnonzero(((start >= begin) & (start < end)) | ((submit < end) & np.isnan(start)))
-            feedback.candidate_waits = _exact_waits(workload, jobs, candidates, threshold, backfill, rng, noise)
+            feedback.candidate_waits = _exact_waits(workload, jobs, candidates, policy, rng, noise)
         chooser.observe(k, feedback)
         rows.append(
             {

@@ -23,6 +23,8 @@ STRATEGY_KEYS = (
     "gamma",
     "window",
     "candidates",
+    "reservations",
+    "multifactor",
 )
 PERIODS = {"day": 86400.0, "week": 604800.0}
 
@@ -43,7 +45,15 @@ def learner_variant(workload, strategies: dict, base: dict, weeks: int, seed: in
         {(s.get("threshold"), s.get("backfill", "queue")) for s in settings.values()}, key=repr
     ):
         for order in dict.fromkeys(["FCFS", *(base.get("candidates") or BANDIT_ORDERS)]):
-            record(order, threshold, backfill, simulate(workload, order=order, threshold=threshold, backfill=backfill))
+            result = simulate(
+                workload,
+                order=order,
+                threshold=threshold,
+                backfill=backfill,
+                reservations=base.get("reservations", 1),
+                multifactor=base.get("multifactor"),
+            )
+            record(order, threshold, backfill, result)
     for name, options in settings.items():
         unknown = set(options) - set(STRATEGY_KEYS)
         if unknown:

@@ -871,3 +871,30 @@ def test_kth_full_feedback_beats_fcfs(pwa_trace):
     assert run.periods["order"].iloc[1:].ne("FCFS").any()
     assert run.periods["jobs"].sum() == len(v)
     assert total_wait(run.result, v) < total_wait(fcfs, v)
+
+
+def test_multifactor_candidate_and_reservation_depth_replay_as_chosen(pwa_trace):
+    """MULTIFACTOR among the candidates, conservative backfilling: the run is the simulation that
+    switches to each chosen order at its period with the fair-share state kept from the start, and
+    the exact feedback simulates each candidate with the same depth and parameters."""
+    workload = simcore.read_swf(pwa_trace("KTH-SP2"), filter="strict").take(np.arange(1500))
+    candidates = ["FCFS", "SPF", "MULTIFACTOR"]
+    multifactor = {"weight_fairshare": 10000, "calc_period": 600}
+    run = run_learner(
+        workload, "full", period=86400.0, candidates=candidates, reservations="all", multifactor=multifactor
+    )
+    assert set(run.periods["order"]) > {"FCFS"}  # it switched at least once
+    replay = simcore.Simulation(workload, order="FCFS", reservations="all", multifactor=multifactor)
+    for _, period in run.periods.iterrows():
+        replay.set_order(period["order"])
+        replay.run_until(period["start"] + 86400.0)
+    expected = replay.finish()
+    np.testing.assert_array_equal(run.result.start, expected.start)
+    assert run.result.reservations_made == expected.reservations_made > 0
+    np.testing.assert_array_equal(run.result.fair_share, expected.fair_share)
+    # the second period's costs: the first period's jobs alone under each candidate, same policy
+    first = np.flatnonzero(in_period(workload.submit, int(run.periods["period"].iloc[0]), 86400.0))
+    subset = workload.take(first)
+    for order in candidates:
+        alone = simcore.simulate(subset, order, reservations="all", multifactor=multifactor)
+        assert run.periods[f"cost_{order}"].iloc[1] == np.sum(alone.start - subset.submit)
