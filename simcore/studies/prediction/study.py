@@ -19,8 +19,14 @@ from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS, 
 from simcore.engine.simulation import simulate
 from simcore.workloads.progress import progress
 
-# The paper's two backfilling variants and the core's names for them.
-BACKFILL_VARIANTS = {"EASY": "queue", "SJBF": "SPF"}
+# The paper's two backfilling variants as simulate() options, and conservative backfilling (every
+# waiting job holds a reservation, docs/semantics.md "Reservation depth"), where an estimate moves
+# every job's reservation rather than the head's alone (not in the paper; `prediction.backfills`).
+BACKFILL_VARIANTS = {
+    "EASY": {"backfill": "queue"},
+    "SJBF": {"backfill": "SPF"},
+    "CONS": {"backfill": "queue", "reservations": "all"},
+}
 E_LOSS = ("linear", "squared", "large_area")  # equation (3)
 SQUARED_LOSS = ("squared", "squared", "constant")  # plain least squares
 TRIPLE = ["predictor", "correction", "backfill"]
@@ -108,7 +114,7 @@ def evaluate_triples(workload, triples: pd.DataFrame, l2: float, keep_prediction
         result = simulate(
             workload,
             order="FCFS",
-            backfill=BACKFILL_VARIANTS[backfill],
+            **BACKFILL_VARIANTS[backfill],
             estimate=make_estimate(predictor, l2),
             correction=correction,
         )

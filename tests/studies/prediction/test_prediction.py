@@ -331,3 +331,19 @@ def test_figure_triples_are_in_the_grid():
     grid = triple_grid([0.5, 2.0])
     keys = set(map(tuple, grid[TRIPLE].to_numpy()))
     assert figure_triples([0.5, 2.0]) <= keys
+
+
+def test_conservative_backfilling_is_a_triple_variant(pwa_trace):
+    """prediction.backfills may add CONS: FCFS with every waiting job holding a reservation, the
+    triple's estimate and correction as in EASY's triples."""
+    from simcore.studies.prediction.study import evaluate_triples
+
+    workload = simcore.read_swf(pwa_trace("KTH-SP2"), filter="strict").take(np.arange(2000))
+    triples = pd.DataFrame(
+        {"predictor": ["ave2", "ave2"], "correction": ["incremental"] * 2, "backfill": ["EASY", "CONS"]}
+    )
+    rows, _ = evaluate_triples(workload, triples, l2=1e-6)
+    conservative = simcore.simulate(workload, estimate="ave2", correction="incremental", reservations="all")
+    easy = simcore.simulate(workload, estimate="ave2", correction="incremental")
+    assert rows["avg_wait"].tolist() == [easy.summary()["avg_wait"], conservative.summary()["avg_wait"]]
+    assert rows["avg_wait"].iloc[0] != rows["avg_wait"].iloc[1]
