@@ -734,7 +734,9 @@ cdef class Simulation:
                 self.profile_size += 1
             self.profile_free[self.profile_size - 1] += self.jobs.procs[j]
         self._open_queue(&cursor, t)
-        while made < self.depth or self.profile_free[0] > 0:
+        # no processor free now and a reservation held: nothing else can start
+        # in this pass, and its reservations end with it
+        while self.profile_free[0] > 0 or made == 0:
             j = self._next_in_queue(&cursor)
             if j < 0:
                 return
