@@ -127,9 +127,6 @@ cdef class Simulation:
     cdef Py_ssize_t stair_size, stair_scanned
     # running[0..profile_merged) have their estimated ends in the profile
     cdef Py_ssize_t profile_merged
-    # the pass's queue in walk order, and the least procs of walk_queue[i..]
-    cdef Py_ssize_t* walk_queue
-    cdef long long* walk_least_procs
 
     # waiting lists
     cdef int _list_for(self, int order) except -1
@@ -162,11 +159,11 @@ cdef class Simulation:
     cdef void _pass_reserving(self, double t) noexcept nogil
     cdef Py_ssize_t _split_profile(self, double at) noexcept nogil
     cdef void _take_profile(self, double begin, double stop, long long q) noexcept nogil
-    cdef void _take_started(self, double stop, long long q) noexcept nogil
+    cdef inline void _take_started(self, double stop, long long q) noexcept nogil
     cdef void _forget_stairs(self, double begin, Py_ssize_t first) noexcept nogil
-    cdef void _merge_next_end(self) noexcept nogil
+    cdef inline void _merge_next_end(self) noexcept nogil
     cdef double _anchor(self, long long q, double e) noexcept nogil
-    cdef bint _fits_now(self, long long q, double e) noexcept nogil
+    cdef inline bint _fits_now(self, long long q, double e) noexcept nogil
     # the event loop
     cdef double _next_instant(self, double stop) noexcept nogil
     cdef void _advance(self, double stop) noexcept nogil

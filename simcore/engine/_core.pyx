@@ -242,11 +242,8 @@ cdef class Simulation:
             self.profile_free = <long long*> malloc((2 * n + 2) * sizeof(long long))
             self.stair_times = <double*> malloc((2 * n + 2) * sizeof(double))
             self.stair_levels = <long long*> malloc((2 * n + 2) * sizeof(long long))
-            self.walk_queue = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
-            self.walk_least_procs = <long long*> malloc((n + 1) * sizeof(long long))
             if (self.profile_times == NULL or self.profile_free == NULL or self.stair_times == NULL
-                    or self.stair_levels == NULL or self.walk_queue == NULL
-                    or self.walk_least_procs == NULL):
+                    or self.stair_levels == NULL):
                 raise MemoryError()
         self.borrowed = []
         self._allocate_per_job()
@@ -285,8 +282,6 @@ cdef class Simulation:
         free(self.profile_free)
         free(self.stair_times)
         free(self.stair_levels)
-        free(self.walk_queue)
-        free(self.walk_least_procs)
 
     # -- waiting lists -------------------------------------------------------
 
@@ -726,8 +721,8 @@ cdef class Simulation:
         the profile lets it run from t for its estimate, else given a
         reservation at its anchor while fewer than `depth` are made."""
         cdef QueueCursor cursor
-        cdef Py_ssize_t i, j, size = 0, made = 0, last_new = -1
-        cdef long long q, free_now, least = self.machine_size + 1
+        cdef Py_ssize_t j, made = 0
+        cdef long long q
         cdef double e, anchor
         if self.n_waiting == 0:
             return
@@ -739,32 +734,15 @@ cdef class Simulation:
         self.profile_merged = 0
         self.stair_size = self.stair_scanned = 0
         self._open_queue(&cursor, t)
-        j = self._next_in_queue(&cursor)
-        while j >= 0:
-            self.walk_queue[size] = j
-            size += 1
+        # no processor free now and a reservation held: nothing else can start
+        # in this pass, and its reservations end with it
+        while self.profile_free[0] > 0 or made == 0:
             j = self._next_in_queue(&cursor)
-        for i in range(size - 1, -1, -1):
-            j = self.walk_queue[i]
-            least = min(least, self.jobs.procs[j])
-            self.walk_least_procs[i] = least
-            if last_new < 0 and isnan(self.reservation[j]):
-                last_new = i
-        for i in range(size):
-            free_now = self.profile_free[0]
-            if free_now == 0:
-                # nothing else can start in this pass, and its reservations end with it
-                if made > 0:
-                    return
-            elif i > last_new and self.walk_least_procs[i] > free_now:
-                # no later job can start now, and each already holds its first
-                # reservation: the walk would only count the reservations left
-                self.reservations_made += min(size - i, self.depth - made)
+            if j < 0:
                 return
-            j = self.walk_queue[i]
             q = self.jobs.procs[j]
             e = self.estimate[j]
-            if q <= free_now and self._fits_now(q, e):
+            if q <= self.profile_free[0] and self._fits_now(q, e):
                 self._take_started(t + e, q)
                 self._start(j, t, made > 0)
             elif made < self.depth:
@@ -776,7 +754,7 @@ cdef class Simulation:
                     self.reservation[j] = anchor
                     self.jobs_reserved += 1
 
-    cdef void _merge_next_end(self) noexcept nogil:
+    cdef inline void _merge_next_end(self) noexcept nogil:
         """Add the running jobs of the next unmerged estimated end to the
         profile, as its new last segment (every unmerged end is after the
         profile's last segment start)."""
@@ -812,7 +790,7 @@ cdef class Simulation:
                 return begin
             k = later + 1       # segment `later` is short of processors
 
-    cdef bint _fits_now(self, long long q, double e) noexcept nogil:
+    cdef inline bint _fits_now(self, long long q, double e) noexcept nogil:
         """Whether q processors (at most those free now) are free on [t, t + e):
         the first level of the staircase below q must begin at t + e or
         later. Unmerged ends only add processors after the last segment."""
@@ -865,7 +843,7 @@ cdef class Simulation:
             self.profile_free[k] -= q
         self._forget_stairs(begin, first)
 
-    cdef void _take_started(self, double stop, long long q) noexcept nogil:
+    cdef inline void _take_started(self, double stop, long long q) noexcept nogil:
         """q processors fewer on [t, stop) for a job started now, whose end
         is inserted among the running jobs: an end after the last segment's
         start is left unmerged (q fewer everywhere, q back when merged)."""
