@@ -539,6 +539,9 @@ def reference_simulate(
         most `depth` reservations (math.inf for "all")."""
         held = []  # this pass's reservations: (a, a + e, q)
         for j in ordered:
+            free_now = m - sum(q[i] for i in running)  # the pass's starts are running
+            if free_now == 0 and held:
+                break  # nothing else can start now, and reservations end with the pass
             a = anchor(profile(t, held), q[j], e[j])
             if a == t:
                 start_job(j, t, current_order, len(held) > 0)  # after the first reservation: backfilled

@@ -124,9 +124,14 @@ cdef class Simulation:
     cdef double* profile_times
     cdef long long* profile_free
     cdef Py_ssize_t profile_size
-    # profile_least[k]: the least of profile_free[0..k], known for k < profile_least_known
-    cdef long long* profile_least
-    cdef Py_ssize_t profile_least_known
+    # the staircase of the profile's prefix minima, for fits-now: the least
+    # free on [t, stair_times[k + 1]) is stair_levels[k], from the first
+    # stair_scanned segments; levels fall only where a reservation begins
+    cdef double* stair_times
+    cdef long long* stair_levels
+    cdef Py_ssize_t stair_size, stair_scanned
+    # running[0..profile_merged) have their estimated ends in the profile
+    cdef Py_ssize_t profile_merged
     # the order MULTIFACTOR's parameters and per-user usage (_fairshare.pxd),
     # kept from the first instant whenever the parameters are given
     cdef bint has_multifactor
@@ -165,8 +170,11 @@ cdef class Simulation:
     cdef void _pass_reserving(self, double t) noexcept nogil
     cdef Py_ssize_t _split_profile(self, double at) noexcept nogil
     cdef void _take_profile(self, double begin, double stop, long long q) noexcept nogil
-    cdef double _anchor(self, long long q, double e, bint now_only) noexcept nogil
-    cdef bint _fits_now(self, long long q, double e) noexcept nogil
+    cdef inline void _take_started(self, double stop, long long q) noexcept nogil
+    cdef void _forget_stairs(self, double begin, Py_ssize_t first) noexcept nogil
+    cdef inline void _merge_next_end(self) noexcept nogil
+    cdef double _anchor(self, long long q, double e) noexcept nogil
+    cdef inline bint _fits_now(self, long long q, double e) noexcept nogil
     # the event loop
     cdef double _next_instant(self, double stop) noexcept nogil
     cdef void _advance(self, double stop) noexcept nogil

@@ -272,8 +272,10 @@ cdef class Simulation:
         if self.profile_walk:
             self.profile_times = <double*> malloc((2 * n + 2) * sizeof(double))
             self.profile_free = <long long*> malloc((2 * n + 2) * sizeof(long long))
-            self.profile_least = <long long*> malloc((2 * n + 2) * sizeof(long long))
-            if self.profile_times == NULL or self.profile_free == NULL or self.profile_least == NULL:
+            self.stair_times = <double*> malloc((2 * n + 2) * sizeof(double))
+            self.stair_levels = <long long*> malloc((2 * n + 2) * sizeof(long long))
+            if (self.profile_times == NULL or self.profile_free == NULL or self.stair_times == NULL
+                    or self.stair_levels == NULL):
                 raise MemoryError()
         if checked is not None:
             for k in range(MULTIFACTOR_PARAMS):
@@ -315,7 +317,8 @@ cdef class Simulation:
         free(self.class_firsts.items)
         free(self.profile_times)
         free(self.profile_free)
-        free(self.profile_least)
+        free(self.stair_times)
+        free(self.stair_levels)
         fairshare_free(&self.fair_share)
 
     # -- waiting lists -------------------------------------------------------
@@ -783,51 +786,62 @@ cdef class Simulation:
         the profile lets it run from t for its estimate, else given a
         reservation at its anchor while fewer than `depth` are made."""
         cdef QueueCursor cursor
-        cdef Py_ssize_t i, j, made = 0
+        cdef Py_ssize_t j, made = 0
+        cdef long long q
         cdef double e, anchor
         if self.n_waiting == 0:
             return
+        # the profile holds [t, inf) only: running jobs' ends are merged as
+        # the walk looks further (_merge_next_end)
         self.profile_times[0] = t
         self.profile_free[0] = self.free_procs
         self.profile_size = 1
-        self.profile_least_known = 0
-        for i in range(self.n_running):     # by estimated end, each after t
-            j = self.running[i].idx
-            if self.running[i].key > self.profile_times[self.profile_size - 1]:
-                self.profile_times[self.profile_size] = self.running[i].key
-                self.profile_free[self.profile_size] = self.profile_free[self.profile_size - 1]
-                self.profile_size += 1
-            self.profile_free[self.profile_size - 1] += self.jobs.procs[j]
+        self.profile_merged = 0
+        self.stair_size = self.stair_scanned = 0
         self._open_queue(&cursor, t)
-        while made < self.depth or self.profile_free[0] > 0:
+        # no processor free now and a reservation held: nothing else can start
+        # in this pass, and its reservations end with it
+        while self.profile_free[0] > 0 or made == 0:
             j = self._next_in_queue(&cursor)
             if j < 0:
                 return
+            q = self.jobs.procs[j]
             e = self.estimate[j]
-            # with no reservation left to make, only whether it starts now matters
-            anchor = self._anchor(self.jobs.procs[j], e, made >= self.depth)
-            if anchor == t:
-                self._take_profile(t, t + e, self.jobs.procs[j])
+            if q <= self.profile_free[0] and self._fits_now(q, e):
+                self._take_started(t + e, q)
                 self._start(j, t, made > 0)
             elif made < self.depth:
-                self._take_profile(anchor, anchor + e, self.jobs.procs[j])
+                anchor = self._anchor(q, e)
+                self._take_profile(anchor, anchor + e, q)
                 made += 1
                 self.reservations_made += 1
                 if isnan(self.reservation[j]):
                     self.reservation[j] = anchor
                     self.jobs_reserved += 1
 
-    cdef double _anchor(self, long long q, double e, bint now_only) noexcept nogil:
-        """The earliest start from which the profile has q processors free
-        for e seconds: a segment's start (the profile is constant between).
-        It exists: the last segment, after every end, has the whole machine.
-        now_only: the profile's start if the job fits there, else INFINITY."""
+    cdef inline void _merge_next_end(self) noexcept nogil:
+        """Add the running jobs of the next unmerged estimated end to the
+        profile, as its new last segment (every unmerged end is after the
+        profile's last segment start)."""
+        cdef Py_ssize_t last = self.profile_size
+        cdef double at = self.running[self.profile_merged].key
+        self.profile_times[last] = at
+        self.profile_free[last] = self.profile_free[last - 1]
+        self.profile_size += 1
+        while self.profile_merged < self.n_running and self.running[self.profile_merged].key == at:
+            self.profile_free[last] += self.jobs.procs[self.running[self.profile_merged].idx]
+            self.profile_merged += 1
+
+    cdef double _anchor(self, long long q, double e) noexcept nogil:
+        """The earliest start after the profile's start from which it has q
+        processors free for e seconds (the caller knows the job does not fit
+        at the start): a segment's start (the profile is constant between).
+        Free processors only grow after the last segment's start, so the
+        profile is merged until that segment has q; then the answer exists."""
         cdef Py_ssize_t k = 1, later
         cdef double begin
-        if self._fits_now(q, e):
-            return self.profile_times[0]
-        if now_only:
-            return INFINITY
+        while self.profile_free[self.profile_size - 1] < q:
+            self._merge_next_end()
         while True:
             if self.profile_free[k] < q:
                 k += 1
@@ -841,28 +855,26 @@ cdef class Simulation:
                 return begin
             k = later + 1       # segment `later` is short of processors
 
-    cdef bint _fits_now(self, long long q, double e) noexcept nogil:
-        """Whether q processors are free on [t, t + e): the least free over
-        the segments that start before t + e, from the prefix minima (kept
-        lazily: a take or a split invalidates them from its first segment)."""
-        cdef Py_ssize_t low = 0, high = self.profile_size, middle, k
+    cdef inline bint _fits_now(self, long long q, double e) noexcept nogil:
+        """Whether q processors (at most those free now) are free on [t, t + e):
+        the first level of the staircase below q must begin at t + e or
+        later. Unmerged ends only add processors after the last segment."""
         cdef double stop = self.profile_times[0] + e
-        if self.profile_free[0] < q:
-            return False
-        while high - low > 1:       # the last segment starting before stop
-            middle = (low + high) >> 1
-            if self.profile_times[middle] < stop:
-                low = middle
-            else:
-                high = middle
-        if self.profile_least_known == 0:
-            self.profile_least[0] = self.profile_free[0]
-            self.profile_least_known = 1
-        for k in range(self.profile_least_known, low + 1):
-            self.profile_least[k] = min(self.profile_least[k - 1], self.profile_free[k])
-        if low + 1 > self.profile_least_known:
-            self.profile_least_known = low + 1
-        return self.profile_least[low] >= q
+        cdef Py_ssize_t k = 0, segment
+        while True:
+            while k < self.stair_size:
+                if self.stair_levels[k] < q:
+                    return self.stair_times[k] >= stop
+                k += 1
+            # the staircase is known up to here: extend it by one segment
+            segment = self.stair_scanned
+            if segment == self.profile_size or self.profile_times[segment] >= stop:
+                return True
+            self.stair_scanned += 1
+            if self.stair_size == 0 or self.profile_free[segment] < self.stair_levels[self.stair_size - 1]:
+                self.stair_times[self.stair_size] = self.profile_times[segment]
+                self.stair_levels[self.stair_size] = self.profile_free[segment]
+                self.stair_size += 1
 
     cdef Py_ssize_t _split_profile(self, double at) noexcept nogil:
         """The segment that starts at `at` (>= the profile's start), split
@@ -882,15 +894,39 @@ cdef class Simulation:
         self.profile_times[low + 1] = at
         self.profile_free[low + 1] = self.profile_free[low]
         self.profile_size += 1
-        self.profile_least_known = min(self.profile_least_known, low + 1)
         return low + 1
 
     cdef void _take_profile(self, double begin, double stop, long long q) noexcept nogil:
-        """q processors fewer on [begin, stop)."""
-        cdef Py_ssize_t first = self._split_profile(begin), last = self._split_profile(stop), k
+        """q processors fewer on [begin, stop), the ends up to stop merged first."""
+        cdef Py_ssize_t first, last, k
+        while (self.profile_merged < self.n_running
+               and self.running[self.profile_merged].key <= stop):
+            self._merge_next_end()
+        first = self._split_profile(begin)
+        last = self._split_profile(stop)
         for k in range(first, last):
             self.profile_free[k] -= q
-        self.profile_least_known = min(self.profile_least_known, first)
+        self._forget_stairs(begin, first)
+
+    cdef inline void _take_started(self, double stop, long long q) noexcept nogil:
+        """q processors fewer on [t, stop) for a job started now, whose end
+        is inserted among the running jobs: an end after the last segment's
+        start is left unmerged (q fewer everywhere, q back when merged)."""
+        cdef Py_ssize_t k
+        if stop <= self.profile_times[self.profile_size - 1]:
+            self._take_profile(self.profile_times[0], stop, q)
+            self.profile_merged += 1    # it lands before every unmerged end
+            return
+        for k in range(self.profile_size):
+            self.profile_free[k] -= q
+        self.stair_size = self.stair_scanned = 0
+
+    cdef void _forget_stairs(self, double begin, Py_ssize_t first) noexcept nogil:
+        """Drop the staircase from begin on, segment `first` (now starting at
+        begin) having changed: the levels before it still hold."""
+        while self.stair_size > 0 and self.stair_times[self.stair_size - 1] >= begin:
+            self.stair_size -= 1
+        self.stair_scanned = min(self.stair_scanned, first)
 
     # -- the event loop (SEMANTICS §2) ---------------------------------------
 

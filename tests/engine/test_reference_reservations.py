@@ -80,23 +80,22 @@ def test_depth_two_hole_before_reservations_and_a_job_that_would_delay_the_secon
     #     10, exactly when job1's reservation begins (half-open).
     #   job5 (q1, 20 s): [0,10):1, [10,20):1 -> starts now, backfilled; ends
     #     at 20, exactly when job2's reservation begins.
-    #   job6 (q1): free 0 now; anchor 25, n = D: waits.       made 2
+    #   job6 (q1): not walked: free 0 now with a reservation held.  made 2
     # t=10: job0, job4 end; free 3 (job5 runs to 20).  job1 starts (not
-    #   backfilled: no reservation yet in this pass); free 0.
-    #   job2 anchor 20 (job1 and job5 end then) -> res [20,25), n=1.
-    #   job3: free at 20 is 4 - 4 = 0, rises at 25 -> res [25,46), n=2.
-    #   job6: anchor 25 (free 3 on [25,46)), n = D: waits.     made 4
+    #   backfilled: no reservation yet in this pass); free 0, but none held.
+    #   job2 anchor 20 (job1 and job5 end then) -> res [20,25), n=1; stop.
+    #                                                            made 3
     # t=20: job1, job5 end; free 4: job2 starts; free 0.  job3 res 25 (n=1),
-    #   job6 res 25 (free 4 - 1 = 3 there, n=2).                made 6
+    #   stop: job6 is not reserved.                              made 4
     # t=25: job2 ends: job3 and job6 start (no reservation in this pass).
-    # Reserved ever: job1 (first at 10), job2 (20), job3 (25), job6 (25).
+    # Reserved ever: job1 (first at 10), job2 (20), job3 (25).
     res = sim(CASE_A, 4, reservations=2)
     assert schedule(res) == (
         [0.0, 10.0, 20.0, 25.0, 0.0, 0.0, 25.0],
         [False, False, False, False, True, True, False],
-        [None, 10.0, 20.0, 25.0, None, None, 25.0],
-        6,
+        [None, 10.0, 20.0, 25.0, None, None, None],
         4,
+        3,
     )
 
 
@@ -127,21 +126,19 @@ def test_depth_one_on_the_same_case_is_easy_and_so_is_the_walk():
 
 def test_depth_all_on_the_same_case():
     # D = "all", m = 4.
-    # t=0: job0 starts; job1 res [10,20), job2 res [20,25), job3 res [25,46)
-    #   (profile [25,46):3 now); job4 and job5 start now (backfilled, as with
-    #   D = 2); job6 (q1, 2 s): free 0 now; at 10 and at 20 free does not
-    #   rise (ends and reservation starts cancel); at 25 it rises to 3 ->
-    #   res [25,27).                                           made 4
-    # t=10: job1 starts; job2 res 20, job3 res 25, job6 res 25.   made 7
-    # t=20: job2 starts; job3 res 25, job6 res 25.                made 9
-    # t=25: job3 and job6 start.
+    # t=0: job0 starts; job1 res [10,20), job2 res [20,25), job3 res [25,46);
+    #   job4 and job5 start now (backfilled, as with D = 2); free 0 now: the
+    #   walk stops before job6.                                made 3
+    # t=10: job1 starts, free 0; job2 res 20; stop.               made 4
+    # t=20: job2 starts, free 0; job3 res 25; stop.               made 5
+    # t=25: job3 and job6 start; job6 never held a reservation.
     res = sim(CASE_A, 4, reservations="all")
     assert schedule(res) == (
         [0.0, 10.0, 20.0, 25.0, 0.0, 0.0, 25.0],
         [False, False, False, False, True, True, False],
-        [None, 10.0, 20.0, 25.0, None, None, 25.0],
-        9,
-        4,
+        [None, 10.0, 20.0, 25.0, None, None, None],
+        5,
+        3,
     )
 
 
@@ -163,18 +160,19 @@ def test_depth_two_lets_a_job_delay_the_third_waiting_job():
     #   job2 (q2): anchor 20 -> res [20,30), n=2.  profile [0,30):1 [30,inf):3
     #   job3 (q3): anchor 30, n = D: waits.
     #   job4 (q1, 35 s): free 1 on [0,30) and 3 on [30,35) -> starts now,
-    #     backfilled.                                          made 2
-    # t=10: job0 ends, free 2: job1 starts, free 0.  job2 res [20,30) (n=1),
-    #   job3 anchor 35 (job4 holds one processor until 35) -> res (n=2). made 4
-    # t=20: job1 ends: job2 starts.  job3 res 35.                 made 5
-    # t=30: job2 ends, free 2.  job3 res 35.                      made 6
+    #     backfilled; free 0 now.                              made 2
+    # t=10: job0 ends, free 2: job1 starts, free 0.  job2 res [20,30) (n=1);
+    #   free 0 with a reservation held: the walk stops.        made 3
+    # t=20: job1 ends: job2 starts, free 0.  job3 anchor 35 (job4 holds one
+    #   processor until 35) -> res; stop.                      made 4
+    # t=30: job2 ends, free 2.  job3 res 35.                      made 5
     # t=35: job4 ends: job3 starts.
     res = sim(CASE_B, 3, reservations=2)
     assert schedule(res) == (
         [0.0, 10.0, 20.0, 35.0, 0.0],
         [False, False, False, False, True],
         [None, 10.0, 20.0, 35.0, None],
-        6,
+        5,
         3,
     )
     # D = 1 happens to give the same starts: at t=0 T = 10 and extra 1 let
@@ -211,36 +209,35 @@ def test_depth_all_protects_the_third_job():
 
 
 def test_depth_all_reserves_in_a_hole_before_an_earlier_jobs_reservation():
-    # m = 3; job0 = (0,10,10,3), job1 = (0,10,10,2), job2 = (0,10,10,3),
-    # job3 = (0,5,5,1).
-    # D = "all".  t=0: job0 starts (free 0 after it; the pass had 3 free, so it
-    #   is not skipped).  job1 res [10,20): profile [10,20):1.  job2 res
-    #   [20,30).  job3: free 0 now, rises to 1 at 10, [10,15):1 -> res
-    #   [10,15), before job2's.                                made 3
-    # t=10: job0 ends: job1 starts, free 1.  job2 res 20 (n=1); job3 fits
-    #   [10,15) now -> starts, backfilled.                     made 4
-    # t=15: job3 ends, free 1: job2 res 20.                      made 5
+    # m = 4; job0 = (0,10,10,3), job1 = (0,10,10,2), job2 = (0,10,10,4),
+    # job3 = (0,5,5,2).
+    # D = "all".  t=0: job0 starts, free 1.  job1 res [10,20): profile
+    #   [10,20):2.  job2 res [20,30).  job3: free 1 now, 2 from 10,
+    #   [10,15):2 -> res [10,15), before job2's.               made 3
+    # t=10: job0 ends: job1 starts, free 2.  job2 res 20 (n=1); job3 fits
+    #   [10,15) now -> starts, backfilled; free 0: stop.       made 4
+    # t=15: job3 ends, free 2: job2 res 20.                      made 5
     # t=20: job1 ends: job2 starts.
     # D = 2: the same, except at t=0 job3 waits (n = D): made 2 + 1 + 1 = 4
     #   and job3 is never reserved.
     # D = 1: t=0 head job1 T = 10 (made 1); t=10 head job2 T = 20, job3 ends
     #   15 <= 20 -> backfilled (made 2); t=15 head job2 (made 3).
-    jobs = [(0, 10, 10, 3), (0, 10, 10, 2), (0, 10, 10, 3), (0, 5, 5, 1)]
+    jobs = [(0, 10, 10, 3), (0, 10, 10, 2), (0, 10, 10, 4), (0, 5, 5, 2)]
     starts = [0.0, 10.0, 20.0, 10.0]
     flags = [False, False, False, True]
-    assert schedule(sim(jobs, 3, reservations="all")) == (starts, flags, [None, 10.0, 20.0, 10.0], 5, 3)
-    assert schedule(sim(jobs, 3, reservations=2)) == (starts, flags, [None, 10.0, 20.0, None], 4, 2)
-    assert schedule(sim(jobs, 3, reservations=1)) == (starts, flags, [None, 10.0, 20.0, None], 3, 2)
+    assert schedule(sim(jobs, 4, reservations="all")) == (starts, flags, [None, 10.0, 20.0, 10.0], 5, 3)
+    assert schedule(sim(jobs, 4, reservations=2)) == (starts, flags, [None, 10.0, 20.0, None], 4, 2)
+    assert schedule(sim(jobs, 4, reservations=1)) == (starts, flags, [None, 10.0, 20.0, None], 3, 2)
 
 
 def test_job_started_before_the_first_reservation_is_not_backfilled():
     # m = 4, D = 2; job0 = (0,10,10,3), job1 = (0,10,10,1), job2 = (0,5,5,4),
     # job3 = (0,5,5,2).
     # t=0: job0 starts, job1 starts (anchor 0, no reservation yet: not
-    #   backfilled); job2 res [10,15); job3: free 0 now, anchor 15, res.
+    #   backfilled), free 0; job2 res [10,15); stop before job3.
     # t=10: job0, job1 end: job2 starts; job3 res 15.  t=15: job3 starts.
     res = sim([(0, 10, 10, 3), (0, 10, 10, 1), (0, 5, 5, 4), (0, 5, 5, 2)], 4, reservations=2)
-    assert schedule(res) == ([0.0, 0.0, 10.0, 15.0], [False] * 4, [None, None, 10.0, 15.0], 3, 2)
+    assert schedule(res) == ([0.0, 0.0, 10.0, 15.0], [False] * 4, [None, None, 10.0, 15.0], 2, 2)
 
 
 def test_pass_without_a_free_processor_is_skipped_for_every_depth():
