@@ -115,7 +115,7 @@ def test_a_learner_added_to_the_registry_is_accepted_without_editing_the_schema(
             "fixed_policy",
             {"ordrs": ["FCFS"]},
             "config: fixed_policy: Additional properties are not allowed ('ordrs' was unexpected); "
-            "allowed there: backfills, orders, thresholds, variants_per_job",
+            "allowed there: backfills, orders, site_policies, thresholds, variants_per_job",
         ),
         ("bandit", {"seed": -1}, "config: bandit.seed: -1 is less than the minimum of 0"),
     ],

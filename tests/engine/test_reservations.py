@@ -17,6 +17,7 @@ from strategies import COMMON, cases, make_workload, with_function, workloads
 import simcore
 from simcore.engine import _core
 from simcore.engine.predictors import make_predictor
+from simcore.engine.priority import Multifactor
 from simcore.engine.simulation import (
     CORRECTIONS,
     NAMED_ORDERS,
@@ -51,6 +52,7 @@ def core_run(
         None,
         reservation_depth(reservations) if reservations != "all" else -1,
         profile_walk,
+        Multifactor().params() if order == "MULTIFACTOR" else None,
     )
     sim.run_until(np.inf)
     return sim

@@ -87,6 +87,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
     section = prediction or simple or learned or dynamic or sharing or elastic or selection
     artifact = config["bandit_artifact"]  # the fixed-policy and bandit studies again, under results/artifact
+    site = fixed * int(bool(config["fixed_policy"].get("site_policies")))  # the campaign's run only
     artifact_sweeps = jobs_for(artifact["variants"], artifact["fixed_policy"].get("variants_per_job", 10))
     artifact_learners = jobs_for(artifact["variants"], artifact["bandit"]["variants_per_job"])
     jobs = {
@@ -97,6 +98,8 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "resample": 2 * fixed,
         "sweep_fixed_policies": fixed
         * (jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]) + artifact_sweeps),
+        "sweep_site_policies": site * jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]),
+        "site_policy_tables": site,
         "aggregate_fixed_policies": 2 * fixed,
         "plot_fixed_policies": 2 * fixed,
         "learn_strategies": fixed

@@ -12,6 +12,7 @@ from simcore.engine.swf import read_swf
 from simcore.studies.prediction.study import (
     BACKFILL_VARIANTS,
     HEADER_SIZE_TRIPLES,
+    PAPER_BACKFILLS,
     TRIPLE,
     chunk_of_grid,
     correlations,
@@ -64,7 +65,7 @@ def add_commands(commands) -> None:
     )
     grid.add_argument("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS, default=list(REGRESSION_WEIGHTINGS))
     grid.add_argument("--corrections", nargs="+", choices=CORRECTIONS, default=list(CORRECTIONS))
-    grid.add_argument("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=["EASY", "SJBF"])
+    grid.add_argument("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=list(PAPER_BACKFILLS))
     grid.add_argument("--chunk", type=int, default=0, help="this job's share: triples chunk, chunk+chunks, ...")
     grid.add_argument("--chunks", type=int, default=1)
     grid.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per triple")

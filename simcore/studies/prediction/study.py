@@ -27,6 +27,7 @@ BACKFILL_VARIANTS = {
     "SJBF": {"backfill": "SPF"},
     "CONS": {"backfill": "queue", "reservations": "all"},
 }
+PAPER_BACKFILLS = ("EASY", "SJBF")
 E_LOSS = ("linear", "squared", "large_area")  # equation (3)
 SQUARED_LOSS = ("squared", "squared", "constant")  # plain least squares
 TRIPLE = ["predictor", "correction", "backfill"]
@@ -75,7 +76,7 @@ def triple_grid(
     bases=REGRESSION_BASES,
     weightings=REGRESSION_WEIGHTINGS,
     corrections=("request", "incremental", "doubling"),
-    backfills=tuple(BACKFILL_VARIANTS),
+    backfills=PAPER_BACKFILLS,
 ):
     """Every heuristic triple of the paper's campaign, one row each: the
     request and clairvoyant baselines, then AVE2 and the regressions (every
