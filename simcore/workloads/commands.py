@@ -226,6 +226,13 @@ def reservations_argument(text: str):
         raise argparse.ArgumentTypeError(f"{text!r}: a depth >= 0 (0: no backfilling, 1: EASY) or all") from None
 
 
+def variant_range_arguments(parser) -> None:
+    """A study's chunk of variants: the variants file, --select FIRST:STOP, --trace."""
+    parser.add_argument("variants", metavar="VARIANTS.parquet")
+    parser.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
+    parser.add_argument("--trace", required=True, help="trace name written into the rows")
+
+
 def multifactor_argument(text: str) -> tuple[str, object]:
     """One --multifactor KEY=VALUE: a number, or true/false for favor_small (checked by Multifactor)."""
     key, equals, value = text.partition("=")

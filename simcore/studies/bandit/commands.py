@@ -11,6 +11,7 @@ import pandas as pd
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
 from simcore.studies.bandit.report import TABLE3, reproduction_section, strategies_markdown, table3_rows
 from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
+from simcore.workloads.commands import variant_range_arguments
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 TABLE_COLUMNS = ["trace", *CONFIG_COLUMNS, "mean", "p10", "p90", "variants"]
@@ -18,9 +19,7 @@ TABLE_COLUMNS = ["trace", *CONFIG_COLUMNS, "mean", "p10", "p90", "variants"]
 
 def add_commands(commands) -> None:
     learn = commands.add_parser("learn", help="online policy-selection strategies on a range of variants")
-    learn.add_argument("variants", metavar="VARIANTS.parquet")
-    learn.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    learn.add_argument("--trace", required=True, help="trace name written into the rows")
+    variant_range_arguments(learn)
     learn.add_argument(
         "--strategies",
         required=True,

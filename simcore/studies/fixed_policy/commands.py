@@ -19,14 +19,13 @@ from simcore.studies.fixed_policy.site_policies import (
     site_policies_markdown,
 )
 from simcore.studies.fixed_policy.study import sweep_variant
-from simcore.workloads.commands import any_case, optional_threshold
+from simcore.workloads.commands import any_case, optional_threshold, variant_range_arguments
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 
 def add_commands(commands) -> None:
     sweep = commands.add_parser("sweep", help="fixed policies on a range of variants")
-    sweep.add_argument("variants", metavar="VARIANTS.parquet")
-    sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
+    variant_range_arguments(sweep)
     sweep.add_argument(
         "--orders", nargs="+", choices=NAMED_ORDERS, type=any_case(NAMED_ORDERS), default=list(BANDIT_ORDERS)
     )
@@ -34,7 +33,6 @@ def add_commands(commands) -> None:
     sweep.add_argument(
         "--backfills", nargs="+", choices=BACKFILLS, type=any_case(BACKFILLS), default=["queue"], metavar="BACKFILL"
     )
-    sweep.add_argument("--trace", required=True, help="trace name written into the rows")
     sweep.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per run")
     sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet", help="cumulative wait per week per run")
 
@@ -101,9 +99,7 @@ def add_commands(commands) -> None:
     )
 
     site = commands.add_parser("sweep-site-policies", help="site policies (depth, multifactor) on a range of variants")
-    site.add_argument("variants", metavar="VARIANTS.parquet")
-    site.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    site.add_argument("--trace", required=True, help="trace name written into the rows")
+    variant_range_arguments(site)
     site.add_argument(
         "--policies",
         required=True,

@@ -17,7 +17,7 @@ from simcore.studies.simple_policies.study import (
     threshold_for,
     weekly_curves,
 )
-from simcore.workloads.commands import any_case, positive_float
+from simcore.workloads.commands import any_case, positive_float, variant_range_arguments
 from simcore.workloads.files import (
     iter_variants,
     read_all,
@@ -33,15 +33,13 @@ from simcore.workloads.resample import WEEK
 
 def add_commands(commands) -> None:
     sweep = commands.add_parser("simple-sweep", help="simple policies with a threshold on a range of variants")
-    sweep.add_argument("variants", metavar="VARIANTS.parquet")
+    variant_range_arguments(sweep)
     sweep.add_argument(
         "--trace-workload",
         required=True,
         metavar="TRACE.parquet",
         help="the filtered trace, whose largest request sets the threshold",
     )
-    sweep.add_argument("--trace", required=True, help="trace name written into the rows")
-    sweep.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
     sweep.add_argument(
         "--orders", nargs="+", choices=ORDERS, type=any_case(ORDERS), default=["FCFS", "SPF", "SQF", "SAF"]
     )
