@@ -255,7 +255,7 @@ def table1(grid: pd.DataFrame) -> pd.DataFrame:
 
 def table6(grid: pd.DataFrame) -> pd.DataFrame:
     """Clairvoyant EASY/EASY-SJBF, EASY, EASY++, and the best and worst AVEbsld
-    of the learned predictors (AVE2 and regressions) per backfill variant."""
+    of the learned predictors (AVE2 and regressions) per backfill variant the grid ran."""
     rows = []
     for trace in dict.fromkeys(grid["trace"]):
         row = {
@@ -266,7 +266,7 @@ def table6(grid: pd.DataFrame) -> pd.DataFrame:
             "easy_plus_plus": _value(grid, trace, EASY_PLUS_PLUS),
         }
         learned = grid[(grid["trace"] == trace) & ~grid["predictor"].isin(EXACT_OR_UPPER)]
-        for backfill in BACKFILL_VARIANTS:
+        for backfill in [variant for variant in BACKFILL_VARIANTS if variant in set(grid["backfill"])]:
             values = learned.loc[learned["backfill"] == backfill, "avg_bsld"]
             row[f"learned_{backfill.lower()}_best"] = values.min()
             row[f"learned_{backfill.lower()}_worst"] = values.max()

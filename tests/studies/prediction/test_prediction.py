@@ -347,3 +347,13 @@ def test_conservative_backfilling_is_a_triple_variant(pwa_trace):
     easy = simcore.simulate(workload, estimate="ave2", correction="incremental")
     assert rows["avg_wait"].tolist() == [easy.summary()["avg_wait"], conservative.summary()["avg_wait"]]
     assert rows["avg_wait"].iloc[0] != rows["avg_wait"].iloc[1]
+
+
+def test_table6_has_a_learned_range_per_backfill_variant_run():
+    from simcore.studies.prediction.study import table6
+
+    rows = [("T", "ave2", "incremental", b, v) for b, v in (("EASY", 3.0), ("SJBF", 2.0))]
+    grid = pd.DataFrame(rows, columns=["trace", "predictor", "correction", "backfill", "avg_bsld"])
+    assert not any("cons" in column for column in table6(grid).columns)
+    conservative = pd.concat([grid, grid.iloc[:1].assign(backfill="CONS", avg_bsld=5.0)], ignore_index=True)
+    assert table6(conservative).loc[0, ["learned_cons_best", "learned_cons_worst"]].tolist() == [5.0, 5.0]
