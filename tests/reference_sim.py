@@ -46,7 +46,10 @@ instant from the last computation's T and factors (age 0).  A run also
 reports ``fair_share`` (F_u of the last computation, users ascending),
 ``priority_computations`` and ``priority_boundary_cases`` (values of
 W_age A + W_fs F + W_size Z within 1e-9 relative of an integer, where floor
-may differ between implementations).
+may differ between implementations) and, among them, ``priority_inexact_cases``
+(those that are not an integer exactly: an exact integer such as an age of 0
+with a fair-share factor of 1 comes out the same in any implementation that
+computes it exactly, a value a rounding away from one need not).
 """
 
 import math
@@ -336,6 +339,7 @@ def reference_simulate(
     next_computation = 0.0  # "due": the next computation is at the first instant >= it
     priority_computations = 0
     priority_boundary_cases = 0
+    priority_inexact_cases = 0
 
     queued = []  # submitted, not started (positions)
     running = []  # started, completion not yet applied
@@ -425,7 +429,7 @@ def reference_simulate(
         """P_j with the last computation's T and factors (before any
         computation: A = 0, F = 1); counts a value within rounding of an
         integer as a floor-boundary case."""
-        nonlocal priority_boundary_cases
+        nonlocal priority_boundary_cases, priority_inexact_cases
         if last_T is None:
             A, F = 0.0, 1.0
         else:
@@ -438,6 +442,7 @@ def reference_simulate(
         x = mf["weight_age"] * A + mf["weight_fairshare"] * F + mf["weight_job_size"] * Z
         if abs(x - round(x)) <= 1e-9 * max(1.0, abs(x)):
             priority_boundary_cases += 1
+            priority_inexact_cases += x != round(x)
         priority[j] = math.floor(x)
 
     def scheduling_pass(t):
@@ -625,6 +630,7 @@ def reference_simulate(
         "fair_share": [] if mf is None else [fair_share[u] for u in users],
         "priority_computations": priority_computations,
         "priority_boundary_cases": priority_boundary_cases,
+        "priority_inexact_cases": priority_inexact_cases,
     }
 
 

@@ -29,9 +29,6 @@ from reference_sim import ORDERS, reference_simulate
 from strategies import COMMON, with_function, workloads
 
 TESTS = Path(__file__).resolve().parent.parent
-REPO = TESTS.parent
-PER_JOB = ("start", "end", "backfilled", "corrections", "order_at_start", "reservation")
-PER_RUN = ("reservations_made", "jobs_reserved")
 
 
 def sim(jobs, m, users=None, **kwargs):
