@@ -168,12 +168,12 @@ cdef class Simulation:
                                    long long* extra) noexcept nogil
     # reservation depth >= 2
     cdef void _pass_reserving(self, double t) noexcept nogil
-    cdef Py_ssize_t _split_profile(self, double at) noexcept nogil
-    cdef void _take_profile(self, double begin, double stop, long long q) noexcept nogil
+    cdef Py_ssize_t _split_profile(self, Py_ssize_t low, double at) noexcept nogil
+    cdef void _take_profile(self, Py_ssize_t first, double stop, long long q) noexcept nogil
     cdef inline void _take_started(self, double stop, long long q) noexcept nogil
     cdef void _forget_stairs(self, double begin, Py_ssize_t first) noexcept nogil
     cdef inline void _merge_next_end(self) noexcept nogil
-    cdef double _anchor(self, long long q, double e) noexcept nogil
+    cdef Py_ssize_t _anchor(self, long long q, double e) noexcept nogil
     cdef inline bint _fits_now(self, long long q, double e) noexcept nogil
     # the event loop
     cdef double _next_instant(self, double stop) noexcept nogil

@@ -786,7 +786,7 @@ cdef class Simulation:
         the profile lets it run from t for its estimate, else given a
         reservation at its anchor while fewer than `depth` are made."""
         cdef QueueCursor cursor
-        cdef Py_ssize_t j, made = 0
+        cdef Py_ssize_t j, k, made = 0
         cdef long long q
         cdef double e, anchor
         if self.n_waiting == 0:
@@ -811,8 +811,9 @@ cdef class Simulation:
                 self._take_started(t + e, q)
                 self._start(j, t, made > 0)
             elif made < self.depth:
-                anchor = self._anchor(q, e)
-                self._take_profile(anchor, anchor + e, q)
+                k = self._anchor(q, e)
+                anchor = self.profile_times[k]
+                self._take_profile(k, anchor + e, q)
                 made += 1
                 self.reservations_made += 1
                 if isnan(self.reservation[j]):
@@ -832,8 +833,8 @@ cdef class Simulation:
             self.profile_free[last] += self.jobs.procs[self.running[self.profile_merged].idx]
             self.profile_merged += 1
 
-    cdef double _anchor(self, long long q, double e) noexcept nogil:
-        """The earliest start after the profile's start from which it has q
+    cdef Py_ssize_t _anchor(self, long long q, double e) noexcept nogil:
+        """The segment of the earliest start after the profile's start from which it has q
         processors free for e seconds (the caller knows the job does not fit
         at the start): a segment's start (the profile is constant between).
         Free processors only grow after the last segment's start, so the
@@ -852,7 +853,7 @@ cdef class Simulation:
                    and self.profile_free[later] >= q):
                 later += 1
             if later == self.profile_size or self.profile_times[later] >= begin + e:
-                return begin
+                return k
             k = later + 1       # segment `later` is short of processors
 
     cdef inline bint _fits_now(self, long long q, double e) noexcept nogil:
@@ -876,10 +877,10 @@ cdef class Simulation:
                 self.stair_levels[self.stair_size] = self.profile_free[segment]
                 self.stair_size += 1
 
-    cdef Py_ssize_t _split_profile(self, double at) noexcept nogil:
-        """The segment that starts at `at` (>= the profile's start), split
+    cdef Py_ssize_t _split_profile(self, Py_ssize_t low, double at) noexcept nogil:
+        """The segment that starts at `at` (>= segment low's start), split
         from the one containing it if needed."""
-        cdef Py_ssize_t low = 0, high = self.profile_size, middle, moved
+        cdef Py_ssize_t high = self.profile_size, middle, moved
         while high - low > 1:
             middle = (low + high) >> 1
             if self.profile_times[middle] <= at:
@@ -896,17 +897,17 @@ cdef class Simulation:
         self.profile_size += 1
         return low + 1
 
-    cdef void _take_profile(self, double begin, double stop, long long q) noexcept nogil:
-        """q processors fewer on [begin, stop), the ends up to stop merged first."""
-        cdef Py_ssize_t first, last, k
+    cdef void _take_profile(self, Py_ssize_t first, double stop, long long q) noexcept nogil:
+        """q processors fewer from segment first's start to stop, the ends up
+        to stop merged first (they come after every segment: first stays)."""
+        cdef Py_ssize_t last, k
         while (self.profile_merged < self.n_running
                and self.running[self.profile_merged].key <= stop):
             self._merge_next_end()
-        first = self._split_profile(begin)
-        last = self._split_profile(stop)
+        last = self._split_profile(first, stop)
         for k in range(first, last):
             self.profile_free[k] -= q
-        self._forget_stairs(begin, first)
+        self._forget_stairs(self.profile_times[first], first)
 
     cdef inline void _take_started(self, double stop, long long q) noexcept nogil:
         """q processors fewer on [t, stop) for a job started now, whose end
@@ -914,7 +915,7 @@ cdef class Simulation:
         start is left unmerged (q fewer everywhere, q back when merged)."""
         cdef Py_ssize_t k
         if stop <= self.profile_times[self.profile_size - 1]:
-            self._take_profile(self.profile_times[0], stop, q)
+            self._take_profile(0, stop, q)
             self.profile_merged += 1    # it lands before every unmerged end
             return
         for k in range(self.profile_size):
