@@ -303,3 +303,48 @@ def test_order_policies_pick_the_orders_first_job_of_the_window(order, key):
     assert checked > 20
     with pytest.raises(ValueError, match="order 'NOPE'"):
         OrderPolicy("NOPE")
+
+
+MULTIFACTOR_WINDOW = {"window_order": "MULTIFACTOR"}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_multifactor_window_passes_the_checker_unseeded(seed):
+    """MULTIFACTOR as the window order (docs/semantics.md, "Multifactor priority": default
+    parameters, usage from the episode's first job): the checker with the action space unseeded."""
+    env = gymnasium.make("schedsweep/JobSelection-v0", **MULTIFACTOR_WINDOW).unwrapped
+    env.reset(seed=seed)
+    check_env(env)
+
+
+def unmasked_multifactor_run(seed, steps=3000):
+    env, rng, trace = (
+        gymnasium.make("schedsweep/JobSelection-v0", **MULTIFACTOR_WINDOW),
+        np.random.default_rng(seed),
+        [],
+    )
+    obs, _ = env.reset(seed=seed)
+    for _ in range(steps):
+        obs, reward, terminated, truncated, info = env.step(int(rng.integers(env.action_space.n)))
+        trace.append((obs.tobytes(), reward, info["invalid_actions"]))
+        if terminated or truncated:
+            obs, _ = env.reset()
+    return trace
+
+
+def test_a_multifactor_window_takes_unmasked_actions_deterministically():
+    first = unmasked_multifactor_run(4)
+    assert first == unmasked_multifactor_run(4)
+    assert first != unmasked_multifactor_run(5)
+    assert first[-1][2] > 0  # the agent did pick empty slots
+
+
+@pytest.mark.parametrize("mode", ["sync", "async", "vector_entry_point"])
+def test_a_multifactor_window_runs_vectorised(mode):
+    envs = gymnasium.make_vec("schedsweep/JobSelection-v0", num_envs=3, vectorization_mode=mode, **MULTIFACTOR_WINDOW)
+    rng = np.random.default_rng(0)
+    envs.reset(seed=1)
+    for _ in range(1000):
+        obs, reward, terminated, truncated, info = envs.step(rng.integers(envs.single_action_space.n, size=3))
+        assert np.isfinite(reward).all() and envs.observation_space.contains(obs)
+    envs.close()
