@@ -10,8 +10,11 @@ merged key by key into a study's section.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from simcore.campaign.studies import StudyRegistry
 from simcore.workloads.catalogue import check_trace_names
+from simcore.workloads.local import CAMPAIGN_TRACES, joined, local_traces
 
 # Each run writes below its own root.
 RUN_ROOTS = {
@@ -34,7 +37,8 @@ def run_of(root: str) -> str:
 
 
 def only_traces(config: dict, catalogue: dict) -> list[str] | None:
-    """`only`: the traces and models every study is restricted to (None: no restriction)."""
+    """`only`: the traces and models every study is restricted to (None: no restriction);
+    `catalogue` has the local traces' names too."""
     only = config.get("only")
     if only is None:
         return None
@@ -54,15 +58,39 @@ def variant_chunks(chosen: dict, study: str) -> list[tuple[int, int]]:
 
 class Campaign:
     """The settings of the workflow's runs under `config`, for the studies of `registry`
-    (consulted when a run's settings are first asked for, after every study registered)."""
+    (consulted when a run's settings are first asked for, after every study registered).
+
+    The site's own logs (`local_traces`, simcore.workloads.local) join the campaign's run
+    only: the demo and the artifact configuration are fixed runs."""
 
     def __init__(self, config: dict, catalogue: dict, registry: StudyRegistry):
         self.config = config
-        self.catalogue = catalogue
         self.models = config.get("models", {})
         self.registry = registry
-        self.only = only_traces(config, catalogue)
+        self.published = catalogue
+        # the names a configuration may give: the catalogue's and the local traces'
+        self.catalogue = {**catalogue, **dict.fromkeys(config.get("local_traces") or {}, {})}
+        self.only = only_traces(config, self.catalogue)
         self._settings: dict[str, dict] = {}
+
+    @cached_property
+    def local_traces(self) -> dict[str, dict]:
+        """The configuration's local traces, checked (simcore.workloads.local.local_traces)."""
+        return local_traces(
+            self.config.get("local_traces"),
+            self.published,
+            self.models,
+            self.registry.names(site_logs=True),
+        )
+
+    def _with_local_traces(self, chosen: dict) -> dict:
+        """The campaign's settings with each local trace added where its `join` says."""
+        chosen = dict(chosen)
+        chosen["traces"] = list(dict.fromkeys(chosen["traces"] + joined(self.local_traces, CAMPAIGN_TRACES)))
+        for study in self.registry.names(site_logs=True):
+            traces = chosen[study]["traces"] + joined(self.local_traces, study)
+            chosen[study] = {**chosen[study], "traces": list(dict.fromkeys(traces))}
+        return chosen
 
     def studies_of(self, root: str) -> tuple[str, ...]:
         """The studies a run has: the artifact configuration's, or every one."""
@@ -77,6 +105,8 @@ class Campaign:
         if run in OVERRIDES:
             for key, value in self.config[OVERRIDES[run]].items():
                 chosen[key] = {**chosen[key], **value} if key in self.registry.names() else value
+        else:
+            chosen = self._with_local_traces(chosen)
         check_trace_names(
             list(
                 dict.fromkeys(chosen["traces"] + [t for study in self.registry for t in study.declared_traces(chosen)])

@@ -29,7 +29,8 @@ class Study:
     (called only when the study runs there); `rank` orders the studies in the campaign and in the reproduction report;
     `in_artifact` marks the studies of the bandit paper's artifact configuration; `restrict`,
     when given, adapts a run's settings after `only` removed other studies and returns notes
-    saying what changed (the dynamic-scheduling study without the learned-policies one)."""
+    saying what changed (the dynamic-scheduling study without the learned-policies one);
+    `site_logs` marks a study with its own traces that a site's logs (`local_traces`) join."""
 
     name: str
     rank: int
@@ -38,10 +39,13 @@ class Study:
     traces: str = "own"
     in_artifact: bool = False
     restrict: Callable[[dict], list[str]] | None = None
+    site_logs: bool = False
 
     def __post_init__(self):
         if self.traces not in TRACE_SOURCES:
             raise ValueError(f"study {self.name}: traces={self.traces!r}, expected one of {', '.join(TRACE_SOURCES)}")
+        if self.site_logs and self.traces != "own":
+            raise ValueError(f"study {self.name}: site_logs needs traces of its own (traces='own')")
 
     def declared_traces(self, chosen: dict) -> list[str]:
         """The traces (or the model) the study uses under settings `chosen`."""
@@ -73,9 +77,14 @@ class StudyRegistry:
     def __iter__(self):
         return iter(sorted(self._studies.values(), key=lambda study: study.rank))
 
-    def names(self, traces: str | None = None) -> tuple[str, ...]:
-        """The studies' names in rank order (those whose traces come from `traces`, if given)."""
-        return tuple(study.name for study in self if traces is None or study.traces == traces)
+    def names(self, traces: str | None = None, site_logs: bool | None = None) -> tuple[str, ...]:
+        """The studies' names in rank order (those whose traces come from `traces`, and those
+        taking site logs or not, if given)."""
+        return tuple(
+            study.name
+            for study in self
+            if (traces is None or study.traces == traces) and (site_logs is None or study.site_logs == site_logs)
+        )
 
 
 def figure_files(folder: str, figures, traces=None) -> list[str]:

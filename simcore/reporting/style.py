@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interacti
 import numpy as np  # noqa: E402
 from cycler import cycler  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from simcore.workloads.files import atomic_write  # noqa: E402
 
@@ -155,6 +155,25 @@ def plain_log_ticks(scaled) -> None:
     written as plain numbers (200, not 2 × 10²)."""
     scaled.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     scaled.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    scaled.set_minor_formatter(NullFormatter())
+
+
+# Ticks of a logarithmic axis of durations in seconds, at the units a reader thinks in.
+DURATION_TICKS = {
+    1: "1 s",
+    60: "1 min",
+    600: "10 min",
+    3600: "1 h",
+    86400: "1 day",
+    864000: "10 days",
+    8640000: "100 days",
+}
+
+
+def log_duration_ticks(scaled) -> None:
+    """Ticks of a logarithmic axis of seconds at 1 s, 1 min, 10 min, 1 h, 1 day, 10 days, 100 days."""
+    scaled.set_major_locator(FixedLocator(list(DURATION_TICKS)))
+    scaled.set_major_formatter(FuncFormatter(lambda value, _: DURATION_TICKS.get(round(value), "")))
     scaled.set_minor_formatter(NullFormatter())
 
 

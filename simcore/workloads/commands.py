@@ -5,6 +5,7 @@ types that the studies' command modules share."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 
@@ -18,6 +19,7 @@ from simcore.workloads.catalogue import fetch_trace, load_catalogue
 from simcore.workloads.example import write_example
 from simcore.workloads.files import (
     check_writable,
+    file_sha256,
     read_workload,
     workload_provenance,
     write_csv,
@@ -138,6 +140,11 @@ def add_commands(commands) -> None:
 
     filt = commands.add_parser("filter", help="filter a trace and write it as Parquet")
     _add_trace_arguments(filt)
+    filt.add_argument(
+        "--source",
+        metavar="FILE",
+        help="the file the SWF log was converted from (a sacct dump): the workload's input, with its sha256",
+    )
     filt.add_argument("--output", "-o", required=True, type=output_file, metavar="FILE.parquet")
 
     info = commands.add_parser("info", help="machine size, jobs, span, users, filter counts")
@@ -324,7 +331,11 @@ def run_simulate(args) -> int:
 
 def run_filter(args) -> int:
     workload, _ = _read(args)
-    write_workload(workload, args.output, {"command": "filter"})
+    extra = {"command": "filter"}
+    if args.source:
+        extra["converted_from"] = {"path": workload.source, "sha256": workload.source_sha256}
+        workload = dataclasses.replace(workload, source=args.source, source_sha256=file_sha256(args.source))
+    write_workload(workload, args.output, extra)
     print(f"{args.output}: {len(workload):,} jobs kept of {workload.filter_counts['lines']:,} ({args.filter} filter)")
     return 0
 

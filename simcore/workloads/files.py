@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -115,11 +116,44 @@ def atomic_write(path):
         raise
 
 
+def file_sha256(path) -> str:
+    """sha256 of a file as stored."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _named_parquet_files(value) -> Iterator[str]:
+    """The existing Parquet files a provenance value names (a path or a list of paths)."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, str) and item.endswith(".parquet") and os.path.isfile(item):
+            yield item
+
+
+def trace_lineage(provenance: dict) -> dict[str, str]:
+    """{log file: sha256} of every trace an output is drawn from: its own input's, and those
+    recorded by the Parquet files its provenance names (each records its own, so one level of
+    reading follows the whole chain back to the logs)."""
+    lineage = {}
+    if provenance.get("input_sha256"):
+        lineage[provenance["input"]] = provenance["input_sha256"]
+    for value in provenance.values():
+        for path in _named_parquet_files(value):
+            lineage.update(read_provenance(path).get("traces", {}))
+    return dict(sorted(lineage.items()))
+
+
 def _with_provenance(schema: pa.Schema, provenance: dict) -> pa.Schema:
-    """`schema` with `provenance` and the code version (JSON) added to its metadata."""
+    """`schema` with `provenance`, the code version and the logs it is drawn from (`traces`:
+    {log: sha256}) as JSON in its metadata."""
     metadata = dict(schema.metadata or {})
+    lineage = trace_lineage(provenance)  # none for generated workloads, whose seed is their provenance
     metadata[PROVENANCE_KEY] = json.dumps(
-        {"code_version": code_version(), **provenance}, sort_keys=True, default=str
+        {"code_version": code_version(), **provenance, **({"traces": lineage} if lineage else {})},
+        sort_keys=True,
+        default=str,
     ).encode()
     return schema.with_metadata(metadata)
 

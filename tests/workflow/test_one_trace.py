@@ -45,6 +45,7 @@ STUDY_RULES = {
     "coscheduling": "coscheduling_flush",
     "elastic": "elastic_run",
     "job_selection": "rl_baselines_run",
+    "recorded_schedule": "recorded_schedule_trace",
 }
 
 
@@ -69,7 +70,7 @@ def jobs_for(total: int, per_job: int) -> int:
 def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     """Jobs per rule of the campaign restricted to `name` alone, from the configuration."""
     studies = users(name, config)
-    fixed, prediction, simple, learned, dynamic, sharing, elastic, selection = (
+    fixed, prediction, simple, learned, dynamic, sharing, elastic, selection, recorded = (
         int(study in studies)
         for study in (
             "fixed_policy",
@@ -80,12 +81,13 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
             "coscheduling",
             "elastic",
             "job_selection",
+            "recorded_schedule",
         )
     )
     job_sets = config["elastic"]["job_sets"].get(name, 1)  # N, a list of set numbers, or all
     elastic_sets = len(job_sets) if isinstance(job_sets, list) else 1 if job_sets == "all" else job_sets
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
-    section = prediction or simple or learned or dynamic or sharing or elastic or selection
+    section = prediction or simple or learned or dynamic or sharing or elastic or selection or recorded
     artifact = config["bandit_artifact"]  # the fixed-policy and bandit studies again, under results/artifact
     site = fixed * int(bool(config["fixed_policy"].get("site_policies")))  # the campaign's run only
     artifact_sweeps = jobs_for(artifact["variants"], artifact["fixed_policy"].get("variants_per_job", 10))
@@ -94,7 +96,7 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "fetch_trace": logged * bool(studies),
         "filter_trace": logged * fixed,
         "model_trace": (1 - logged) * bool(studies),
-        "study_trace": logged * (prediction + simple + dynamic + sharing + elastic + selection),
+        "study_trace": logged * (prediction + simple + dynamic + sharing + elastic + selection + recorded),
         "resample": 2 * fixed,
         "sweep_fixed_policies": fixed
         * (jobs_for(config["variants"], config["fixed_policy"]["variants_per_job"]) + artifact_sweeps),
@@ -138,6 +140,8 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "plot_elastic": elastic,
         "rl_baselines_run": selection,
         "rl_baselines_tables": selection,
+        "recorded_schedule_trace": recorded,
+        "recorded_schedule_tables": recorded,
         "fixed_policy_tables": 2 * fixed,
         "bandit_tables": 2 * fixed,
         "report": int(bool(fixed or section)) + fixed,  # the sections of the studies that run

@@ -2,6 +2,7 @@
 # run's settings (simcore.campaign.settings, where the logic and its tests are) and the file
 # layout of the traces and variants.
 import re
+import shlex
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -9,6 +10,7 @@ from snakemake.logging import logger
 from simcore.campaign.settings import RUN_ROOTS, Campaign, run_of
 from simcore.campaign.studies import Study, StudyRegistry
 from simcore.workloads.catalogue import load_catalogue
+from simcore.workloads.local import import_options
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
 CATALOGUE_PATH = next(
@@ -24,6 +26,9 @@ CATALOGUE_PATH = next(
 )
 CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
+# A site's own logs by path (simcore.workloads.local): their names here, their entries
+# (checked once every study registered) in CAMPAIGN.local_traces.
+LOCAL_TRACES = list(config.get("local_traces") or {})
 
 # Every study's rules, one file each; the Snakefile includes them all, and each registers
 # its study (register_study) before its rules.
@@ -68,7 +73,7 @@ def _alternatives(names):
 
 wildcard_constraints:
     root=_alternatives(RUN_ROOTS.values()),
-    trace=_alternatives(list(CATALOGUE) + list(MODELS)),
+    trace=_alternatives(list(CATALOGUE) + LOCAL_TRACES + list(MODELS)),
     chunk=r"\d+",
 
 
@@ -123,6 +128,33 @@ def resample_arguments(chosen):
         f"--method {chosen['resample']['method']}"
         + (f" --weeks {weeks}" if weeks else "")
     )
+
+
+def local_trace(trace):
+    """A local trace's entry (path, format, machine_size, filter, join, sacct)."""
+    return CAMPAIGN.local_traces[trace]
+
+
+def log_file(trace):
+    """The SWF log a trace is filtered from: a local SWF file where it is, anything else
+    below resources/traces/ (fetched from the archive, or converted from a sacct dump)."""
+    if trace in LOCAL_TRACES and local_trace(trace)["format"] == "swf":
+        return local_trace(trace)["path"]
+    return f"resources/traces/{trace}.swf.gz"
+
+
+def filter_arguments(trace, section):
+    """`simcore filter` options of a trace: the filter and machine size of `section` (the
+    campaign's or a study's settings), a local trace's own where it gives them, and for a
+    converted sacct dump the dump as the workload's source (its sha256 in the provenance)."""
+    local = local_trace(trace) if trace in LOCAL_TRACES else {}
+    size = section.get("machine_size", {}).get(trace) or local.get("machine_size")
+    arguments = f"--filter {local.get('filter') or section['filter']}"
+    if size:
+        arguments += f" --machine-size {size}"
+    if local.get("format") == "sacct":
+        arguments += f" --source {shlex.quote(local['path'])}"
+    return arguments
 
 
 def study_workload(study, trace):

@@ -1,5 +1,6 @@
-# Inputs: PWA traces fetched and filtered, or model workloads generated; the studies with
-# traces of their own (filter, machine sizes, variants) get them filtered and resampled here.
+# Inputs: PWA traces fetched and filtered, a site's own logs (local SWF files, sacct dumps
+# converted) filtered, or model workloads generated; the studies with traces of their own
+# (filter, machine sizes, variants) get them filtered and resampled here.
 
 TRACE_STUDIES = _alternatives(STUDIES.names(traces="own"))
 
@@ -9,6 +10,8 @@ rule fetch_trace:
         "resources/traces/{trace}.swf.gz",
     log:
         "logs/fetch_trace/{trace}.log",
+    wildcard_constraints:
+        trace=_alternatives(CATALOGUE),
     benchmark:
         "results/benchmarks/traces/fetch_trace/{trace}.tsv"
     conda:
@@ -25,9 +28,30 @@ rule fetch_trace:
         "--output {output} > {log} 2>&1"
 
 
+rule import_sacct_trace:
+    input:
+        lambda wildcards: local_trace(wildcards.trace)["path"],
+    output:
+        "resources/traces/{trace}.swf.gz",
+    log:
+        "logs/import_sacct_trace/{trace}.log",
+    benchmark:
+        "results/benchmarks/traces/import_sacct_trace/{trace}.tsv"
+    wildcard_constraints:
+        trace=_alternatives(LOCAL_TRACES),
+    conda:
+        "../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        options=lambda wildcards: import_options(local_trace(wildcards.trace)["sacct"]),
+    shell:
+        "simcore import-sacct {input:q} {params.options} --output {output} > {log} 2>&1"
+
+
 rule filter_trace:
     input:
-        "resources/traces/{trace}.swf.gz",
+        lambda wildcards: log_file(wildcards.trace),
     output:
         "results/traces/{trace}.parquet",
     log:
@@ -35,20 +59,15 @@ rule filter_trace:
     benchmark:
         "results/benchmarks/traces/filter_trace/{trace}.tsv"
     wildcard_constraints:
-        trace=_alternatives(CATALOGUE),
+        trace=_alternatives(list(CATALOGUE) + LOCAL_TRACES),
     conda:
         "../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
-        filter=config["filter"],
-        machine=lambda wildcards: (
-            f"--machine-size {config['machine_size'][wildcards.trace]}"
-            if wildcards.trace in config.get("machine_size", {})
-            else ""
-        ),
+        arguments=lambda wildcards: filter_arguments(wildcards.trace, config),
     shell:
-        "simcore filter {input} --filter {params.filter} {params.machine} --output {output} > {log} 2>&1"
+        "simcore filter {input:q} {params.arguments} --output {output} > {log} 2>&1"
 
 
 rule model_trace:
@@ -73,7 +92,7 @@ rule model_trace:
 
 rule study_trace:
     input:
-        "resources/traces/{trace}.swf.gz",
+        lambda wildcards: log_file(wildcards.trace),
     output:
         "results/{study}/traces/{trace}.parquet",
     log:
@@ -81,21 +100,18 @@ rule study_trace:
     benchmark:
         "results/benchmarks/traces/study_trace/{trace}/{study}.tsv"
     wildcard_constraints:
-        trace=_alternatives(CATALOGUE),
+        trace=_alternatives(list(CATALOGUE) + LOCAL_TRACES),
         study=TRACE_STUDIES,
     conda:
         "../envs/simcore.yaml"
     resources:
         mem_mb=2000,
     params:
-        filter=lambda wildcards: config[wildcards.study]["filter"],
-        machine=lambda wildcards: (
-            f"--machine-size {config[wildcards.study]['machine_size'][wildcards.trace]}"
-            if wildcards.trace in config[wildcards.study].get("machine_size", {})
-            else ""
+        arguments=lambda wildcards: filter_arguments(
+            wildcards.trace, config[wildcards.study]
         ),
     shell:
-        "simcore filter {input} --filter {params.filter} {params.machine} --output {output} > {log} 2>&1"
+        "simcore filter {input:q} {params.arguments} --output {output} > {log} 2>&1"
 
 
 rule resample_study_trace:

@@ -7,12 +7,11 @@ import json
 
 import pandas as pd
 
+from simcore.engine.policies import baseline_name, check_policies
 from simcore.engine.simulation import BACKFILLS, BANDIT_ORDERS, NAMED_ORDERS
 from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
 from simcore.studies.fixed_policy.report import TABLE2, fixed_policy_markdown, reproduction_section, table2_rows
 from simcore.studies.fixed_policy.site_policies import (
-    baseline_name,
-    check_site_policies,
     run_site_policies,
     site_change_table,
     site_policies_figure,
@@ -181,7 +180,7 @@ def run_tables(args) -> int:
 
 
 def run_site_sweep(args) -> int:
-    policies = check_site_policies(args.policies, "--policies")
+    policies = check_policies(args.policies, "--policies")
     (runs, shares), count = map_variants(
         args.variants, args.select, args.trace, lambda workload, weeks, number: run_site_policies(workload, policies)
     )
@@ -195,7 +194,7 @@ def run_site_sweep(args) -> int:
 def run_site_tables(args) -> int:
     from simcore.reporting.style import save
 
-    policies = check_site_policies(args.policies, "--policies")
+    policies = check_policies(args.policies, "--policies")
     runs = read_all(args.runs)
     baseline = baseline_name(policies)
     table = site_change_table(runs, baseline)

@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 
 from simcore.campaign.studies import figure_files
+from simcore.engine.policies import check_policies
 from simcore.studies.fixed_policy.figures import FIGURES
-from simcore.studies.fixed_policy.site_policies import check_site_policies
 
 
 def site_policies(chosen: dict) -> dict:
     """The run's site policies, checked when the DAG is planned rather than when a sweep job
     reaches them; {} for none."""
     try:
-        return check_site_policies(chosen["fixed_policy"].get("site_policies"))
+        return check_policies(chosen["fixed_policy"].get("site_policies"), "fixed_policy.site_policies")
     except ValueError as error:
         raise ValueError(f"config: {error}") from None
 

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 import simcore
+from simcore.engine.policies import check_policies
 from simcore.studies.fixed_policy.site_policies import (
-    check_site_policies,
     run_site_policies,
     site_change_table,
     site_policies_markdown,
@@ -48,17 +48,17 @@ POLICIES = {
 )
 def test_bad_policies_are_one_line_errors_naming_the_key(policies, message):
     with pytest.raises(ValueError) as error:
-        check_site_policies(policies)
+        check_policies(policies, "fixed_policy.site_policies")
     assert str(error.value).startswith(message) and "\n" not in str(error.value)
 
 
 def test_no_policies_is_nothing_to_run():
-    assert check_site_policies(None) == {} == check_site_policies({})
+    assert check_policies(None, "k") == {} == check_policies({}, "k")
 
 
 def test_runs_on_a_real_trace(pwa_trace):
     workload = simcore.read_swf(pwa_trace("KTH-SP2"), filter="strict").take(np.arange(3000))
-    runs, shares = run_site_policies(workload, check_site_policies(POLICIES))
+    runs, shares = run_site_policies(workload, check_policies(POLICIES, "fixed_policy.site_policies"))
     runs = runs.set_index("policy")
     easy = simcore.simulate(workload, "FCFS")
     wait = easy.start - workload.submit

@@ -10,6 +10,7 @@ register_study(
     rank=30,
     category="Running-time prediction (prediction paper)",
     outputs=prediction_rules.outputs,
+    site_logs=True,
 )
 
 

@@ -1,0 +1,32 @@
+"""What the recorded-schedule study's workflow rules (workflow/rules/studies/recorded_schedule.smk)
+ask of the library: its files under a run's root and its policies."""
+
+from __future__ import annotations
+
+import json
+
+from simcore.campaign.studies import figure_files
+from simcore.engine.policies import check_policies
+from simcore.studies.recorded_schedule.figures import FIGURES
+
+
+def policies_json(chosen: dict) -> str:
+    """The study's policies, checked when the DAG is planned, as its commands take them."""
+    key = "recorded_schedule.policies"
+    try:
+        policies = check_policies(chosen["recorded_schedule"]["policies"], key)
+    except ValueError as error:
+        raise ValueError(f"config: {error}") from None
+    if not policies:
+        raise ValueError(f"config: {key}: no policy to compare with the recorded schedules")
+    return json.dumps(policies)
+
+
+def outputs(root: str, chosen: dict) -> list[str]:
+    """The study's summary, table, section and figure."""
+    return [
+        f"{root}/recorded_schedule/summary.parquet",
+        f"{root}/tables/recorded_schedule.csv",
+        f"{root}/recorded_schedule/report.md",
+        *figure_files(f"{root}/plots", FIGURES),
+    ]

@@ -1,0 +1,119 @@
+"""Each site policy simulated on a trace as recorded, its per-job waits compared with the waits
+the log records (SWF field 3; sacct's Start - Submit).
+
+The comparison covers the jobs whose wait the log records, each job with itself: the Spearman
+correlation of the per-job waits, the error of the mean and of the 90th-percentile wait
+(simulated - recorded, also relative to the recorded), and the Kolmogorov-Smirnov distance
+between the two wait distributions (the largest gap between their empirical CDFs; 0: the same
+distribution, 1: disjoint). Each is computed over the whole trace and per week of submission;
+a week with fewer than MIN_WEEK_JOBS compared jobs is left out of the weekly rows. The policy
+that reproduces a site best has the smallest median weekly KS distance (ties: the larger
+whole-trace Spearman correlation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from simcore.engine.simulation import simulate
+from simcore.workloads.resample import WEEK
+
+MIN_WEEK_JOBS = 10
+# (column, label, format) of the comparison, the whole trace's and each week's
+AGREEMENT = (
+    ("spearman", "Spearman ρ", ".3f"),
+    ("mean_error", "mean wait error", ",.0f"),
+    ("p90_error", "p90 wait error", ",.0f"),
+    ("ks", "KS distance", ".3f"),
+)
+
+
+def wait_agreement(recorded: np.ndarray, simulated: np.ndarray) -> dict:
+    """The comparison of two waits of the same jobs (seconds): both means and 90th percentiles,
+    their errors (simulated - recorded; relative: over the recorded, NaN when it is 0), the
+    Spearman correlation (NaN when either is constant: no ranking to correlate) and the KS
+    distance."""
+    constant = np.ptp(recorded) == 0 or np.ptp(simulated) == 0
+    means = recorded.mean(), simulated.mean()
+    p90s = np.percentile(recorded, 90), np.percentile(simulated, 90)
+    return {
+        "jobs": len(recorded),
+        "recorded_mean": means[0],
+        "simulated_mean": means[1],
+        "mean_error": means[1] - means[0],
+        "mean_relative_error": (means[1] - means[0]) / means[0] if means[0] > 0 else np.nan,
+        "recorded_p90": p90s[0],
+        "simulated_p90": p90s[1],
+        "p90_error": p90s[1] - p90s[0],
+        "p90_relative_error": (p90s[1] - p90s[0]) / p90s[0] if p90s[0] > 0 else np.nan,
+        "spearman": np.nan if constant else float(stats.spearmanr(recorded, simulated).statistic),
+        "ks": float(stats.ks_2samp(recorded, simulated, method="asymp").statistic),  # the p-value is unused
+    }
+
+
+def compare_schedules(workload, simulated_wait: np.ndarray) -> tuple[dict, pd.DataFrame]:
+    """(whole trace, weekly rows) of the comparison of `simulated_wait` with the workload's
+    recorded waits, on the jobs that have one."""
+    known = ~np.isnan(workload.recorded_wait)
+    if not known.any():
+        raise ValueError(f"{workload.source}: the log records no job's wait (SWF field 3): nothing to compare with")
+    recorded, simulated = workload.recorded_wait[known], simulated_wait[known]
+    weeks = np.floor(workload.submit[known] / WEEK).astype(np.int64)
+    whole = wait_agreement(recorded, simulated)
+    whole["unrecorded_jobs"] = int((~known).sum())
+    rows = []
+    for week in np.unique(weeks):
+        in_week = weeks == week
+        if in_week.sum() >= MIN_WEEK_JOBS:
+            rows.append({"week": int(week), **wait_agreement(recorded[in_week], simulated[in_week])})
+    whole["weeks"] = len(rows)
+    whole["short_weeks"] = len(np.unique(weeks)) - len(rows)
+    return whole, pd.DataFrame(rows, columns=["week", *wait_agreement(np.zeros(2), np.zeros(2))])
+
+
+def run_recorded_schedule(workload, policies: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every policy on the trace as recorded: (one row per policy, one row per policy and week)
+    of the comparison with the recorded schedule, each policy's weekly medians in its row."""
+    runs, weekly = [], []
+    for name, options in policies.items():
+        result = simulate(workload, **options)
+        whole, weeks = compare_schedules(workload, result.start - workload.submit)
+        medians = {f"weekly_{column}": weeks[column].median() for column in ("spearman", "ks")}
+        medians["weekly_abs_mean_relative_error"] = weeks["mean_relative_error"].abs().median()
+        runs.append({"policy": name, **whole, **medians, "utilization": result.summary()["utilization"]})
+        weekly.append(weeks.assign(policy=name))
+    return pd.DataFrame(runs), pd.concat(weekly, ignore_index=True)
+
+
+def best_policies(runs: pd.DataFrame) -> pd.DataFrame:
+    """Per trace, the policy that reproduces the recorded schedule best (smallest median weekly
+    KS distance, the whole trace's where no week has MIN_WEEK_JOBS jobs; ties by the larger
+    Spearman correlation), with the runner-up and the margin between their scores."""
+    rows = []
+    for trace, block in runs.groupby("trace", sort=False):
+        ranked = block.assign(score=score(block), order=-block["spearman"].fillna(-np.inf)).sort_values(
+            ["score", "order"], kind="stable"
+        )
+        best = ranked.iloc[0]
+        second = ranked.iloc[1] if len(ranked) > 1 else None
+        rows.append(
+            {
+                "trace": trace,
+                "best": best["policy"],
+                "score": best["score"],
+                "spearman": best["spearman"],
+                "mean_relative_error": best["mean_relative_error"],
+                "runner_up": None if second is None else second["policy"],
+                "runner_up_score": np.nan if second is None else second["score"],
+                "margin": np.nan if second is None else second["score"] - best["score"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def score(runs: pd.DataFrame) -> pd.Series:
+    """A policy's score on a trace: its median weekly KS distance, or its whole trace's where no
+    week has enough jobs (lower is closer to the recorded schedule)."""
+    return runs["weekly_ks"].fillna(runs["ks"])

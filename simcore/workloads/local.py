@@ -1,0 +1,107 @@
+"""A site's own logs as campaign traces: an SWF file (plain or gzip) or a Slurm accounting dump
+(`sacct --parsable2`, converted by `simcore import-sacct`) given by path, with no catalogue
+entry and no URL.
+
+The configuration's `local_traces` names each one::
+
+    local_traces:
+      mysite: /data/mysite.sacct                  # the short form: a path
+      lab: {path: logs/lab.swf.gz, machine_size: 512, filter: truncate, join: [traces]}
+
+A local trace joins the campaign's `traces` (the fixed-policy and bandit studies) and the trace
+lists of the studies that take a site's logs (the studies registered with `site_logs`), unless
+its `join` names fewer; `only=NAME` then restricts every study to it. Its machine size is the
+header's unless given, its filter the study's unless given; the sha256 of the file as stored is
+the input hash in the provenance of every output drawn from it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+FORMATS = ("swf", "sacct")
+CAMPAIGN_TRACES = "traces"  # in `join`: the campaign's traces, which the fixed-policy and bandit studies use
+KEYS = ("path", "format", "machine_size", "filter", "join", "sacct")
+# sacct --parsable2 starts with its header line, field names separated by "|"
+_SACCT_HEADER_FIELDS = ("JobIDRaw", "State", "Submit")
+
+
+def detect_format(path) -> str:
+    """ "sacct" when the file's first line is a `sacct --parsable2` header, else "swf"."""
+    with open(path, "rb") as handle:
+        first = handle.readline(4096)
+    if first[:2] == b"\x1f\x8b":
+        return "swf"
+    names = first.decode("utf-8", "replace").strip().split("|")
+    return "sacct" if all(field in names for field in _SACCT_HEADER_FIELDS) else "swf"
+
+
+def local_traces(
+    declared: dict | None, catalogue: dict, models: dict, site_studies, filter_modes=("strict", "truncate")
+) -> dict[str, dict]:
+    """{name: entry} of the configuration's `local_traces`, each checked (a ValueError names
+    the key) and completed: path, format, machine_size (None: the header's), filter (None: the
+    study's), join (what it joins: `traces` and study names) and sacct (`simcore import-sacct`
+    options)."""
+    entries = {}
+    for name, entry in (declared or {}).items():
+        key = f"config: local_traces.{name}"
+        if name in catalogue or name in models:
+            raise ValueError(f"{key}: {name} is already a {'catalogue trace' if name in catalogue else 'model'}")
+        entry = {"path": entry} if isinstance(entry, str) else dict(entry or {})
+        unknown = sorted(set(entry) - set(KEYS))
+        if unknown:
+            raise ValueError(f"{key}.{unknown[0]}: not a key of a local trace; known are {', '.join(KEYS)}")
+        if "path" not in entry:
+            raise ValueError(f"{key}: needs `path`, the SWF file or sacct dump")
+        path = Path(entry["path"])
+        if not path.is_file():
+            raise ValueError(f"{key}.path: {path} is not a file")
+        form = entry.get("format") or detect_format(path)
+        if form not in FORMATS:
+            raise ValueError(f"{key}.format: {form!r}, expected one of {', '.join(FORMATS)}")
+        if entry.get("filter") not in (None, *filter_modes):
+            raise ValueError(f"{key}.filter: {entry['filter']!r}, expected one of {', '.join(filter_modes)}")
+        size = entry.get("machine_size")
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size <= 0):
+            raise ValueError(f"{key}.machine_size: a positive number of processors, got {size!r}")
+        joinable = (CAMPAIGN_TRACES, *site_studies)
+        join = list(entry.get("join", joinable))
+        for target in join:
+            if target not in joinable:
+                raise ValueError(
+                    f"{key}.join: {target!r} is neither `traces` nor a study taking site logs "
+                    f"({', '.join(site_studies)})"
+                )
+        sacct = dict(entry.get("sacct") or {})
+        if sacct and form != "sacct":
+            raise ValueError(f"{key}.sacct: import options for a sacct dump, but {path} is {form}")
+        entries[name] = {
+            "path": str(path),
+            "format": form,
+            "machine_size": size,
+            "filter": entry.get("filter"),
+            "join": join,
+            "sacct": sacct,
+        }
+    return entries
+
+
+def joined(entries: dict, target: str) -> list[str]:
+    """The local traces that join `target` (`traces` or a study's name)."""
+    return [name for name, entry in entries.items() if target in entry["join"]]
+
+
+def import_options(sacct: dict) -> str:
+    """`simcore import-sacct` options from a local trace's `sacct` mapping: key -> --key value
+    (underscores become dashes; a list repeats the option; true is a flag)."""
+    words = []
+    for key, value in sacct.items():
+        option = "--" + key.replace("_", "-")
+        for item in value if isinstance(value, list) else [value]:
+            if item is True:
+                words.append(option)
+            elif item is not False and item is not None:
+                words += [option, shlex.quote(str(item))]
+    return " ".join(words)

@@ -1,0 +1,162 @@
+"""A site's own logs as campaign traces (simcore.workloads.local): the configuration's
+`local_traces` checked key by key, the studies each joins, and the sha256 of the log in the
+provenance of what is drawn from it (simcore.workloads.files.trace_lineage)."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+from campaign.test_campaign_settings import CATALOGUE, CONFIG, registry
+
+from simcore.campaign.settings import RUN_ROOTS, Campaign
+from simcore.campaign.studies import Study
+from simcore.cli import main
+from simcore.workloads.files import file_sha256, read_provenance, read_workload, write_parquet
+from simcore.workloads.local import detect_format, import_options, joined, local_traces
+
+SACCT_HEADER = "JobID|JobIDRaw|User|Group|Partition|Submit|Start|End|Timelimit|State|AllocCPUS|ReqCPUS|ReqMem\n"
+
+
+@pytest.fixture
+def site_files(tmp_path, write_swf):
+    swf = write_swf("; MaxProcs: 8\n1 0 5 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n", "site.swf")
+    dump = tmp_path / "site.sacct"
+    dump.write_text(SACCT_HEADER)
+    return swf, dump
+
+
+def check(declared, site_studies=("own",)):
+    return local_traces(declared, CATALOGUE, CONFIG["models"], site_studies)
+
+
+def test_a_path_alone_is_a_local_trace_with_every_default(site_files):
+    swf, dump = site_files
+    entries = check({"site": str(swf), "slurm": {"path": str(dump), "machine_size": 64, "filter": "truncate"}})
+    assert entries["site"] == {
+        "path": str(swf),
+        "format": "swf",
+        "machine_size": None,
+        "filter": None,
+        "join": ["traces", "own"],
+        "sacct": {},
+    }
+    assert entries["slurm"]["format"] == "sacct" and entries["slurm"]["machine_size"] == 64
+    assert joined(entries, "traces") == ["site", "slurm"]
+
+
+def test_the_format_is_read_from_the_file(site_files, tmp_path):
+    swf, dump = site_files
+    assert detect_format(swf) == "swf" and detect_format(dump) == "sacct"
+    gz = tmp_path / "x.swf.gz"
+    gz.write_bytes(b"\x1f\x8b\x08\x00")
+    assert detect_format(gz) == "swf"
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"path": "{swf}", "colour": 1}, "local_traces.site.colour: not a key of a local trace; known are path, "),
+        ({"machine_size": 8}, "local_traces.site: needs `path`, the SWF file or sacct dump"),
+        ({"path": "/nowhere/site.swf"}, "local_traces.site.path: /nowhere/site.swf is not a file"),
+        ({"path": "{swf}", "format": "csv"}, "local_traces.site.format: 'csv', expected one of swf, sacct"),
+        ({"path": "{swf}", "filter": "loose"}, "local_traces.site.filter: 'loose', expected one of strict, truncate"),
+        (
+            {"path": "{swf}", "machine_size": 0},
+            "local_traces.site.machine_size: a positive number of processors, got 0",
+        ),
+        ({"path": "{swf}", "join": ["elastic"]}, "local_traces.site.join: 'elastic' is neither `traces` nor a study"),
+        ({"path": "{swf}", "sacct": {"timezone": "UTC"}}, "local_traces.site.sacct: import options for a sacct dump"),
+    ],
+)
+def test_a_bad_local_trace_is_refused_naming_its_key(site_files, entry, message):
+    swf, _ = site_files
+    entry = {key: value.format(swf=swf) if isinstance(value, str) else value for key, value in entry.items()}
+    with pytest.raises(ValueError, match="config: " + message.replace("(", r"\(").replace("`", "`")):
+        check({"site": entry})
+
+
+def test_a_local_trace_cannot_take_a_catalogue_or_model_name(site_files):
+    swf, _ = site_files
+    with pytest.raises(ValueError, match="config: local_traces.A: A is already a catalogue trace"):
+        check({"A": str(swf)})
+    with pytest.raises(ValueError, match="config: local_traces.m1: m1 is already a model"):
+        check({"m1": str(swf)})
+
+
+def test_import_options_become_command_line_options():
+    options = import_options({"timezone": "Europe/Paris", "partition": ["a b", "c"], "skip_bad_lines": True})
+    assert options == "--timezone Europe/Paris --partition 'a b' --partition c --skip-bad-lines"
+
+
+def site_registry():
+    studies = registry()
+    studies.register(
+        Study("sites", rank=60, category="Sites", outputs=lambda root, chosen: [f"{root}/sites.md"], site_logs=True)
+    )
+    return studies
+
+
+def site_campaign(local, only=None):
+    config = copy.deepcopy(CONFIG)
+    config["sites"] = {"traces": ["A"]}
+    config["local_traces"] = local
+    if only is not None:
+        config["only"] = only
+    return Campaign(config, CATALOGUE, site_registry())
+
+
+def test_a_local_trace_joins_the_campaign_and_the_studies_taking_site_logs(site_files):
+    swf, dump = site_files
+    campaign = site_campaign({"site": str(swf), "slurm": {"path": str(dump), "join": ["sites"]}})
+    chosen = campaign.settings(RUN_ROOTS["campaign"])
+    assert chosen["traces"] == ["A", "B", "site"]
+    assert chosen["sites"]["traces"] == ["A", "site", "slurm"]
+    assert chosen["own"]["traces"] == ["B", "C"]  # a study that does not take site logs
+    # the demo and the artifact configuration are fixed runs
+    assert "site" not in campaign.settings(RUN_ROOTS["demo"])["traces"]
+    assert "site" not in campaign.settings(RUN_ROOTS["artifact"])["traces"]
+
+
+def test_only_a_local_trace_runs_every_study_it_joins_on_it_alone(site_files):
+    swf, _ = site_files
+    chosen = site_campaign({"site": str(swf)}, only="site").settings(RUN_ROOTS["campaign"])
+    assert chosen["studies"] == {"fixed_policy": ["site"], "bandit": ["site"], "sites": ["site"]}
+    assert set(chosen["skipped"]) == {"own", "learned_policies", "dynamic_scheduling"}
+
+
+def test_only_knows_local_trace_names(site_files):
+    swf, _ = site_files
+    with pytest.raises(ValueError, match=r"config: only: unknown traces or models \['elsewhere'\]"):
+        site_campaign({"site": str(swf)}, only="elsewhere")
+
+
+def test_site_logs_need_traces_of_their_own():
+    with pytest.raises(ValueError, match="study x: site_logs needs traces of its own"):
+        Study("x", rank=1, category="", outputs=lambda root, chosen: [], traces="campaign", site_logs=True)
+
+
+def test_the_logs_sha256_follows_every_output_drawn_from_it(site_files, tmp_path):
+    swf, dump = site_files
+    workload_path = tmp_path / "site.parquet"
+    # a converted sacct dump: the dump is the workload's input, with its sha256
+    assert main(["filter", str(swf), "--source", str(dump), "-o", str(workload_path)]) == 0
+    provenance = read_provenance(workload_path)
+    assert provenance["input"] == str(dump) and provenance["input_sha256"] == file_sha256(dump)
+    assert provenance["converted_from"] == {"path": str(swf), "sha256": file_sha256(swf)}
+    assert read_workload(workload_path).source_sha256 == file_sha256(dump)
+    lineage = {str(dump): file_sha256(dump)}
+    assert provenance["traces"] == lineage
+    # two levels down: a run of the workload, then a table of the runs
+    runs = tmp_path / "runs.parquet"
+    write_parquet(pd.DataFrame({"x": [1]}), runs, {"workload": str(workload_path)})
+    table = tmp_path / "table.parquet"
+    write_parquet(pd.DataFrame({"x": [1]}), table, {"inputs": [str(runs), str(tmp_path / "gone.parquet")]})
+    assert read_provenance(runs)["traces"] == lineage == read_provenance(table)["traces"]
+
+
+def test_generated_workloads_record_no_lineage(tmp_path):
+    path = tmp_path / "model.parquet"
+    assert main(["model", "--jobs", "300", "--machine-size", "16", "--seed", "1", "-o", str(path)]) == 0
+    assert "traces" not in read_provenance(path)
+    assert np.isnan(read_workload(path).recorded_wait).all()

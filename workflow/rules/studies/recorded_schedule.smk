@@ -1,0 +1,99 @@
+# How believable the simulation of a site is: each site policy simulated on each trace as
+# recorded (no resampling), its per-job waits compared with the log's, per week; the closest
+# policy per trace, a table, a figure and the report's section.
+
+from simcore.studies.recorded_schedule import rules as recorded_schedule_rules
+
+register_study(
+    "recorded_schedule",
+    rank=15,
+    category="Recorded schedules (how believable each site's simulation is)",
+    outputs=recorded_schedule_rules.outputs,
+    site_logs=True,
+)
+
+
+rule recorded_schedule_trace:
+    input:
+        lambda wildcards: study_workload("recorded_schedule", wildcards.trace),
+    output:
+        runs="{root}/recorded_schedule/{trace}.runs.parquet",
+        weekly="{root}/recorded_schedule/{trace}.weekly.parquet",
+    log:
+        "{root}/logs/recorded_schedule/{trace}.log",
+    benchmark:
+        "{root}/benchmarks/recorded_schedule/recorded_schedule_trace/{trace}.tsv"
+    conda:
+        "../../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        policies=lambda wildcards: recorded_schedule_rules.policies_json(
+            settings(wildcards.root)
+        ),
+    shell:
+        "simcore recorded-schedule {input} --trace {wildcards.trace} --policies {params.policies:q} "
+        "--runs {output.runs} --weekly {output.weekly} > {log} 2>&1"
+
+
+rule recorded_schedule_tables:
+    input:
+        runs=lambda wildcards: expand(
+            "{root}/recorded_schedule/{trace}.runs.parquet",
+            root=wildcards.root,
+            trace=settings(wildcards.root)["recorded_schedule"]["traces"],
+        ),
+        weekly=lambda wildcards: expand(
+            "{root}/recorded_schedule/{trace}.weekly.parquet",
+            root=wildcards.root,
+            trace=settings(wildcards.root)["recorded_schedule"]["traces"],
+        ),
+    output:
+        summary="{root}/recorded_schedule/summary.parquet",
+        table_csv=report(
+            "{root}/tables/recorded_schedule.csv",
+            caption="../../report/recorded_schedule_table.rst",
+            category=report_category("recorded_schedule"),
+            subcategory=ALL_TRACES,
+            labels={"result": "the closest site policy per trace (table)"},
+        ),
+        section=report(
+            "{root}/recorded_schedule/report.md",
+            caption="../../report/recorded_schedule_section.rst",
+            category=report_category("recorded_schedule"),
+            labels={"result": "report section: recorded against simulated schedules"},
+        ),
+        rows="{root}/recorded_schedule/reproduction.csv",
+        figure=[
+            report(
+                "{root}/plots/recorded_schedule.png",
+                caption="../../report/recorded_schedule.rst",
+                category=report_category("recorded_schedule"),
+                subcategory=ALL_TRACES,
+                labels={"result": "recorded against simulated mean wait per week (figure)"},
+            ),
+            "{root}/plots/recorded_schedule.pdf",
+        ],
+    log:
+        "{root}/logs/recorded_schedule_tables.log",
+    benchmark:
+        "{root}/benchmarks/recorded_schedule/recorded_schedule_tables.tsv"
+    conda:
+        "../../envs/simcore.yaml"
+    resources:
+        mem_mb=1000,
+    params:
+        policies=lambda wildcards: recorded_schedule_rules.policies_json(
+            settings(wildcards.root)
+        ),
+    shell:
+        "simcore recorded-schedule-tables --runs {input.runs} --weekly {input.weekly} "
+        "--policies {params.policies:q} --summary {output.summary} --table-csv {output.table_csv} "
+        "--section {output.section} --rows {output.rows} --figure {output.figure} > {log} 2>&1"
+
+
+# The study alone: `snakemake --cores N recorded_schedule`.
+rule recorded_schedule:
+    input:
+        lambda wildcards: study_targets("recorded_schedule"),
