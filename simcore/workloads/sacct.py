@@ -396,7 +396,7 @@ def parse_memory(text: str):
     if float(number) == 0:
         return (np.nan, PER_JOB)
     kind = {"": PER_JOB, "c": PER_CPU, "n": PER_NODE}[suffix]
-    return (float(number) * 1024.0 ** (UNIT_POWERS[unit] - 2), kind)
+    return (float(number) * 1024.0 ** (UNIT_POWERS[unit or "M"] - 2), kind)  # no unit: MB
 
 
 def parse_count(text: str):
@@ -425,10 +425,6 @@ def check_timezone(timezone: str) -> str:
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         raise ValueError(f"unknown time zone {timezone!r} (an IANA name such as UTC or Europe/Paris)") from None
     return timezone
-
-
-def _strings(table: pa.Table, name: str) -> np.ndarray:
-    return table.column(name).to_numpy(zero_copy_only=False)
 
 
 def _names_in_order(codes: np.ndarray, names: list, submit: np.ndarray):
@@ -468,7 +464,7 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
                 if fields < len(names)
                 else f"{fields} fields where the header has {len(names)} (a '|' inside a value?)"
             )
-            raise SacctFormatError(f"{source}, line {line}: field {column}: {what} (got {text[:120]!r})")
+            raise SacctFormatError(f"{source}, line {line}: field {column}: {what} (got {text[:200]!r})")
         short = sum(fields < len(names) for _, fields, _ in invalid)
         counts["skipped_truncated_line"] = short
         counts["skipped_extra_fields"] = len(invalid) - short
@@ -825,9 +821,11 @@ def write_swf(fields: np.ndarray, header_lines: list[str], output) -> None:
         write_options=pa_csv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"),
     )
     body = sink.getvalue()
+    compressed = str(output).endswith(".gz")
     with atomic_write(output) as tmp, open(tmp, "wb") as raw:
-        stream = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) if str(output).endswith(".gz") else raw
+        # level 6, gzip's own default: level 9 takes twice as long (4 s on 1M lines) for 2 % less
+        stream = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) if compressed else raw
         stream.write(("\n".join(header_lines) + "\n").encode())
         stream.write(body)
-        if stream is not raw:
+        if compressed:
             stream.close()
