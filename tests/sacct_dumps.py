@@ -11,6 +11,9 @@ UTC. The truth returned is what the SWF must hold for each ended job, in the dum
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from simcore.workloads.sacct import SACCT_COMMAND
@@ -183,3 +186,10 @@ def dump_lines_for(lines: int, seed: int = 0) -> tuple[str, dict]:
     """A generated dump of at least about `lines` lines (header excluded): 1.8 lines a job."""
     jobs = int(lines / 1.8)
     return generate_dump(jobs, seed)
+
+
+if __name__ == "__main__":  # python tests/sacct_dumps.py DUMP LINES SEED: write a dump, print its line count
+    path, lines, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    text, truth = dump_lines_for(lines, seed)
+    Path(path).write_text(text)
+    print(truth["lines"])
