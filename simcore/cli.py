@@ -30,7 +30,16 @@ def _study_command_modules() -> dict[str, tuple[str, ...]]:
 
 # module -> its subcommands, in the order of `simcore --help`: the engine's first, each study's after
 COMMAND_MODULES = {
-    "simcore.workloads.commands": ("simulate", "filter", "info", "fetch", "model", "resample", "example"),
+    "simcore.workloads.commands": (
+        "simulate",
+        "filter",
+        "info",
+        "fetch",
+        "model",
+        "resample",
+        "example",
+        "import-sacct",
+    ),
     **_study_command_modules(),
     "simcore.reporting.commands": ("report", "cost"),
 }

@@ -1,5 +1,5 @@
 """The `simcore` subcommands that work on one trace or workload: simulate,
-filter, info (the engine), fetch, model, resample, example; and the argument
+filter, info (the engine), fetch, model, resample, example, import-sacct; and the argument
 types that the studies' command modules share."""
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from simcore.workloads.files import (
 )
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.resample import RESAMPLE_METHODS, resample_variants
+from simcore.workloads.sacct import COUNT_MODES, SACCT_COMMAND, check_timezone, import_sacct, parse_time_limit_seconds
 
 
 def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
@@ -175,6 +176,94 @@ def add_commands(commands) -> None:
     example.add_argument("--output", "-o", type=output_file, default="example.swf", metavar="FILE.swf")
     example.add_argument("--jobs", type=int, default=2000)
     example.add_argument("--seed", type=int, default=2024)
+
+    sacct = commands.add_parser("import-sacct", help="convert a Slurm accounting dump (sacct) to an SWF log")
+    sacct.description = (
+        f"Convert a sacct dump made with\n  {SACCT_COMMAND}\nto an SWF log (simcore/workloads/sacct.py)."
+    )
+    sacct.formatter_class = argparse.RawDescriptionHelpFormatter
+    sacct.add_argument("dump", metavar="FILE", help="sacct --parsable2 output with its header line (plain or gzip)")
+    sacct.add_argument("--output", "-o", required=True, type=output_file, metavar="TRACE.swf[.gz]")
+    sacct.add_argument(
+        "--timezone", type=timezone_argument, default="UTC", help="time zone of the dump's times (default: UTC)"
+    )
+    sacct.add_argument(
+        "--partition", action="append", metavar="P", help="keep this partition's jobs (repeatable; default: all)"
+    )
+    sacct.add_argument(
+        "--machine-size",
+        action="append",
+        type=per_partition(int),
+        metavar="N|PART=N",
+        help="processors, or a partition's processors (repeatable, summed); default: the peak allocated at once",
+    )
+    sacct.add_argument(
+        "--count", choices=COUNT_MODES, default="cpus", help="processors counted in CPUs (default) or in nodes"
+    )
+    sacct.add_argument("--cores-per-node", type=int, metavar="N", help="with --count nodes: a node's processors")
+    sacct.add_argument(
+        "--partition-limit",
+        action="append",
+        type=per_partition(parse_time_limit_seconds),
+        metavar="TIME|PART=TIME",
+        help="time limit of UNLIMITED and Partition_Limit jobs, in Slurm's form (90 is minutes, 2-00:00:00), "
+        "for all partitions or one (repeatable); default: -1, which the simulator's filter drops",
+    )
+    sacct.add_argument(
+        "--skip-bad-lines", action="store_true", help="skip and count unreadable lines instead of stopping at the first"
+    )
+
+
+def timezone_argument(text: str) -> str:
+    """argparse type: an IANA time zone name."""
+    try:
+        return check_timezone(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def per_partition(convert):
+    """argparse type of `VALUE` or `PART=VALUE`: (None or PART, convert(VALUE))."""
+
+    def parse(text: str):
+        name, equals, value = text.rpartition("=")
+        try:
+            return (name if equals else None, convert(value))
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(f"{text!r}: {error}") from None
+
+    return parse
+
+
+def _one_or_per_partition(values, option: str):
+    """None, one value for all partitions, or {partition: value}, from (PART or None, value) pairs."""
+    if not values:
+        return None
+    names = [name for name, _ in values]
+    if None in names:
+        if len(values) > 1:
+            raise ValueError(f"{option}: give one value, or PART=VALUE for each partition")
+        return values[0][1]
+    return dict(values)
+
+
+def run_import_sacct(args) -> int:
+    imported = import_sacct(
+        args.dump,
+        args.output,
+        timezone=args.timezone,
+        partitions=args.partition,
+        machine_size=_one_or_per_partition(args.machine_size, "--machine-size"),
+        count=args.count,
+        cores_per_node=args.cores_per_node,
+        skip_bad_lines=args.skip_bad_lines,
+        partition_limit=_one_or_per_partition(args.partition_limit, "--partition-limit"),
+    )
+    width = max(len(rule) for rule in imported.counts)
+    for rule, number in imported.counts.items():
+        print(f"{rule:<{width}}  {number:>10,}")
+    print(f"{args.output}: {imported.jobs:,} jobs, machine size {imported.header['MaxProcs']}")
+    return 0
 
 
 def run_example(args) -> int:
@@ -384,4 +473,5 @@ COMMANDS = {
     "model": run_model,
     "resample": run_resample,
     "example": run_example,
+    "import-sacct": run_import_sacct,
 }

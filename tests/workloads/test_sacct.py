@@ -1,0 +1,557 @@
+"""`simcore import-sacct`: Slurm accounting dumps to SWF (the rules of simcore/workloads/sacct.py)."""
+
+import gzip
+
+import numpy as np
+import pytest
+from sacct_dumps import CORES_PER_NODE, FIELDS, generate_dump, time_limit_forms
+
+from simcore.cli import main
+from simcore.engine.swf import parse_swf, read_swf
+from simcore.workloads.sacct import (
+    REQUIRED_FIELDS,
+    SACCT_COMMAND,
+    SacctFormatError,
+    import_sacct,
+    parse_memory,
+    parse_time_limit,
+)
+
+BASE = {
+    "Cluster": "c1",
+    "JobID": "100",
+    "JobIDRaw": "100",
+    "User": "alice",
+    "Group": "g1",
+    "Partition": "batch",
+    "State": "COMPLETED",
+    "Submit": "2026-01-01T00:00:00",
+    "Start": "2026-01-01T00:01:00",
+    "End": "2026-01-01T01:01:00",
+    "Timelimit": "02:00:00",
+    "AllocCPUS": "4",
+    "ReqCPUS": "4",
+    "AllocNodes": "1",
+    "ReqNodes": "1",
+    "ReqMem": "1000Mc",
+}
+EPOCH_2026 = 1767225600  # 2026-01-01T00:00:00 UTC
+
+
+def line(**values) -> str:
+    return "|".join({**BASE, **values}[name] for name in FIELDS)
+
+
+def write_dump(path, *lines, fields=FIELDS):
+    path.write_text("\n".join(["|".join(fields), *lines]) + "\n")
+    return path
+
+
+def imported(tmp_path, *lines, **options):
+    """(SWF job lines as an int array, header, SacctImport) of importing `lines`."""
+    dump = write_dump(tmp_path / "dump.txt", *lines)
+    result = import_sacct(dump, tmp_path / "out.swf", **options)
+    log = parse_swf(tmp_path / "out.swf")
+    assert np.array_equal(log.fields, np.round(log.fields))
+    return log.fields.astype(np.int64), log.header, result
+
+
+def swf_row(**values) -> list:
+    """An expected SWF job line: -1 everywhere but `values` (f1=..., f2=... by field number)."""
+    row = [-1] * 18
+    for key, value in values.items():
+        row[int(key[1:]) - 1] = value
+    return row
+
+
+def test_a_completed_job_field_by_field_and_the_simulator_reads_it(tmp_path):
+    fields, header, result = imported(tmp_path, line())
+    assert fields.tolist() == [
+        swf_row(f1=1, f2=0, f3=60, f4=3600, f5=4, f8=4, f9=7200, f10=1024000, f11=1, f12=1, f13=1, f16=1)
+    ]
+    assert header["UnixStartTime"] == str(EPOCH_2026) and header["TimeZoneString"] == "UTC"
+    assert header["Computer"] == "c1" and header["Version"] == "2.2"
+    assert header["MaxProcs"].startswith("4 (inferred") and header["MaxNodes"].startswith("1 (inferred")
+    assert header["StartTime"] == "2026-01-01T00:00:00+00:00" and header["EndTime"] == "2026-01-01T01:01:00+00:00"
+    assert header["Partitions"] == "1 batch" and header["MaxPartitions"] == "1"
+    assert result.jobs == 1 and result.slurm_job_ids.tolist() == [100] and result.machine_size == 4
+    workload = read_swf(tmp_path / "out.swf")
+    assert len(workload) == 1 and workload.machine_size == 4 and workload.run.tolist() == [3600.0]
+
+
+def test_arrays_het_components_and_steps(tmp_path):
+    fields, header, result = imported(
+        tmp_path,
+        line(JobID="7_1", JobIDRaw="8", Submit="2026-01-01T00:00:10"),
+        line(JobID="7_1.batch", JobIDRaw="8.batch", User="", Group="", ReqMem=""),
+        line(JobID="7_1.extern", JobIDRaw="8.extern", User="", Group="", ReqMem=""),
+        line(JobID="7_2", JobIDRaw="9", Submit="2026-01-01T00:00:10"),
+        line(JobID="20+0", JobIDRaw="20", Submit="2026-01-01T00:00:05"),
+        line(JobID="20+1", JobIDRaw="21", Submit="2026-01-01T00:00:05"),
+        line(JobID="20+1.0", JobIDRaw="21.0"),
+    )
+    # renumbered by (Submit, JobIDRaw): 20, 21 (submitted at 5 s) before 8, 9 (at 10 s)
+    assert result.slurm_job_ids.tolist() == [20, 21, 8, 9]
+    assert fields[:, 0].tolist() == [1, 2, 3, 4] and fields[:, 1].tolist() == [0, 0, 5, 5]
+    assert fields[:, 2].tolist() == [55, 55, 50, 50]
+    counts = result.counts
+    assert (counts["job_steps"], counts["array_tasks"], counts["het_components"], counts["lines"]) == (3, 2, 2, 7)
+    assert header["SacctCount.job_steps"] == "3" and header["SacctCount.array_tasks"] == "2"
+
+
+@pytest.mark.parametrize(
+    "state, status",
+    [
+        ("COMPLETED", 1),
+        ("FAILED", 0),
+        ("TIMEOUT", 0),
+        ("NODE_FAIL", 0),
+        ("OUT_OF_MEMORY", 0),
+        ("BOOT_FAIL", 0),
+        ("DEADLINE", 0),
+        ("PREEMPTED", 0),
+        ("CANCELLED by 1234", 5),
+        ("CANCELLED", 5),
+    ],
+)
+def test_ended_states(tmp_path, state, status):
+    fields, _, _ = imported(tmp_path, line(State=state))
+    assert fields[0, 10] == status and fields[0, 3] == 3600
+
+
+def test_jobs_cancelled_before_and_after_start(tmp_path):
+    fields, _, result = imported(
+        tmp_path,
+        line(JobIDRaw="1"),  # a job that ran, for the machine size
+        # cancelled while pending: Slurm's Start = End = the cancel time, no CPU allocated
+        line(
+            JobIDRaw="2",
+            State="CANCELLED by 5",
+            Start="2026-01-01T00:10:00",
+            End="2026-01-01T00:10:00",
+            AllocCPUS="0",
+            AllocNodes="0",
+        ),
+        line(JobIDRaw="3", State="CANCELLED by 5", Start="Unknown", End="2026-01-01T00:10:00", AllocCPUS="0"),
+        line(JobIDRaw="4", State="CANCELLED by 5", Start="None", End="None", AllocCPUS="0"),
+        line(JobIDRaw="5", State="CANCELLED by 5", End="2026-01-01T00:31:00"),  # after start: ran 30 min
+    )
+    assert fields[:, 10].tolist() == [1, 5, 5, 5, 5]
+    assert fields[1:4, 2].tolist() == [-1] * 3 and fields[1:4, 3].tolist() == [-1] * 3
+    assert fields[1:4, 4].tolist() == [-1] * 3 and fields[1:4, 7].tolist() == [4] * 3
+    assert fields[4, 2:5].tolist() == [60, 1800, 4]
+    counts = result.counts
+    assert (counts["cancelled_before_start"], counts["cancelled_after_start"], counts["never_started"]) == (3, 1, 3)
+    workload = read_swf(tmp_path / "out.swf")
+    assert len(workload) == 2 and workload.filter_counts["bad_run_time"] == 3
+
+
+def test_jobs_not_ended_at_dump_time_are_excluded_and_counted(tmp_path):
+    _, header, result = imported(
+        tmp_path,
+        line(JobIDRaw="1"),
+        line(JobIDRaw="2", State="PENDING", Start="Unknown", End="Unknown", AllocCPUS="0"),
+        line(JobIDRaw="3", State="RUNNING", End="Unknown"),
+        line(JobIDRaw="4", State="SUSPENDED", End="Unknown"),
+        line(JobIDRaw="5", State="REQUEUED"),
+        line(JobIDRaw="6", State="RESIZING"),
+        line(JobIDRaw="7", State="PENDING", Start="Unknown", End="Unknown", AllocCPUS="0"),
+    )
+    assert result.jobs == 1 and result.counts["not_ended"] == 6
+    assert {key: value for key, value in result.counts.items() if key.startswith("not_ended_")} == {
+        "not_ended_PENDING": 2,
+        "not_ended_RUNNING": 1,
+        "not_ended_SUSPENDED": 1,
+        "not_ended_REQUEUED": 1,
+        "not_ended_RESIZING": 1,
+    }
+    assert header["SacctCount.not_ended_PENDING"] == "2"
+
+
+@pytest.mark.parametrize(
+    "text, seconds",
+    [
+        ("00:30:00", 1800),
+        ("12:34", 754),  # MM:SS
+        ("90", 5400),  # minutes
+        ("1-00:00:00", 86400),
+        ("2-12", 216000),  # D-HH
+        ("1-02:30", 95400),  # D-HH:MM
+        ("10-01:02:03", 867723),
+        ("UNLIMITED", -1),
+        ("Partition_Limit", -1),
+        ("", -1),
+    ],
+)
+def test_time_limit_forms(tmp_path, text, seconds):
+    fields, _, _ = imported(tmp_path, line(Timelimit=text, End="2026-01-01T00:02:00"))
+    assert fields[0, 8] == seconds
+
+
+def test_the_generator_writes_each_time_limit_form_of_the_same_limit():
+    for minutes in (5, 90, 1440, 4320):
+        assert {parse_time_limit(form)[0] for form in time_limit_forms(minutes)} == {minutes * 60}
+
+
+def test_unlimited_limits_take_the_partition_limit_given(tmp_path):
+    lines = (
+        line(JobIDRaw="1", Timelimit="UNLIMITED"),
+        line(JobIDRaw="2", Timelimit="Partition_Limit", Partition="gpu"),
+        line(JobIDRaw="3", Timelimit="01:00:00", Partition="gpu", End="2026-01-01T00:02:00"),
+    )
+    fields, _, result = imported(tmp_path, *lines)
+    assert fields[:, 8].tolist() == [-1, -1, 3600]
+    assert (result.counts["unlimited_time_limit"], result.counts["partition_time_limit"]) == (1, 1)
+    assert read_swf(tmp_path / "out.swf").filter_counts["no_requested_time"] == 2
+    fields, _, result = imported(tmp_path, *lines, partition_limit={"batch": 86400, "gpu": 7200})
+    assert fields[:, 8].tolist() == [86400, 7200, 3600] and result.counts["time_limit_from_option"] == 2
+    fields, _, _ = imported(tmp_path, *lines, partition_limit=600)
+    assert fields[:, 8].tolist() == [600, 600, 3600]
+
+
+@pytest.mark.parametrize(
+    "text, cpus, nodes, kb",
+    [
+        ("1000Mc", 4, 1, 1024000),  # old Slurm, per CPU
+        ("2Gc", 4, 1, 2097152),
+        ("8Gn", 4, 1, 2097152),  # old Slurm, per node: 8 GB over 4 CPUs
+        ("8000Mn", 8, 2, 2048000),  # per node x 2 nodes over 8 CPUs
+        ("16G", 8, 2, 2097152),  # Slurm >= 21.08: the job's total
+        ("4000M", 4, 1, 1024000),
+        ("4000", 4, 1, 1024000),  # no unit: MB
+        ("4096000K", 4, 1, 1024000),
+        ("1.50G", 3, 1, 524288),
+        ("1T", 1024, 32, 1048576),
+        ("0", 4, 1, -1),  # --mem=0: no request
+        ("", 4, 1, -1),
+    ],
+)
+def test_memory_forms(tmp_path, text, cpus, nodes, kb):
+    fields, _, _ = imported(
+        tmp_path, line(ReqMem=text, AllocCPUS=str(cpus), ReqCPUS=str(cpus), AllocNodes=str(nodes), ReqNodes=str(nodes))
+    )
+    assert fields[0, 9] == kb
+
+
+def test_memory_of_a_job_that_never_ran_uses_its_request(tmp_path):
+    fields, _, _ = imported(
+        tmp_path,
+        line(JobIDRaw="1"),
+        line(
+            JobIDRaw="2",
+            State="CANCELLED",
+            Start="Unknown",
+            AllocCPUS="0",
+            AllocNodes="0",
+            ReqCPUS="8",
+            ReqNodes="2",
+            ReqMem="8Gn",
+        ),
+    )
+    assert fields[1, 9] == 2 * 8 * 1024 * 1024 // 8
+
+
+def test_counting_nodes(tmp_path):
+    fields, header, _ = imported(
+        tmp_path,
+        line(AllocCPUS="40", ReqCPUS="40", AllocNodes="2", ReqNodes="2", ReqMem="64Gn"),
+        count="nodes",
+        cores_per_node=32,
+    )
+    assert fields[0, 4] == 64 and fields[0, 7] == 64 and fields[0, 9] == 2 * 64 * 1024 * 1024 // 64
+    assert header["MaxProcs"].startswith("64 ")
+    fields, _, _ = imported(
+        tmp_path, line(AllocNodes="1.50K", ReqNodes="1.50K", ReqMem=""), count="nodes", cores_per_node=2
+    )
+    assert fields[0, 4] == 3072
+
+
+def test_partitions_their_numbers_selection_and_machine_sizes(tmp_path):
+    lines = (
+        line(JobIDRaw="1", Partition="zeta", AllocCPUS="8", ReqCPUS="8"),
+        line(JobIDRaw="2", Partition="alpha", Submit="2026-01-01T00:00:01"),
+        line(
+            JobIDRaw="3",
+            Partition="zeta",
+            Submit="2026-01-01T00:00:02",
+            Start="2026-01-01T02:00:00",
+            End="2026-01-01T03:00:00",
+        ),
+        line(
+            JobIDRaw="4",
+            Partition="alpha,zeta",
+            State="CANCELLED",
+            Start="Unknown",
+            AllocCPUS="0",
+            Submit="2026-01-01T00:00:03",
+        ),
+    )
+    fields, header, result = imported(tmp_path, *lines)
+    assert fields[:, 15].tolist() == [2, 1, 2, 1] and header["Partitions"] == "1 alpha, 2 zeta"
+    assert (
+        result.machine_size == 12
+        and header["MaxProcs"] == "12 (inferred: the peak number of processors allocated at the same time)"
+    )
+    fields, header, result = imported(tmp_path, *lines, partitions=["zeta"])
+    assert result.slurm_job_ids.tolist() == [1, 3] and fields[:, 15].tolist() == [1, 1]
+    assert result.counts["other_partitions"] == 2 and result.machine_size == 8 and header["Partitions"] == "1 zeta"
+    _, header, result = imported(tmp_path, *lines, machine_size={"alpha": 16, "zeta": 100})
+    assert result.machine_size == 116 and header["MaxProcs"] == "116 (given)"
+    _, _, result = imported(tmp_path, *lines, partitions=["zeta"], machine_size={"zeta": 100})
+    assert result.machine_size == 100
+    with pytest.raises(ValueError, match="no machine size for partition alpha"):
+        imported(tmp_path, *lines, machine_size={"zeta": 100})
+    with pytest.raises(ValueError, match=r"no ended job in partition nope \(partitions of the dump: alpha, zeta\)"):
+        imported(tmp_path, *lines, partitions=["nope"])
+
+
+def test_users_and_groups_numbered_by_first_submission_ties_by_name(tmp_path):
+    fields, _, _ = imported(
+        tmp_path,
+        line(JobIDRaw="1", User="zoe", Group="gz", Submit="2026-01-01T00:00:05"),
+        line(JobIDRaw="2", User="bob", Group="gb", Submit="2026-01-01T00:00:00"),
+        line(JobIDRaw="3", User="amy", Group="gb", Submit="2026-01-01T00:00:05"),
+        line(JobIDRaw="4", User="bob", Group="gz", Submit="2026-01-01T00:00:07"),
+    )
+    # order: bob (0 s), then amy and zoe at 5 s by name
+    assert fields[:, 11].tolist() == [1, 3, 2, 1] and fields[:, 12].tolist() == [1, 2, 1, 2]
+
+
+def test_local_times_in_a_time_zone(tmp_path):
+    # 2026-10-25 02:30 happens twice in Paris: the earlier instant (summer time, UTC+2) is taken
+    fields, header, _ = imported(
+        tmp_path,
+        line(Submit="2026-10-25T02:30:00", Start="2026-10-25T03:30:00", End="2026-10-25T04:00:00"),
+        timezone="Europe/Paris",
+    )
+    assert header["UnixStartTime"] == str(1792888200) and header["TimeZoneString"] == "Europe/Paris"
+    assert fields[0, 2] == 2 * 3600 and fields[0, 3] == 1800
+    assert header["StartTime"] == "2026-10-25T02:30:00+02:00"
+    with pytest.raises(ValueError, match="unknown time zone 'Mars/Olympus'"):
+        imported(tmp_path, line(), timezone="Mars/Olympus")
+
+
+# --- bad input ------------------------------------------------------------------------------------------------
+
+BAD_LINES = {
+    "truncated_line": ("1|2|3", "field User: truncated line: 3 of the header's 16 fields (got '1|2|3')"),
+    "extra_fields": (
+        line() + "|x",
+        "field ReqMem: 17 fields where the header has 16 (a '|' inside a value?) (got '" + line() + "|x')",
+    ),
+    "unknown_state": (line(State="EXPLODED"), "field State: unknown job state (got 'EXPLODED')"),
+    "impossible_time": (
+        line(End="2026-01-01T00:00:30"),
+        "field End: end before start (Start 2026-01-01T00:01:00) (got '2026-01-01T00:00:30')",
+    ),
+    "bad_time": (
+        line(Start="01/01/2026 00:01"),
+        "field Start: not a time Y-m-dTH:M:S, Unknown or None (got '01/01/2026 00:01')",
+    ),
+    "unknown_submit": (line(Submit="Unknown"), "field Submit: unknown submit time (got 'Unknown')"),
+    "bad_number": (line(AllocCPUS="four"), "field AllocCPUS: not a count (got 'four')"),
+    "bad_time_limit": (
+        line(Timelimit="1:2:3:4"),
+        "field Timelimit: not a time limit ([D-]HH:MM:SS, MM:SS, MM, UNLIMITED) (got '1:2:3:4')",
+    ),
+    "bad_memory": (
+        line(ReqMem="4Xc"),
+        "field ReqMem: not a memory size (a number, a unit K M G T P, a suffix c or n) (got '4Xc')",
+    ),
+    "bad_job_id": (line(JobIDRaw="12a"), "field JobIDRaw: not a job id (got '12a')"),
+    "unknown_end": (line(End="Unknown"), "field End: unknown end of a job that ran (got 'Unknown')"),
+    "duplicate_job": (line(JobIDRaw="1"), "field JobIDRaw: this job id is on line 2 already (got '1')"),
+}
+
+
+@pytest.mark.parametrize("reason", sorted(BAD_LINES))
+def test_a_bad_line_is_one_line_naming_file_line_and_field_and_nothing_is_written(tmp_path, reason):
+    bad, message = BAD_LINES[reason]
+    dump = write_dump(tmp_path / "dump.txt", line(JobIDRaw="1"), "", bad, line(JobIDRaw="2"))
+    with pytest.raises(SacctFormatError) as raised:
+        import_sacct(dump, tmp_path / "out.swf.gz")
+    assert str(raised.value) == f"{dump}, line 4: {message}"
+    assert "\n" not in str(raised.value)
+    assert list(tmp_path.iterdir()) == [dump]
+
+
+def test_start_before_submit_is_an_impossible_time(tmp_path):
+    dump = write_dump(tmp_path / "d.txt", line(Start="2025-12-31T23:00:00"))
+    with pytest.raises(SacctFormatError, match=r"d.txt, line 2: field Start: start before submit \(Submit 2026"):
+        import_sacct(dump, tmp_path / "out.swf")
+
+
+def test_skip_bad_lines_skips_and_counts_each_reason(tmp_path):
+    lines = [line(JobIDRaw="1"), ""] + [BAD_LINES[reason][0] for reason in sorted(BAD_LINES)] + [line(JobIDRaw="2")]
+    _, header, result = imported(tmp_path, *lines, skip_bad_lines=True)
+    assert result.slurm_job_ids.tolist() == [1, 2] and result.counts["blank_lines"] == 1
+    assert {key: value for key, value in result.counts.items() if key.startswith("skipped_")} == {
+        f"skipped_{reason}": 1 for reason in BAD_LINES
+    }
+    assert header["SacctCount.skipped_unknown_state"] == "1"
+
+
+def test_a_dump_without_needed_fields_or_header(tmp_path):
+    fields = [name for name in FIELDS if name not in ("ReqMem", "State")]
+    dump = write_dump(tmp_path / "d.txt", "|".join(BASE[name] for name in fields), fields=fields)
+    with pytest.raises(SacctFormatError) as raised:
+        import_sacct(dump, tmp_path / "out.swf")
+    assert str(raised.value).startswith(f"{dump}, line 1: field State, ReqMem: missing from the header line (got ")
+    assert str(raised.value).endswith(f"dump with: {SACCT_COMMAND}")
+    headless = tmp_path / "headless.txt"
+    headless.write_text(line() + "\n")
+    with pytest.raises(SacctFormatError, match=f"field {', '.join(REQUIRED_FIELDS)}: missing from the header"):
+        import_sacct(headless, tmp_path / "out.swf")
+    assert not (tmp_path / "out.swf").exists()
+
+
+def test_no_ended_job_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="no ended job to write"):
+        imported(tmp_path, line(State="PENDING", Start="Unknown", End="Unknown", AllocCPUS="0"))
+
+
+def test_fields_in_another_order_extra_fields_and_parsable_trailing_bar(tmp_path):
+    fields = ["Elapsed", *reversed(FIELDS), ""]
+    rows = [{**BASE, "Elapsed": "01:00:00", "": ""}]
+    dump = write_dump(tmp_path / "d.txt", *("|".join(row[name] for name in fields) for row in rows), fields=fields)
+    import_sacct(dump, tmp_path / "a.swf")
+    import_sacct(write_dump(tmp_path / "e.txt", line()), tmp_path / "b.swf")
+    assert parse_swf(tmp_path / "a.swf").fields.tolist() == parse_swf(tmp_path / "b.swf").fields.tolist()
+
+
+def test_a_gzip_dump_and_gzip_output_are_reproducible(tmp_path):
+    text, _ = generate_dump(300, seed=3)
+    (tmp_path / "d.txt.gz").write_bytes(gzip.compress(text.encode(), mtime=0))
+    first = import_sacct(tmp_path / "d.txt.gz", tmp_path / "one.swf.gz")
+    again = import_sacct(tmp_path / "d.txt.gz", tmp_path / "two.swf.gz")
+    assert (tmp_path / "one.swf.gz").read_bytes() == (tmp_path / "two.swf.gz").read_bytes()
+    assert first.counts == again.counts and first.jobs > 200
+    (tmp_path / "d.txt").write_text(text)
+    import_sacct(tmp_path / "d.txt", tmp_path / "plain.swf")
+    plain = (tmp_path / "plain.swf").read_bytes()
+    assert (
+        gzip.decompress((tmp_path / "one.swf.gz").read_bytes())
+        .replace(b"d.txt.gz", b"d.txt")
+        .split(b"sha256")[1]
+        .split(b"\n", 1)[1]
+        == plain.split(b"sha256")[1].split(b"\n", 1)[1]
+    )
+
+
+def test_parsers_refuse_what_is_not_slurm():
+    assert parse_time_limit("1-2:3:4:5") is None and parse_memory("4Gx") is None and parse_memory("G") is None
+
+
+# --- round trip -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_round_trip_of_generated_dumps(tmp_path, seed):
+    text, truth = generate_dump(3000, seed)
+    (tmp_path / "d.txt").write_text(text)
+    result = import_sacct(tmp_path / "d.txt", tmp_path / "out.swf")
+    fields = parse_swf(tmp_path / "out.swf").fields.astype(np.int64)
+    order = np.lexsort((truth["job_id"], truth["submit"]))
+    assert result.slurm_job_ids.tolist() == truth["job_id"][order].tolist()
+    expected = {
+        0: np.arange(1, len(order) + 1),
+        1: truth["submit"][order] - truth["submit"].min(),
+        2: truth["wait"][order],
+        3: truth["run"][order],
+        4: truth["alloc_procs"][order],
+        5: np.full(len(order), -1),
+        6: np.full(len(order), -1),
+        7: truth["req_procs"][order],
+        8: truth["requested_time"][order],
+        9: truth["memory_kb"][order],
+        10: truth["status"][order],
+        11: _numbered(truth["user"][order]),
+        12: _numbered(truth["group"][order]),
+        15: _numbered(truth["partition"][order], by_name=True),
+    }
+    for column, values in expected.items():
+        assert fields[:, column].tolist() == values.tolist(), f"SWF field {column + 1}"
+    assert (fields[:, [13, 14, 16, 17]] == -1).all()
+    for count in ("job_steps", "not_ended", "array_tasks", "het_components", "lines"):
+        assert result.counts[count] == truth[count], count
+    workload = read_swf(tmp_path / "out.swf")
+    assert workload.machine_size == result.machine_size and len(workload) > 0.5 * len(order)
+
+    nodes = import_sacct(tmp_path / "d.txt", tmp_path / "nodes.swf", count="nodes", cores_per_node=CORES_PER_NODE)
+    fields = parse_swf(tmp_path / "nodes.swf").fields.astype(np.int64)
+    alloc_nodes = truth["alloc_nodes"][order]
+    assert fields[:, 4].tolist() == np.where(alloc_nodes > 0, alloc_nodes * CORES_PER_NODE, -1).tolist()
+    assert fields[:, 7].tolist() == (truth["req_nodes"][order] * CORES_PER_NODE).tolist()
+    assert nodes.jobs == result.jobs
+
+
+def _numbered(names: np.ndarray, by_name: bool = False) -> np.ndarray:
+    """1-based numbers of `names` (in SWF order): by name, or by first appearance (the SWF order is the
+    submission order, and ties of the first submission go by name)."""
+    if by_name:
+        ranks = {name: number for number, name in enumerate(sorted(set(names.tolist())), start=1)}
+    else:
+        ranks = {}
+        for name in names.tolist():
+            ranks.setdefault(name, len(ranks) + 1)
+    return np.array([ranks[name] for name in names.tolist()])
+
+
+# --- the command ------------------------------------------------------------------------------------------------
+
+
+def test_the_command_end_to_end(tmp_path, capsys):
+    dump = write_dump(
+        tmp_path / "dump.txt",
+        line(JobIDRaw="1", Timelimit="UNLIMITED"),
+        line(JobIDRaw="2", Partition="gpu"),
+        line(JobIDRaw="3", Partition="gpu", State="RUNNING", End="Unknown"),
+    )
+    out = tmp_path / "trace.swf.gz"
+    assert main(["import-sacct", str(dump), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "not_ended_RUNNING" in printed and printed.splitlines()[-1].startswith(f"{out}: 2 jobs, machine size 8")
+    assert len(read_swf(out)) == 1  # the UNLIMITED job has no requested time
+    code = main(
+        [
+            *("import-sacct", str(dump), "-o", str(out), "--partition", "gpu", "--machine-size", "gpu=64"),
+            *("--partition-limit", "gpu=1-00:00:00", "--count", "nodes", "--cores-per-node", "16"),
+            *("--timezone", "Europe/Paris", "--skip-bad-lines"),
+        ]
+    )
+    assert code == 0
+    log = parse_swf(out)
+    assert log.fields[:, 4].tolist() == [16] and log.header["MaxProcs"] == "64 (given)"
+    assert log.header["TimeZoneString"] == "Europe/Paris"
+    assert main(["import-sacct", str(dump), "-o", str(out), "--partition-limit", "90"]) == 0
+    assert parse_swf(out).fields[:, 8].tolist() == [5400, 7200]
+
+
+def test_the_command_reports_a_bad_line_in_one_line(tmp_path, capsys):
+    dump = write_dump(tmp_path / "dump.txt", line(State="EXPLODED"))
+    out = tmp_path / "trace.swf.gz"
+    assert main(["import-sacct", str(dump), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"simcore import-sacct: error: {dump}, line 2: field State: unknown job state (got 'EXPLODED')\n"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--count", "nodes"], "counting processors in nodes needs the cores per node"),
+        (["--cores-per-node", "4"], "cores per node are used only when counting nodes"),
+        (["--machine-size", "8", "--machine-size", "batch=4"], "--machine-size: give one value, or PART=VALUE"),
+    ],
+)
+def test_the_command_refuses_inconsistent_options(tmp_path, capsys, arguments, message):
+    dump = write_dump(tmp_path / "dump.txt", line())
+    assert main(["import-sacct", str(dump), "-o", str(tmp_path / "t.swf"), *arguments]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_command_refuses_a_bad_time_limit_option(tmp_path, capsys):
+    dump = write_dump(tmp_path / "dump.txt", line())
+    with pytest.raises(SystemExit):
+        main(["import-sacct", str(dump), "-o", str(tmp_path / "t.swf"), "--partition-limit", "UNLIMITED"])
+    assert "a time limit such as 90 (minutes)" in capsys.readouterr().err
