@@ -32,7 +32,7 @@ def _study_command_modules() -> dict[str, tuple[str, ...]]:
 COMMAND_MODULES = {
     "simcore.workloads.commands": ("simulate", "filter", "info", "fetch", "model", "resample", "example"),
     **_study_command_modules(),
-    "simcore.reporting.commands": ("report", "cost"),
+    "simcore.reporting.commands": ("report", "cost", "gantt"),
 }
 MODULE_OF = {command: module for module, commands in COMMAND_MODULES.items() for command in commands}
 
