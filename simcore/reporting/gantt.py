@@ -32,15 +32,17 @@ class ProcessorRuns:
 
 def assign_processors(start, end, procs, machine_size: int) -> ProcessorRuns:
     """Processor ids 0..machine_size-1 for jobs running [start, end) on `procs` processors each, by
-    first fit: jobs are taken in start order (ties by position), the jobs that ended at or before a
-    start release their ids first, and a job gets the lowest free ids. ValueError if, at a start,
-    fewer ids are free than the job needs (not the schedule of a machine this size)."""
+    first fit: jobs are taken in start order, the jobs that ended at or before a start release their
+    ids first, and a job gets the lowest free ids. At one instant the jobs of no duration come first
+    (then by position): they hold ids for no time, and the simulator may have started one after the
+    jobs starting at that instant took the ids it had released. ValueError if, at a start, fewer
+    ids are free than the job needs (not the schedule of a machine this size)."""
     start, end, procs = np.asarray(start, float), np.asarray(end, float), np.asarray(procs, np.int64)
     free = [[0, int(machine_size)]]  # the free ids as disjoint runs [low, high), by low
     running = []  # heap of (end, job) of the jobs holding ids
     held = {}
     jobs, firsts, counts = [], [], []
-    for job in np.lexsort((np.arange(len(start)), start)).tolist():
+    for job in np.lexsort((np.arange(len(start)), end > start, start)).tolist():
         while running and running[0][0] <= start[job]:
             for low, high in held.pop(heapq.heappop(running)[1]):
                 _release(free, low, high)
