@@ -41,7 +41,7 @@ COMMAND_MODULES = {
         "import-sacct",
     ),
     **_study_command_modules(),
-    "simcore.reporting.commands": ("report", "cost"),
+    "simcore.reporting.commands": ("report", "cost", "gantt"),
 }
 MODULE_OF = {command: module for module, commands in COMMAND_MODULES.items() for command in commands}
 

@@ -74,6 +74,7 @@ class SwfLog:
     fields: np.ndarray  # (jobs, 18) float64
     line_numbers: np.ndarray  # line of each job in the file
     header: dict
+    header_lines: tuple[str, ...]  # the text after `;` of each comment line before the first job line
 
     def resolved_machine_size(self, machine_size: int | None = None) -> int:
         """`machine_size` if given (checked), else the header's."""
@@ -144,7 +145,9 @@ def parse_swf(path) -> SwfLog:
         raise SwfFormatError(
             f"{source}, line {line_numbers[duplicate]}: job id {int(fields[duplicate, JOB_ID])} appears twice"
         )
-    return SwfLog(source, sha256, fields, line_numbers, parse_header(header_lines))
+    return SwfLog(
+        source, sha256, fields, line_numbers, parse_header(header_lines), tuple(text for _, text in header_lines)
+    )
 
 
 def read_swf(path, machine_size: int | None = None, filter: str = "strict") -> Workload:

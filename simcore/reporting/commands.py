@@ -1,8 +1,11 @@
-"""The study-independent `simcore report` command: the workloads table, and the
-reproduction report assembled from every study's section and rows."""
+"""The study-independent reporting commands: `simcore report` (the workloads table, and the
+reproduction report assembled from every study's section and rows), `simcore cost`, and
+`simcore gantt` (a Gantt figure of a window of one simulation)."""
 
 from __future__ import annotations
 
+import argparse
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -10,7 +13,32 @@ import pandas as pd
 from simcore.reporting.cost import cost_markdown, cost_table, read_benchmarks
 from simcore.reporting.reproduction import assemble
 from simcore.reporting.workloads import workloads_markdown, workloads_table
+from simcore.workloads.commands import (
+    add_simulation_arguments,
+    output_file,
+    policy_description,
+    read_trace,
+    simulate_as_asked,
+)
 from simcore.workloads.files import read_provenance, write_csv, write_text
+
+SECONDS_PER = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+TRACE_TIME = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*$")
+
+
+def trace_time(text: str) -> float:
+    """argparse type: seconds since the trace's start, plain or with a unit (90m, 36h, 2d, 1.5w)."""
+    match = TRACE_TIME.match(text.lower())
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r}: seconds, or a number with a unit s, m, h, d or w (36h, 2d)")
+    return float(match.group(1)) * SECONDS_PER[match.group(2)]
+
+
+def figure_file(text: str) -> str:
+    """argparse type of a figure: a writable .png or .pdf file."""
+    if not text.endswith((".png", ".pdf")):
+        raise argparse.ArgumentTypeError(f"{text}: name a .png or a .pdf file")
+    return output_file(text)
 
 
 def add_commands(commands) -> None:
@@ -50,6 +78,20 @@ def add_commands(commands) -> None:
     cost.add_argument("--csv", required=True)
     cost.add_argument("--md", required=True)
 
+    gantt = commands.add_parser("gantt", help="Gantt figure of a time window of a simulated schedule")
+    add_simulation_arguments(gantt)
+    gantt.add_argument(
+        "--window",
+        nargs=2,
+        required=True,
+        type=trace_time,
+        metavar=("START", "END"),
+        help="from START to END, in seconds since the trace's start (submit time 0) or with a unit: 90m, 36h, 2d, 1w",
+    )
+    gantt.add_argument(
+        "--output", "-o", action="append", required=True, type=figure_file, metavar="FIG.png|pdf", help="repeatable"
+    )
+
 
 def run_report(args) -> int:
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
@@ -77,4 +119,16 @@ def run_cost(args) -> int:
     return 0
 
 
-COMMANDS = {"report": run_report, "cost": run_cost}
+def run_gantt(args) -> int:
+    from simcore.reporting.gantt import gantt_figure  # imported here: the other commands need no matplotlib
+    from simcore.reporting.style import save
+
+    _, workload, _ = read_trace(args)
+    result = simulate_as_asked(workload, args)
+    trace = Path(args.trace).name.removesuffix(".gz").removesuffix(".swf")
+    save(gantt_figure(result, args.window, f"{trace}\n{policy_description(args, result)}"), args.output)
+    print(", ".join(args.output))
+    return 0
+
+
+COMMANDS = {"report": run_report, "cost": run_cost, "gantt": run_gantt}

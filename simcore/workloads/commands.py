@@ -14,7 +14,7 @@ import numpy as np
 from simcore.engine.predictors import PREDICTORS
 from simcore.engine.priority import THESIS_FUNCTIONS
 from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS, reservation_depth, simulate
-from simcore.engine.swf import FILTER_MODES, parse_swf, read_swf
+from simcore.engine.swf import FILTER_MODES, parse_swf
 from simcore.workloads.catalogue import fetch_trace, load_catalogue
 from simcore.workloads.example import write_example
 from simcore.workloads.files import (
@@ -30,6 +30,7 @@ from simcore.workloads.files import (
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.resample import RESAMPLE_METHODS, resample_variants
 from simcore.workloads.sacct import COUNT_MODES, SACCT_COMMAND, check_timezone, import_sacct, parse_time_limit_seconds
+from simcore.workloads.schedule import write_schedule_swf
 
 
 def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +84,13 @@ def table_file(text: str) -> str:
     return output_file(text)
 
 
+def swf_file(text: str) -> str:
+    """argparse type of an SWF output: a writable .swf or .swf.gz file."""
+    if not text.endswith((".swf", ".swf.gz")):
+        raise argparse.ArgumentTypeError(f"{text}: name a .swf or a .swf.gz file")
+    return output_file(text)
+
+
 def positive_float(text: str) -> float:
     """argparse type: a number > 0."""
     value = float(text)
@@ -91,20 +99,20 @@ def positive_float(text: str) -> float:
     return value
 
 
-def add_commands(commands) -> None:
-    sim = commands.add_parser("simulate", help="simulate EASY(order, threshold) on a trace")
-    _add_trace_arguments(sim)
-    sim.add_argument(
+def add_simulation_arguments(parser: argparse.ArgumentParser) -> None:
+    """The trace and the policy of a simulation: what `simulate` and `gantt` (simcore.reporting) share."""
+    _add_trace_arguments(parser)
+    parser.add_argument(
         "--policy",
         choices=NAMED_ORDERS + tuple(THESIS_FUNCTIONS),
         type=any_case(NAMED_ORDERS + tuple(THESIS_FUNCTIONS)),
         default="FCFS",
         help="queue order, or one of the thesis's functions F1-F4 (default: FCFS)",
     )
-    sim.add_argument(
+    parser.add_argument(
         "--threshold", type=threshold, metavar="SECONDS", help="jobs waiting longer than this go first (default: none)"
     )
-    sim.add_argument(
+    parser.add_argument(
         "--backfill",
         choices=BACKFILLS,
         type=any_case(BACKFILLS),
@@ -112,14 +120,14 @@ def add_commands(commands) -> None:
         metavar="none|queue|ORDER",
         help="backfill in queue order (default), not at all, or by an order (SPF = EASY-SJBF)",
     )
-    sim.add_argument(
+    parser.add_argument(
         "--reservations",
         type=reservations_argument,
         default=1,
         metavar="D|all",
         help="reservation depth: 0 no backfilling, 1 EASY (default), k, or all (conservative backfilling)",
     )
-    sim.add_argument(
+    parser.add_argument(
         "--multifactor",
         nargs="+",
         type=multifactor_argument,
@@ -128,14 +136,25 @@ def add_commands(commands) -> None:
         "decay_half_life, calc_period in s, favor_small=true|false; default: Slurm's defaults, "
         "docs/semantics.md)",
     )
-    sim.add_argument(
+    parser.add_argument(
         "--estimate", choices=tuple(PREDICTORS), default="request", help="running-time estimate (default: request)"
     )
-    sim.add_argument(
+    parser.add_argument(
         "--correction", choices=CORRECTIONS, default="request", help="correction on under-prediction (default: request)"
     )
+
+
+def add_commands(commands) -> None:
+    sim = commands.add_parser("simulate", help="simulate EASY(order, threshold) on a trace")
+    add_simulation_arguments(sim)
     sim.add_argument(
         "--output", "-o", type=table_file, metavar="FILE.parquet|csv", help="write one row per job (Parquet or CSV)"
+    )
+    sim.add_argument(
+        "--schedule-out",
+        type=swf_file,
+        metavar="FILE.swf[.gz]",
+        help="write the simulated schedule as SWF: the trace's lines with the simulated wait (docs/schedules.md)",
     )
     sim.add_argument("--json", action="store_true", help="print a one-line JSON summary")
 
@@ -306,10 +325,39 @@ def run_resample(args) -> int:
     return 0
 
 
-def _read(args):
+def read_trace(args):
+    """The parsed log of `args.trace`, its workload under --machine-size and --filter, and the seconds
+    both took."""
     began = time.perf_counter()
-    workload = read_swf(args.trace, machine_size=args.machine_size, filter=args.filter)
-    return workload, time.perf_counter() - began
+    log = parse_swf(args.trace)
+    workload = log.workload(args.machine_size, args.filter)
+    return log, workload, time.perf_counter() - began
+
+
+def simulate_as_asked(workload, args):
+    """simulate() of `workload` with the policy options of add_simulation_arguments."""
+    function = THESIS_FUNCTIONS.get(args.policy)
+    return simulate(
+        workload,
+        order="FUNCTION" if function else args.policy,
+        threshold=args.threshold,
+        backfill=args.backfill,
+        estimate=args.estimate,
+        correction=args.correction,
+        function=function,
+        reservations=args.reservations,
+        multifactor=None if args.multifactor is None else dict(args.multifactor),
+    )
+
+
+def policy_description(args, result) -> str:
+    """`EASY(FCFS, threshold=None), backfill=queue, ...`: the policy options as asked."""
+    return (
+        f"EASY({args.policy}, threshold={args.threshold}), backfill={args.backfill}, "
+        f"estimate={args.estimate}, correction={args.correction}"
+        + ("" if args.reservations == 1 else f", reservations={args.reservations}")
+        + (f", {result.options['multifactor']}" if "multifactor" in result.options else "")
+    )
 
 
 def reservations_argument(text: str):
@@ -345,19 +393,8 @@ def multifactor_argument(text: str) -> tuple[str, object]:
 
 
 def run_simulate(args) -> int:
-    workload, read_seconds = _read(args)
-    function = THESIS_FUNCTIONS.get(args.policy)
-    result = simulate(
-        workload,
-        order="FUNCTION" if function else args.policy,
-        threshold=args.threshold,
-        backfill=args.backfill,
-        estimate=args.estimate,
-        correction=args.correction,
-        function=function,
-        reservations=args.reservations,
-        multifactor=None if args.multifactor is None else dict(args.multifactor),
-    )
+    log, workload, read_seconds = read_trace(args)
+    result = simulate_as_asked(workload, args)
     summary = result.summary()
     if result.fair_share is not None:
         summary["fair_share"] = result.fair_share_by_user()
@@ -371,18 +408,15 @@ def run_simulate(args) -> int:
             args.output,
             {**workload_provenance(workload), "options": result.options, "summary": metrics, "command": "simulate"},
         )
+    if args.schedule_out:
+        write_schedule_swf(log, result, args.schedule_out)
     summary["read_seconds"] = read_seconds
     if args.json:
         trace = {"trace": args.trace, "filter": workload.filter_mode, "machine_size": workload.machine_size}
         print(json.dumps({**trace, **result.options, **summary}, sort_keys=True))
         return 0
     print(f"trace        {args.trace}  ({workload.filter_mode} filter, m = {workload.machine_size})")
-    print(
-        f"policy       EASY({args.policy}, threshold={args.threshold}), backfill={args.backfill}, "
-        f"estimate={args.estimate}, correction={args.correction}"
-        + ("" if args.reservations == 1 else f", reservations={args.reservations}")
-        + (f", {result.options['multifactor']}" if "multifactor" in result.options else "")
-    )
+    print(f"policy       {policy_description(args, result)}")
     rows = [
         ("jobs", f"{summary['jobs']:,}"),
         ("mean wait", f"{summary['avg_wait']:,.1f} s"),
@@ -415,11 +449,13 @@ def run_simulate(args) -> int:
         print(f"{label:<13}{value}")
     if args.output:
         print(f"{'per-job rows':<13}{args.output}")
+    if args.schedule_out:
+        print(f"{'schedule':<13}{args.schedule_out}")
     return 0
 
 
 def run_filter(args) -> int:
-    workload, _ = _read(args)
+    _, workload, _ = read_trace(args)
     extra = {"command": "filter"}
     if args.source:
         extra["converted_from"] = {"path": workload.source, "sha256": workload.source_sha256}
