@@ -63,8 +63,9 @@ class Campaign:
     The site's own logs (`local_traces`, simcore.workloads.local) join the campaign's run
     only: the demo and the artifact configuration are fixed runs."""
 
-    def __init__(self, config: dict, catalogue: dict, registry: StudyRegistry):
+    def __init__(self, config: dict, catalogue: dict, registry: StudyRegistry, basedir=None):
         self.config = config
+        self.basedir = basedir  # where a relative local trace's path is looked up after the working directory
         self.models = config.get("models", {})
         self.registry = registry
         self.published = catalogue
@@ -81,6 +82,7 @@ class Campaign:
             self.published,
             self.models,
             self.registry.names(site_logs=True),
+            search=[self.basedir] if self.basedir else [],
         )
 
     def _with_local_traces(self, chosen: dict) -> dict:

@@ -38,12 +38,18 @@ def detect_format(path) -> str:
 
 
 def local_traces(
-    declared: dict | None, catalogue: dict, models: dict, site_studies, filter_modes=("strict", "truncate")
+    declared: dict | None,
+    catalogue: dict,
+    models: dict,
+    site_studies,
+    filter_modes=("strict", "truncate"),
+    search=(),
 ) -> dict[str, dict]:
     """{name: entry} of the configuration's `local_traces`, each checked (a ValueError names
     the key) and completed: path, format, machine_size (None: the header's), filter (None: the
     study's), join (what it joins: `traces` and study names) and sacct (`simcore import-sacct`
-    options)."""
+    options). A relative path is taken from the working directory, else from the first of the
+    `search` directories that has it (the workflow's own, for the files it ships)."""
     entries = {}
     for name, entry in (declared or {}).items():
         key = f"config: local_traces.{name}"
@@ -56,6 +62,8 @@ def local_traces(
         if "path" not in entry:
             raise ValueError(f"{key}: needs `path`, the SWF file or sacct dump")
         path = Path(entry["path"])
+        if not path.is_absolute() and not path.is_file():
+            path = next((base / path for base in map(Path, search) if (base / path).is_file()), path)
         if not path.is_file():
             raise ValueError(f"{key}.path: {path} is not a file")
         form = entry.get("format") or detect_format(path)

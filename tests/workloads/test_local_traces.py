@@ -160,3 +160,14 @@ def test_generated_workloads_record_no_lineage(tmp_path):
     assert main(["model", "--jobs", "300", "--machine-size", "16", "--seed", "1", "-o", str(path)]) == 0
     assert "traces" not in read_provenance(path)
     assert np.isnan(read_workload(path).recorded_wait).all()
+
+
+def test_a_relative_path_is_found_in_the_working_directory_then_beside_the_workflow(site_files, tmp_path, monkeypatch):
+    swf, _ = site_files
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    entries = local_traces({"site": swf.name}, CATALOGUE, {}, (), search=[swf.parent])
+    assert entries["site"]["path"] == str(swf)
+    (elsewhere / swf.name).write_text(swf.read_text())  # the working directory's own comes first
+    assert local_traces({"site": swf.name}, CATALOGUE, {}, (), search=[swf.parent])["site"]["path"] == swf.name

@@ -34,7 +34,7 @@ LOCAL_TRACES = list(config.get("local_traces") or {})
 # its study (register_study) before its rules.
 STUDY_RULES = sorted((Path(workflow.basedir) / "workflow/rules/studies").glob("*.smk"))
 STUDIES = StudyRegistry()
-CAMPAIGN = Campaign(config, CATALOGUE, STUDIES)
+CAMPAIGN = Campaign(config, CATALOGUE, STUDIES, workflow.basedir)
 
 # The HTML report's categories beside the studies' own; figures of one trace go in a
 # subcategory named after it, the others in "All traces".
