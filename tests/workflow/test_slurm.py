@@ -1,7 +1,9 @@
-"""Cluster execution on a real one-node Slurm (.ci/slurm-smoke, .ci/slurm-failure).
+"""Cluster execution on a real one-node Slurm (.ci/slurm-smoke, .ci/slurm-failure),
+and its accounting read back by `simcore import-sacct` (.ci/slurm-accounting).
 
 Each script installs Debian's Slurm, brings a cluster up on this host, runs a
-small campaign through workflow/profiles/slurm and stops everything again.
+small campaign through workflow/profiles/slurm (or, with slurmdbd and MariaDB,
+a job mix whose sacct dump it imports and checks) and stops everything again.
 They need root and apt-get, so they are deselected by default (`-m "not
 slurm"` in pyproject.toml); CI runs them with `pytest -m slurm` and
 REQUIRE_SLURM=1, which turns a script that could not run Slurm into a failure.
@@ -28,7 +30,7 @@ def verdict(returncode: int, output: str, required: bool) -> tuple[str, str]:
 
 @pytest.mark.slurm
 @pytest.mark.workflow
-@pytest.mark.parametrize("script", ["slurm-smoke", "slurm-failure"])
+@pytest.mark.parametrize("script", ["slurm-smoke", "slurm-failure", "slurm-accounting"])
 def test_slurm_script(script):
     done = subprocess.run(["bash", str(REPO / ".ci" / script)], capture_output=True, text=True, timeout=1800)
     output = done.stdout + done.stderr
