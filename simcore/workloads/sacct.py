@@ -33,10 +33,11 @@ The rules (each one's count is in the SWF header and printed by the command)
   excluded and counted (`not_ended`, and `not_ended_<STATE>` per state present). Any other state is a bad
   line.
 - Never-started jobs. A job whose Start is unknown (`Unknown`, `None`, empty) or that had no CPU
-  allocated (AllocCPUS 0: Slurm gives a job cancelled while pending Start = End = the cancel
-  time) never ran: its wait, run time and allocated processors are -1, which the simulator's
-  filter drops (`bad_run_time`) and counts (`never_started`, `cancelled_before_start`). Any other
-  job ran: wait = Start - Submit, run time = End - Start (`cancelled_after_start` for CANCELLED).
+  or no node allocated (AllocCPUS or AllocNodes 0: Slurm gives a job cancelled while pending
+  Start = End = the cancel time, and Slurm 22.05 its requested CPUs as AllocCPUS, but no node)
+  never ran: its wait, run time and allocated processors are -1, which the simulator's filter
+  drops (`bad_run_time`) and counts (`never_started`, `cancelled_before_start`). Any other job
+  ran: wait = Start - Submit, run time = End - Start (`cancelled_after_start` for CANCELLED).
 - Time limits (field 9) in every Slurm form: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`, `D-HH:MM`,
   `D-HH:MM:SS` (sacct prints `[D-]HH:MM:SS`). `UNLIMITED` and `Partition_Limit` become the
   --partition-limit of the job's partition when one is given (`time_limit_from_option`), else -1
@@ -527,7 +528,9 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
     rows.reject("bad_memory", "ReqMem", bad, "not a memory size (a number, a unit K M G T P, a suffix c or n)")
 
     submit, start, end = times["Submit"], times["Start"], times["End"]
-    started = ~np.isnan(start) & (numbers["AllocCPUS"] > 0)
+    # Slurm gives a job cancelled while pending Start = End = the cancel time and, from 22.05 on,
+    # AllocCPUS = its request: no node allocated is what says it never ran
+    started = ~np.isnan(start) & (numbers["AllocCPUS"] > 0) & (numbers["AllocNodes"] > 0)
     rows.reject("unknown_end", "End", started & np.isnan(end), "unknown end of a job that ran")
     with np.errstate(invalid="ignore"):
         rows.reject(
@@ -792,7 +795,7 @@ def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: 
         "its own; job steps skipped; job ids renumbered 1..N in order of (Submit, JobIDRaw)",
         "status 1 COMPLETED; 0 FAILED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, BOOT_FAIL, DEADLINE, PREEMPTED; "
         "5 CANCELLED; jobs not ended at dump time (PENDING, RUNNING, SUSPENDED, REQUEUED, ...) excluded",
-        "a job that never ran (no Start, or no CPU allocated) has wait, run time and allocated processors -1: "
+        "a job that never ran (no Start, or no CPU or node allocated) has wait, run time and allocated processors -1: "
         "the simulator's filter drops it (bad_run_time)",
         "UNLIMITED or Partition_Limit time limits without a partition limit given are -1: the simulator's "
         "filter drops them (no_requested_time)",
