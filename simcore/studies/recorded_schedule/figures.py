@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 FIGURES = ("recorded_schedule",)
 FLOOR = 1.0  # seconds: a week whose mean wait is 0 is drawn at 1 s on the logarithmic axis
@@ -44,7 +45,13 @@ def recorded_schedule_figure(weekly: pd.DataFrame):
                 label=policy,
             )
         axis.set_yscale("log")
+        # from the floor to at least a minute, so that two labelled ticks show even for short waits
+        top = max(np.maximum(block[["recorded_mean", "simulated_mean"]].to_numpy().max(), FLOOR), 60.0)
+        axis.set_ylim(FLOOR / 1.5, top * 1.5)
         log_duration_ticks(axis.yaxis)
+        axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if len(recorded) == 1:
+            axis.set_xlim(recorded["week"].iloc[0] - 1, recorded["week"].iloc[0] + 1)
         axis.set_title(trace)
         axis.set_xlabel("week of submission")
         axis.set_ylabel("mean wait")

@@ -62,7 +62,8 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
             f"### {trace}",
             "",
             f"{int(first['jobs']):,} jobs compared ({int(first['unrecorded_jobs']):,} without a recorded wait), "
-            f"{int(first['weeks'])} weeks of {MIN_WEEK_JOBS} jobs or more; recorded mean wait "
+            f"{int(first['weeks'])} week{'s' * (int(first['weeks']) != 1)} of {MIN_WEEK_JOBS} jobs or more; "
+            "recorded mean wait "
             f"{first['recorded_mean']:,.0f} s, 90th percentile {first['recorded_p90']:,.0f} s.",
             "",
         ]

@@ -21,6 +21,7 @@ from simcore.engine.simulation import simulate
 from simcore.workloads.resample import WEEK
 
 MIN_WEEK_JOBS = 10
+TIE_DECIMALS = 12  # scores that agree to this many decimals are a tie
 # (column, label, format) of the comparison, the whole trace's and each week's
 AGREEMENT = (
     ("spearman", "Spearman ρ", ".3f"),
@@ -93,9 +94,10 @@ def best_policies(runs: pd.DataFrame) -> pd.DataFrame:
     Spearman correlation), with the runner-up and the margin between their scores."""
     rows = []
     for trace, block in runs.groupby("trace", sort=False):
-        ranked = block.assign(score=score(block), order=-block["spearman"].fillna(-np.inf)).sort_values(
-            ["score", "order"], kind="stable"
-        )
+        # scores equal but for rounding (a KS distance is a multiple of 1/jobs) tie
+        ranked = block.assign(
+            score=score(block), tied=score(block).round(TIE_DECIMALS), order=-block["spearman"].fillna(-np.inf)
+        ).sort_values(["tied", "order"], kind="stable")
         best = ranked.iloc[0]
         second = ranked.iloc[1] if len(ranked) > 1 else None
         rows.append(
