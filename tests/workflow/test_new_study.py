@@ -73,7 +73,7 @@ SCHEMA_SECTION = {
 @pytest.fixture(scope="module")
 def workflow_with_a_new_study(tmp_path_factory):
     copy = tmp_path_factory.mktemp("new_study")
-    for part in ("Snakefile", "workflow", "config"):
+    for part in ("Snakefile", "workflow", "config", "tests/fixtures/sacct"):  # the config's local trace too
         source = REPO / part
         (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / part)
     before = {path.relative_to(copy) for path in copy.rglob("*") if path.is_file()}

@@ -6,7 +6,7 @@ from simcore.studies.recorded_schedule import rules as recorded_schedule_rules
 
 register_study(
     "recorded_schedule",
-    rank=15,
+    rank=92,
     category="Recorded schedules (how believable each site's simulation is)",
     outputs=recorded_schedule_rules.outputs,
     site_logs=True,
