@@ -137,7 +137,8 @@ def local_trace(trace):
 
 def log_file(trace):
     """The SWF log a trace is filtered from: a local SWF file where it is, anything else
-    below resources/traces/ (fetched from the archive, or converted from a sacct dump)."""
+    below resources/traces/ (fetched from the archive, or converted from a sacct dump).
+    """
     if trace in LOCAL_TRACES and local_trace(trace)["format"] == "swf":
         return local_trace(trace)["path"]
     return f"resources/traces/{trace}.swf.gz"
@@ -146,7 +147,8 @@ def log_file(trace):
 def filter_arguments(trace, section):
     """`simcore filter` options of a trace: the filter and machine size of `section` (the
     campaign's or a study's settings), a local trace's own where it gives them, and for a
-    converted sacct dump the dump as the workload's source (its sha256 in the provenance)."""
+    converted sacct dump the dump as the workload's source (its sha256 in the provenance).
+    """
     local = local_trace(trace) if trace in LOCAL_TRACES else {}
     size = section.get("machine_size", {}).get(trace) or local.get("machine_size")
     arguments = f"--filter {local.get('filter') or section['filter']}"

@@ -10,10 +10,10 @@ rule fetch_trace:
         "resources/traces/{trace}.swf.gz",
     log:
         "logs/fetch_trace/{trace}.log",
-    wildcard_constraints:
-        trace=_alternatives(CATALOGUE),
     benchmark:
         "results/benchmarks/traces/fetch_trace/{trace}.tsv"
+    wildcard_constraints:
+        trace=_alternatives(CATALOGUE),
     conda:
         "../envs/simcore.yaml"
     resources:

@@ -71,7 +71,9 @@ rule recorded_schedule_tables:
                 caption="../../report/recorded_schedule.rst",
                 category=report_category("recorded_schedule"),
                 subcategory=ALL_TRACES,
-                labels={"result": "recorded against simulated mean wait per week (figure)"},
+                labels={
+                    "result": "recorded against simulated mean wait per week (figure)"
+                },
             ),
             "{root}/plots/recorded_schedule.pdf",
         ],
