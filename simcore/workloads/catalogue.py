@@ -9,7 +9,6 @@ verifies; a mismatch leaves nothing behind.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import shutil
 import urllib.error
 import urllib.request
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from simcore.workloads.files import atomic_write
+from simcore.workloads.files import atomic_write, stream_sha256
 
 DOWNLOAD_TIMEOUT = 60  # seconds without data before a download is abandoned
 
@@ -64,13 +63,10 @@ def check_trace_names(names, catalogue: dict, models, key: str, kind: str = "tra
 
 def content_sha256(path) -> str:
     """sha256 of the SWF text inside a plain or gzip file."""
-    digest = hashlib.sha256()
     with open(path, "rb") as raw:
         gzipped = raw.read(2) == b"\x1f\x8b"
     with gzip.open(path, "rb") if gzipped else open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return stream_sha256(handle)
 
 
 def _sources(entry: dict, mirror) -> list[str]:

@@ -116,13 +116,18 @@ def atomic_write(path):
         raise
 
 
+def stream_sha256(handle) -> str:
+    """sha256 of what a binary stream holds, read in blocks."""
+    digest = hashlib.sha256()
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(block)
+    return digest.hexdigest()
+
+
 def file_sha256(path) -> str:
     """sha256 of a file as stored."""
-    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return stream_sha256(handle)
 
 
 def _named_parquet_files(value) -> Iterator[str]:

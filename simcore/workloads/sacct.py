@@ -85,7 +85,6 @@ header), write_swf (the file, atomically); import_sacct chains them.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import re
 import zoneinfo
 from dataclasses import dataclass, field
@@ -97,7 +96,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 
-from simcore.workloads.files import atomic_write
+from simcore.workloads.files import atomic_write, file_sha256
 
 REQUIRED_FIELDS = (
     "JobIDRaw",
@@ -266,14 +265,6 @@ def _open_text(path):
     with open(path, "rb") as probe:
         magic = probe.read(2)
     return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
-
-
-def _sha256(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        while chunk := stream.read(1 << 22):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _read_table(path, names: list[str], wanted: list[str]):
@@ -579,7 +570,7 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
         clusters = tuple(sorted(set(pc.unique(pc.filter(table.column("Cluster"), pa.array(keep))).to_pylist()) - {""}))
     return SacctDump(
         source=source,
-        sha256=_sha256(path),
+        sha256=file_sha256(path),
         timezone=timezone,
         line=rows.lines[keep],
         job_id=job_ids[keep],

@@ -31,6 +31,22 @@ AGREEMENT = (
 )
 
 
+# what wait_agreement returns, in its order: the weekly rows' columns after `week`
+AGREEMENT_COLUMNS = (
+    "jobs",
+    "recorded_mean",
+    "simulated_mean",
+    "mean_error",
+    "mean_relative_error",
+    "recorded_p90",
+    "simulated_p90",
+    "p90_error",
+    "p90_relative_error",
+    "spearman",
+    "ks",
+)
+
+
 def wait_agreement(recorded: np.ndarray, simulated: np.ndarray) -> dict:
     """The comparison of two waits of the same jobs (seconds): both means and 90th percentiles,
     their errors (simulated - recorded; relative: over the recorded, NaN when it is 0), the
@@ -71,7 +87,7 @@ def compare_schedules(workload, simulated_wait: np.ndarray) -> tuple[dict, pd.Da
             rows.append({"week": int(week), **wait_agreement(recorded[in_week], simulated[in_week])})
     whole["weeks"] = len(rows)
     whole["short_weeks"] = len(np.unique(weeks)) - len(rows)
-    return whole, pd.DataFrame(rows, columns=["week", *wait_agreement(np.zeros(2), np.zeros(2))])
+    return whole, pd.DataFrame(rows, columns=["week", *AGREEMENT_COLUMNS])
 
 
 def run_recorded_schedule(workload, policies: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -94,9 +110,10 @@ def best_policies(runs: pd.DataFrame) -> pd.DataFrame:
     Spearman correlation), with the runner-up and the margin between their scores."""
     rows = []
     for trace, block in runs.groupby("trace", sort=False):
+        scores = score(block)
         # scores equal but for rounding (a KS distance is a multiple of 1/jobs) tie
         ranked = block.assign(
-            score=score(block), tied=score(block).round(TIE_DECIMALS), order=-block["spearman"].fillna(-np.inf)
+            score=scores, tied=scores.round(TIE_DECIMALS), order=-block["spearman"].fillna(-np.inf)
         ).sort_values(["tied", "order"], kind="stable")
         best = ranked.iloc[0]
         second = ranked.iloc[1] if len(ranked) > 1 else None

@@ -11,6 +11,7 @@ from simcore import read_swf
 from simcore.engine.simulation import simulate
 from simcore.engine.workload import Workload
 from simcore.studies.recorded_schedule.study import (
+    AGREEMENT_COLUMNS,
     MIN_WEEK_JOBS,
     best_policies,
     compare_schedules,
@@ -33,6 +34,7 @@ def test_identical_waits_agree_fully():
     assert agreement["spearman"] == 1.0
     assert agreement["mean_error"] == agreement["p90_error"] == 0.0
     assert agreement["jobs"] == 4
+    assert tuple(agreement) == AGREEMENT_COLUMNS
 
 
 def test_hand_computed_errors_and_distance():
