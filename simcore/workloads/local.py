@@ -113,3 +113,27 @@ def import_options(sacct: dict) -> str:
             elif item is not False and item is not None:
                 words += [option, shlex.quote(str(item))]
     return " ".join(words)
+
+
+def log_file(trace: str, entries: dict) -> str:
+    """The SWF log a trace is filtered from: a local SWF file where it lies (its own sha256 then
+    names the workload), anything else below resources/traces/ (fetched from the archive, or
+    converted from a sacct dump)."""
+    entry = entries.get(trace)
+    if entry is not None and entry["format"] == "swf":
+        return entry["path"]
+    return f"resources/traces/{trace}.swf.gz"
+
+
+def filter_options(trace: str, section: dict, entries: dict) -> str:
+    """`simcore filter` options of a trace: the filter and machine size of `section` (the
+    campaign's or a study's settings), a local trace's own where it gives them, and for a
+    converted sacct dump the dump as the workload's source (its sha256 in the provenance)."""
+    entry = entries.get(trace, {})
+    size = section.get("machine_size", {}).get(trace) or entry.get("machine_size")
+    options = f"--filter {entry.get('filter') or section['filter']}"
+    if size:
+        options += f" --machine-size {size}"
+    if entry.get("format") == "sacct":
+        options += f" --source {shlex.quote(entry['path'])}"
+    return options

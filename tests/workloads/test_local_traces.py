@@ -13,7 +13,7 @@ from simcore.campaign.settings import RUN_ROOTS, Campaign
 from simcore.campaign.studies import Study
 from simcore.cli import main
 from simcore.workloads.files import file_sha256, read_provenance, read_workload, write_parquet
-from simcore.workloads.local import detect_format, import_options, joined, local_traces
+from simcore.workloads.local import detect_format, filter_options, import_options, joined, local_traces, log_file
 
 SACCT_HEADER = "JobID|JobIDRaw|User|Group|Partition|Submit|Start|End|Timelimit|State|AllocCPUS|ReqCPUS|ReqMem\n"
 
@@ -171,3 +171,20 @@ def test_a_relative_path_is_found_in_the_working_directory_then_beside_the_workf
     assert entries["site"]["path"] == str(swf)
     (elsewhere / swf.name).write_text(swf.read_text())  # the working directory's own comes first
     assert local_traces({"site": swf.name}, CATALOGUE, {}, (), search=[swf.parent])["site"]["path"] == swf.name
+
+
+def test_each_trace_is_filtered_from_its_log_with_its_own_options(site_files):
+    swf, dump = site_files
+    entries = check({"site": str(swf), "slurm dump": {"path": str(dump), "machine_size": 64, "filter": "truncate"}})
+    # a local SWF file where it lies; a dump converted below resources/traces/, like a fetched trace
+    assert log_file("site", entries) == str(swf)
+    assert log_file("slurm dump", entries) == "resources/traces/slurm dump.swf.gz"
+    assert log_file("A", entries) == "resources/traces/A.swf.gz"
+    section = {"filter": "strict", "machine_size": {"A": 80}}
+    assert filter_options("A", section, entries) == "--filter strict --machine-size 80"
+    assert filter_options("site", section, entries) == "--filter strict"  # the header's size
+    # its own filter and size, and the dump as the workload's source
+    assert filter_options("slurm dump", section, entries) == f"--filter truncate --machine-size 64 --source {dump}"
+    assert filter_options("slurm dump", {"filter": "strict", "machine_size": {"slurm dump": 8}}, entries).startswith(
+        "--filter truncate --machine-size 8 "
+    )

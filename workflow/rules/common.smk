@@ -2,7 +2,6 @@
 # run's settings (simcore.campaign.settings, where the logic and its tests are) and the file
 # layout of the traces and variants.
 import re
-import shlex
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -10,7 +9,7 @@ from snakemake.logging import logger
 from simcore.campaign.settings import RUN_ROOTS, Campaign, run_of
 from simcore.campaign.studies import Study, StudyRegistry
 from simcore.workloads.catalogue import load_catalogue
-from simcore.workloads.local import import_options
+from simcore.workloads import local as local_logs
 
 # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
 CATALOGUE_PATH = next(
@@ -136,27 +135,18 @@ def local_trace(trace):
 
 
 def log_file(trace):
-    """The SWF log a trace is filtered from: a local SWF file where it is, anything else
-    below resources/traces/ (fetched from the archive, or converted from a sacct dump).
-    """
-    if trace in LOCAL_TRACES and local_trace(trace)["format"] == "swf":
-        return local_trace(trace)["path"]
-    return f"resources/traces/{trace}.swf.gz"
+    """The SWF log a trace is filtered from (simcore.workloads.local.log_file)."""
+    return local_logs.log_file(
+        trace, CAMPAIGN.local_traces if trace in LOCAL_TRACES else {}
+    )
 
 
 def filter_arguments(trace, section):
-    """`simcore filter` options of a trace: the filter and machine size of `section` (the
-    campaign's or a study's settings), a local trace's own where it gives them, and for a
-    converted sacct dump the dump as the workload's source (its sha256 in the provenance).
-    """
-    local = local_trace(trace) if trace in LOCAL_TRACES else {}
-    size = section.get("machine_size", {}).get(trace) or local.get("machine_size")
-    arguments = f"--filter {local.get('filter') or section['filter']}"
-    if size:
-        arguments += f" --machine-size {size}"
-    if local.get("format") == "sacct":
-        arguments += f" --source {shlex.quote(local['path'])}"
-    return arguments
+    """`simcore filter` options of a trace under `section`'s filter and machine sizes
+    (simcore.workloads.local.filter_options)."""
+    return local_logs.filter_options(
+        trace, section, CAMPAIGN.local_traces if trace in LOCAL_TRACES else {}
+    )
 
 
 def study_workload(study, trace):

@@ -44,7 +44,9 @@ rule import_sacct_trace:
     resources:
         mem_mb=1000,
     params:
-        options=lambda wildcards: import_options(local_trace(wildcards.trace)["sacct"]),
+        options=lambda wildcards: local_logs.import_options(
+            local_trace(wildcards.trace)["sacct"]
+        ),
     shell:
         "simcore import-sacct {input:q} {params.options} --output {output} > {log} 2>&1"
 
