@@ -20,6 +20,8 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from simcore.engine.swf import FILTER_MODES
+
 FORMATS = ("swf", "sacct")
 CAMPAIGN_TRACES = "traces"  # in `join`: the campaign's traces, which the fixed-policy and bandit studies use
 KEYS = ("path", "format", "machine_size", "filter", "join", "sacct")
@@ -42,7 +44,6 @@ def local_traces(
     catalogue: dict,
     models: dict,
     site_studies,
-    filter_modes=("strict", "truncate"),
     search=(),
 ) -> dict[str, dict]:
     """{name: entry} of the configuration's `local_traces`, each checked (a ValueError names
@@ -69,8 +70,8 @@ def local_traces(
         form = entry.get("format") or detect_format(path)
         if form not in FORMATS:
             raise ValueError(f"{key}.format: {form!r}, expected one of {', '.join(FORMATS)}")
-        if entry.get("filter") not in (None, *filter_modes):
-            raise ValueError(f"{key}.filter: {entry['filter']!r}, expected one of {', '.join(filter_modes)}")
+        if entry.get("filter") not in (None, *FILTER_MODES):
+            raise ValueError(f"{key}.filter: {entry['filter']!r}, expected one of {', '.join(FILTER_MODES)}")
         size = entry.get("machine_size")
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size <= 0):
             raise ValueError(f"{key}.machine_size: a positive number of processors, got {size!r}")
