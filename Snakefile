@@ -12,6 +12,7 @@ from simcore.studies.bandit.learners import LEARNERS
 from simcore.campaign.config import (
     check_registry_names,
     check_schema,
+    one_line_errors,
     registries,
     type_overrides,
 )
@@ -22,18 +23,18 @@ min_version("8.0")
 configfile: "config/config.yaml"
 
 
-# nested --config values arrive as strings ('learned_policies={tuples: 20}'): read them
-# as the schema wants before validating
+# A configuration error is one line naming its key (one_line_errors), here and in common.smk.
 CONFIG_SCHEMA = Path(workflow.basedir) / "workflow/schemas/config.schema.yaml"
-type_overrides(config, CONFIG_SCHEMA)
-check_schema(
-    config, CONFIG_SCHEMA
-)  # one line naming the key, before Snakemake's long one
-validate(config, CONFIG_SCHEMA)
-# queue orders and the like, and the learners, from the code
-check_registry_names(
-    config, CONFIG_SCHEMA, {**registries(), "learners": tuple(LEARNERS)}
-)
+with one_line_errors():
+    # nested --config values arrive as strings ('learned_policies={tuples: 20}'): read them
+    # as the schema wants before validating
+    type_overrides(config, CONFIG_SCHEMA)
+    check_schema(config, CONFIG_SCHEMA)  # before Snakemake's long message
+    validate(config, CONFIG_SCHEMA)
+    # queue orders and the like, and the learners, from the code
+    check_registry_names(
+        config, CONFIG_SCHEMA, {**registries(), "learners": tuple(LEARNERS)}
+    )
 
 
 include: "workflow/rules/common.smk"
@@ -48,6 +49,16 @@ for study_rules in STUDY_RULES:
 
 include: "workflow/rules/traces.smk"
 include: "workflow/rules/report.smk"
+
+
+# Every run's settings now, every study registered: a bad local trace is one line naming its key.
+with one_line_errors():
+    CAMPAIGN.check()
+
+
+# Where the results of the runs asked for are, the report's command and what they cost.
+onsuccess:
+    summarize()
 
 
 # Targets are functions, evaluated when the DAG is planned: `only` is reported then,

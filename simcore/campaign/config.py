@@ -15,6 +15,8 @@ added to the registry (docs/extending.md, "A queue order") is accepted without e
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import jsonschema
@@ -93,6 +95,16 @@ def _typed(value, schema: dict, root: dict):
         if isinstance(items, dict):
             value[:] = [_typed(item, items, root) for item in value]
     return value
+
+
+@contextmanager
+def one_line_errors():
+    """A configuration error (a ValueError naming the key and what is wrong) ends the run with that
+    one line on the terminal and exit status 1, not a traceback through the workflow's files."""
+    try:
+        yield
+    except ValueError as error:
+        sys.exit(f"schedsweep: {error}")
 
 
 def type_overrides(config: dict, schema_path) -> dict:

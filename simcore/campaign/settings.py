@@ -10,11 +10,17 @@ merged key by key into a study's section.
 
 from __future__ import annotations
 
+import re
+import shlex
 from functools import cached_property
+from pathlib import Path
+
+import pandas as pd
 
 from simcore.campaign.studies import StudyRegistry
 from simcore.workloads.catalogue import check_trace_names
-from simcore.workloads.local import CAMPAIGN_TRACES, joined, local_traces
+from simcore.workloads.local import CAMPAIGN_TRACES, joined, local_traces, submit_span
+from simcore.workloads.resample import too_short_to_resample
 
 # Each run writes below its own root.
 RUN_ROOTS = {
@@ -47,6 +53,32 @@ def only_traces(config: dict, catalogue: dict) -> list[str] | None:
     return only
 
 
+_CORES = re.compile(r"^(--cores|--jobs|-c|-j)(=?(\d+|all))?$")
+
+
+def report_command(argv: list[str]) -> list[str]:
+    """The words of the Snakemake command `argv` with its cores (`--cores N`, `-c N`, `-jN`, ...)
+    left out: the same run's HTML report comes from the same targets and configuration."""
+    words, value_follows = ["snakemake"], False
+    for word in argv[1:]:
+        if value_follows and (word.isdigit() or word == "all"):
+            value_follows = False
+            continue
+        match = _CORES.match(word)
+        value_follows = bool(match) and match.group(2) is None
+        if not match:
+            words.append(word)
+    return words
+
+
+def describe_span(seconds: float) -> str:
+    """A duration in the largest whole unit that fits (days, hours, minutes, seconds)."""
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.1f} {unit}"
+    return f"{seconds:.0f} s"
+
+
 def variant_chunks(chosen: dict, study: str) -> list[tuple[int, int]]:
     """Variant ranges (first, stop) of a study under a run's settings, one job each: its
     section's `variants_per_job` of its `variants` (the campaign's when it has none of its own)."""
@@ -63,8 +95,10 @@ class Campaign:
     The site's own logs (`local_traces`, simcore.workloads.local) join the campaign's run
     only: the demo and the artifact configuration are fixed runs."""
 
-    def __init__(self, config: dict, catalogue: dict, registry: StudyRegistry, basedir=None):
+    def __init__(self, config: dict, catalogue: dict, registry: StudyRegistry, basedir=None, variants_cap=None):
         self.config = config
+        # `variants=N` given on the command line: no run's study resamples more variants than N
+        self.variants_cap = variants_cap
         self.basedir = basedir  # where a relative local trace's path is looked up after the working directory
         self.models = config.get("models", {})
         self.registry = registry
@@ -73,6 +107,7 @@ class Campaign:
         self.catalogue = {**catalogue, **dict.fromkeys(config.get("local_traces") or {}, {})}
         self.only = only_traces(config, self.catalogue)
         self._settings: dict[str, dict] = {}
+        self._too_short: dict[str, str | None] = {}
 
     @cached_property
     def local_traces(self) -> dict[str, dict]:
@@ -85,13 +120,35 @@ class Campaign:
             search=[self.basedir] if self.basedir else [],
         )
 
+    def too_short(self, trace: str) -> str | None:
+        """Why a study that resamples cannot take local trace `trace` (None: it can), read from
+        the log's submit times when the run is planned (simcore.workloads.local.submit_span)."""
+        if trace not in self._too_short:
+            span = submit_span(self.local_traces[trace])
+            why = span and too_short_to_resample(*span)
+            self._too_short[trace] = (
+                why and f"{trace} is too short: {why} ({describe_span(span[1] - span[0])} of submits)"
+            )
+        return self._too_short[trace]
+
     def _with_local_traces(self, chosen: dict) -> dict:
-        """The campaign's settings with each local trace added where its `join` says."""
-        chosen = dict(chosen)
-        chosen["traces"] = list(dict.fromkeys(chosen["traces"] + joined(self.local_traces, CAMPAIGN_TRACES)))
-        for study in self.registry.names(site_logs=True):
-            traces = chosen[study]["traces"] + joined(self.local_traces, study)
-            chosen[study] = {**chosen[study], "traces": list(dict.fromkeys(traces))}
+        """The campaign's settings with each local trace added where its `join` says, except
+        to the studies it is too short for (`left_out`: study -> trace -> why)."""
+        chosen = dict(chosen, left_out={})
+        targets = {CAMPAIGN_TRACES: self.registry.names(traces="campaign")}
+        targets.update({study: (study,) for study in self.registry.names(site_logs=True)})
+        for target, studies in targets.items():
+            joining = []
+            for trace in joined(self.local_traces, target):
+                if any(self.registry[study].min_weeks for study in studies) and self.too_short(trace):
+                    for study in studies:
+                        chosen["left_out"].setdefault(study, {})[trace] = self.too_short(trace)
+                else:
+                    joining.append(trace)
+            if target == CAMPAIGN_TRACES:
+                chosen["traces"] = list(dict.fromkeys(chosen["traces"] + joining))
+            else:
+                chosen[target] = {**chosen[target], "traces": list(dict.fromkeys(chosen[target]["traces"] + joining))}
         return chosen
 
     def studies_of(self, root: str) -> tuple[str, ...]:
@@ -109,6 +166,7 @@ class Campaign:
                 chosen[key] = {**chosen[key], **value} if key in self.registry.names() else value
         else:
             chosen = self._with_local_traces(chosen)
+        chosen = self._capped(chosen, self.studies_of(root))
         check_trace_names(
             list(
                 dict.fromkeys(chosen["traces"] + [t for study in self.registry for t in study.declared_traces(chosen)])
@@ -118,6 +176,23 @@ class Campaign:
             "",
         )
         self._check_reproduction(chosen, run)
+        return chosen
+
+    def _capped(self, chosen: dict, studies) -> dict:
+        """The settings with every variant count (the run's and each of `studies`' own) at most
+        `variants_cap`; `capped` lists what it lowered."""
+        chosen = dict(chosen, capped=[])
+        cap = self.variants_cap
+        if cap is None:
+            return chosen
+        if chosen["variants"] > cap:
+            chosen["capped"].append(f"the run's {chosen['variants']} -> {cap}")
+            chosen["variants"] = cap
+        for study in studies:
+            own = chosen[study].get("variants")
+            if own is not None and own > cap:
+                chosen["capped"].append(f"{study} {own} -> {cap}")
+                chosen[study] = {**chosen[study], "variants": cap}
         return chosen
 
     def _check_reproduction(self, chosen: dict, run: str) -> None:
@@ -138,9 +213,15 @@ class Campaign:
     def restricted(self, chosen: dict, root: str) -> dict:
         """The settings with every study restricted to `only`: the traces each study
         declares (`declared`), the studies left (`studies`: study -> its traces), the ones
-        skipped (`skipped`: study -> why) and what else changes (`notes`)."""
+        skipped (`skipped`: study -> why; `too_short`: those skipped as every trace `only` left them
+        is a local trace too short for them) and what else changes (`notes`)."""
         declared = {name: self.registry[name].declared_traces(chosen) for name in self.studies_of(root)}
-        chosen = dict(chosen, declared=declared, skipped={}, notes=[])
+        left_out = chosen.get("left_out", {})
+        chosen = dict(chosen, declared=declared, skipped={}, notes=[], too_short=[])
+        if chosen["capped"]:
+            chosen["notes"].append(
+                f"variants={self.variants_cap} caps every study's variants: {', '.join(chosen['capped'])}"
+            )
         only = self.only
         if only is not None:
 
@@ -151,12 +232,24 @@ class Campaign:
             for name in self.registry.names(traces="own"):
                 chosen[name] = {**chosen[name], "traces": kept(chosen[name]["traces"])}
             for name, traces in declared.items():
+                too_short = [why for trace, why in left_out.get(name, {}).items() if trace in only]
                 if not kept(traces):
+                    if too_short:
+                        chosen["too_short"].append(name)
                     chosen["skipped"][name] = (
                         f"its model {traces[0]} is not in `only`"
                         if self.registry[name].traces == "model"
+                        else "; ".join(too_short)
+                        if too_short
                         else f"none of its traces ({', '.join(traces)}) is in `only`"
                     )
+        for name, reasons in left_out.items():
+            if name in declared and name not in chosen["skipped"]:
+                chosen["notes"] += [
+                    f"{name} runs without {trace}: {why}"
+                    for trace, why in reasons.items()
+                    if only is None or trace in only
+                ]
         chosen["studies"] = {
             name: [trace for trace in traces if only is None or trace in only]
             for name, traces in declared.items()
@@ -202,6 +295,10 @@ class Campaign:
         """Every trace or model a study of the run uses."""
         return sorted({trace for traces in self.settings(root)["studies"].values() for trace in traces})
 
+    def other_traces(self, root: str) -> list[str]:
+        """Every trace or model the configuration names that no study of the run uses."""
+        return sorted((set(self.catalogue) | set(self.models)) - set(self.traces_used(root)))
+
     def outputs(self, run: str) -> list[str]:
         """Every file of a run that `only` leaves: each running study's, then the reproduction
         report's and the cost table's."""
@@ -223,12 +320,48 @@ class Campaign:
         root = RUN_ROOTS[run]
         return [f"{root}/cost.csv", f"{root}/cost.md"] if self.report_sections(root) else []
 
-    def announcement(self, root: str) -> str | None:
-        """What `only` leaves of the run's studies, to say when the DAG is planned (None
-        without `only`)."""
-        if self.only is None:
+    def check(self) -> None:
+        """Every run's settings, so that a configuration error (a ValueError naming its key) is
+        raised when the workflow is read rather than while its jobs are planned."""
+        for root in RUN_ROOTS.values():
+            self.settings(root)
+
+    def summary(self, root: str, command: list[str]) -> str | None:
+        """Where the results of the run below `root` are, the command writing its HTML report
+        (`command`, the words the run was started with, less its cores) and what its jobs cost
+        (its cost.csv, when written): said at the end of a successful run; None for a run with no files."""
+        run = run_of(root)
+        files = self.outputs(run)
+        if not files:
             return None
+        tables = [file for file in files if "/tables/" in file or file.endswith(".csv")]
+        figures = [file for file in files if file.endswith(".png")]
+        lines = [f"schedsweep: the {run} run is done; its results are in {root}/"]
+        if f"{root}/reproduction.md" in files:
+            lines.append(f"  reproduction report  {root}/reproduction.md (published values next to ours)")
+        lines.append(f"  tables               {len(tables)} files: {root}/tables/ and each study's tables/")
+        lines.append(f"  figures              {len(figures)} PNG (each with a PDF): each study's plots/")
+        lines.append(f"  HTML report          {shlex.join([*command, '--report', f'{root}/report.html'])}")
+        cost = Path(f"{root}/cost.csv")
+        if cost.is_file():
+            table = pd.read_csv(cost)
+            lines.append(
+                f"  cost                 {int(table['jobs'].sum())} jobs, {describe_span(table['wall_s'].sum())} of "
+                f"job wall time, peak {table['max_rss_mb'].max():.0f} MB ({root}/cost.md)"
+            )
         chosen = self.settings(root)
+        lines += [f"  not run              {name}: {chosen['skipped'][name]}" for name in chosen["too_short"]]
+        return "\n".join(lines)
+
+    def announcement(self, root: str, notes_only: bool = False) -> str | None:
+        """What `only` leaves of the run's studies and what else changes (a local trace too
+        short for a study, `variants=` capping a study's own), to say when the DAG is planned
+        (None when nothing does); with `notes_only`, what else changes alone."""
+        chosen = self.settings(root)
+        if self.only is None or notes_only:
+            if not chosen["notes"]:
+                return None
+            return "\n".join([f"{root}/:"] + [f"  note:    {note}" for note in chosen["notes"]])
         lines = [f"only=[{', '.join(self.only)}]: every study restricted to these traces ({root}/)"]
         lines += [f"  runs:    {study} on {', '.join(traces)}" for study, traces in chosen["studies"].items()]
         lines += [f"  skipped: {study}: {why}" for study, why in chosen["skipped"].items()]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from simcore.workloads.resample import MIN_RESAMPLE_WEEKS
+
 # Every figure is written twice: PNG for the HTML report, PDF for papers.
 FIGURE_FORMATS = ("png", "pdf")
 # Where a study's traces come from, in its settings.
@@ -30,7 +32,9 @@ class Study:
     `in_artifact` marks the studies of the bandit paper's artifact configuration; `restrict`,
     when given, adapts a run's settings after `only` removed other studies and returns notes
     saying what changed (the dynamic-scheduling study without the learned-policies one);
-    `site_logs` marks a study with its own traces that a site's logs (`local_traces`) join."""
+    `site_logs` marks a study with its own traces that a site's logs (`local_traces`) join;
+    `resamples` one that resamples its own traces (a study on the campaign's traces always does),
+    which a log shorter than MIN_RESAMPLE_WEEKS cannot join (`min_weeks`)."""
 
     name: str
     rank: int
@@ -40,6 +44,12 @@ class Study:
     in_artifact: bool = False
     restrict: Callable[[dict], list[str]] | None = None
     site_logs: bool = False
+    resamples: bool = False
+
+    @property
+    def min_weeks(self) -> int:
+        """The fewest week indices a trace's submits must touch for this study to run on it."""
+        return MIN_RESAMPLE_WEEKS if self.resamples or self.traces == "campaign" else 0
 
     def __post_init__(self):
         if self.traces not in TRACE_SOURCES:

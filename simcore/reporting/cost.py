@@ -17,6 +17,8 @@ import pandas as pd
 from simcore.reporting.tables import markdown_table
 
 ALL_TRACES = "all"
+# Benchmark folders beside the studies': the trace preparation and the reproduction report.
+PREPARATION = ("traces", "report")
 COST_COLUMNS = ["study", "trace", "jobs", "wall_s", "cpu_s", "max_rss_mb", "longest_job_s"]
 
 
@@ -26,14 +28,20 @@ def _trace_of(parts, traces: set[str]) -> str:
     return next((part for part in parts if part in traces), ALL_TRACES)
 
 
-def read_benchmarks(directory, traces) -> pd.DataFrame:
+def read_benchmarks(directory, traces, studies=None, other_traces=()) -> pd.DataFrame:
     """One row per job: study, rule, trace, wall_s, cpu_s, max_rss_mb (NaN when
-    Snakemake sampled nothing)."""
-    traces = set(traces)
+    Snakemake sampled nothing). Only this run's jobs count: with `studies`, the files of other
+    study folders (and of the trace preparation and report folders, PREPARATION) are left out, and
+    so is any file whose path names one of `other_traces` (an earlier run's, e.g. before `only`)."""
+    traces, other_traces = set(traces), set(other_traces)
     rows = []
     directory = Path(directory)
     for path in sorted(directory.rglob("*.tsv")):
         study, rule, *rest = path.relative_to(directory).with_suffix("").parts
+        if studies is not None and study not in (*studies, *PREPARATION):
+            continue
+        if other_traces.intersection(rest):
+            continue
         try:
             frame = pd.read_csv(path, sep="\t")
         except (ValueError, OSError) as error:

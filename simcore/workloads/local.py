@@ -17,10 +17,16 @@ the input hash in the provenance of every output drawn from it.
 
 from __future__ import annotations
 
+import gzip
 import shlex
 from pathlib import Path
 
-from simcore.engine.swf import FILTER_MODES
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyarrow import csv
+
+from simcore.engine.swf import FILTER_MODES, SwfFormatError, parse_swf
 
 FORMATS = ("swf", "sacct")
 CAMPAIGN_TRACES = "traces"  # in `join`: the campaign's traces, which the fixed-policy and bandit studies use
@@ -95,6 +101,45 @@ def local_traces(
             "sacct": sacct,
         }
     return entries
+
+
+def submit_span(entry: dict) -> tuple[float, float] | None:
+    """(first, last) submit time in seconds of a local trace's jobs, counted from the origin its
+    SWF form has (the file's own; a dump's first submit, as `simcore import-sacct` writes it), read
+    when the workflow is planned so that a log too short for a study is known before any job runs.
+    None when the file cannot be read that far: its conversion or filter then says why."""
+    path = entry["path"]
+    try:
+        if entry["format"] == "swf":
+            submit = parse_swf(path).fields[:, 1]
+        else:
+            submit = _sacct_submits(path)
+    except (SwfFormatError, pa.ArrowException, OSError, ValueError, KeyError):
+        return None
+    submit = submit[submit >= 0]
+    if len(submit) == 0:
+        return None
+    if entry["format"] == "sacct":
+        submit = submit - submit.min()
+    return float(submit.min()), float(submit.max())
+
+
+def _sacct_submits(path) -> np.ndarray:
+    """The Submit (else Eligible) times of a sacct dump's lines, epoch seconds as if UTC (a span
+    is all that is asked of them); unreadable or unknown times are left out."""
+    with open(path, "rb") as handle:
+        gzipped = handle.read(2) == b"\x1f\x8b"
+    with gzip.open(path, "rb") if gzipped else open(path, "rb") as handle:
+        header = handle.readline().decode("utf-8", "replace").rstrip("\r\n").split("|")
+    column = next(name for wanted in ("submit", "eligible") for name in header if name.lower() == wanted)
+    with gzip.open(path, "rb") if gzipped else open(path, "rb") as handle:
+        table = csv.read_csv(
+            handle,
+            parse_options=csv.ParseOptions(delimiter="|", quote_char=False, invalid_row_handler=lambda row: "skip"),
+            convert_options=csv.ConvertOptions(include_columns=[column], column_types={column: pa.string()}),
+        )
+    times = pc.strptime(table[column], format="%Y-%m-%dT%H:%M:%S", unit="s", error_is_null=True).drop_null()
+    return times.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64)
 
 
 def joined(entries: dict, target: str) -> list[str]:

@@ -60,6 +60,26 @@ from simcore.engine.workload import Workload
 
 WEEK = 604800
 RESAMPLE_METHODS = ("user-weeks", "weeks")
+# The shortest log resampling takes: the weeks of its first and last submits are dropped, so its
+# submits must touch at least this many week indices (one interior week between them).
+MIN_RESAMPLE_WEEKS = 3
+
+
+def week_span(first_submit: float, last_submit: float) -> tuple[int, int]:
+    """The week indices (first, last) of the earliest and latest submit, counted from submit 0."""
+    return int(first_submit // WEEK), int(last_submit // WEEK)
+
+
+def too_short_to_resample(first_submit: float, last_submit: float) -> str | None:
+    """Why a log whose submits run from `first_submit` to `last_submit` (seconds) cannot be
+    resampled, in a phrase; None when it spans MIN_RESAMPLE_WEEKS week indices or more."""
+    first, last = week_span(first_submit, last_submit)
+    if last - first + 1 >= MIN_RESAMPLE_WEEKS:
+        return None
+    return (
+        f"its submits span weeks {first}..{last}; resampling drops the first and last week and "
+        f"needs at least {MIN_RESAMPLE_WEEKS} weeks"
+    )
 
 
 def variant_seed(base_seed: int, variant: int) -> int:
@@ -94,11 +114,9 @@ def resample(
     week = week.astype(np.int64)
     first, last = int(week.min()), int(week.max())
     n_interior = last - first - 1
-    if n_interior < 1:
-        raise ValueError(
-            f"{workload.source}: submits span weeks {first}..{last}; resampling drops "
-            f"the first and last week and needs at least one week between them"
-        )
+    short = too_short_to_resample(workload.submit.min(), workload.submit.max())
+    if short is not None:
+        raise ValueError(f"{workload.source}: {short}")
     inside = np.flatnonzero((week > first) & (week < last))
     if len(inside) == 0:
         raise ValueError(

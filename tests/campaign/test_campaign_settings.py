@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from simcore.campaign.settings import RUN_ROOTS, Campaign, run_of, variant_chunks
+from simcore.campaign.settings import RUN_ROOTS, Campaign, report_command, run_of, variant_chunks
 from simcore.campaign.studies import Study, StudyRegistry, figure_files
 from simcore.studies.dynamic_scheduling.rules import without_skipped_learned_functions
 
@@ -226,3 +226,55 @@ def test_figure_files_name_each_trace_figure_and_format():
 def test_an_unknown_trace_is_named_once_whichever_studies_use_it():
     with pytest.raises(ValueError, match=r"config: unknown traces \['Z'\]; known"):
         campaign(traces=["A", "Z"]).settings("results")
+
+
+def test_variants_on_the_command_line_caps_every_study_of_every_run():
+    run = Campaign(copy.deepcopy(CONFIG), CATALOGUE, registry(), variants_cap=4)
+    chosen = run.settings("results")
+    assert chosen["variants"] == 4 and chosen["own"]["variants"] == 4  # the study's own 6 too
+    assert chosen["notes"] == ["variants=4 caps every study's variants: the run's 10 -> 4, own 6 -> 4"]
+    assert run.chunks("results", "own") == [(0, 4)]
+    artifact = run.settings("results/artifact")
+    assert artifact["variants"] == 3 and artifact["notes"] == []  # fewer than the cap already
+    assert run.settings("results/demo")["own"]["variants"] == 3
+    # what the planning says, the artifact's notes alone once the campaign was announced
+    assert "  note:    variants=4 caps every study's variants" in run.announcement("results")
+    low = Campaign(copy.deepcopy(CONFIG), CATALOGUE, registry(), variants_cap=1)
+    assert low.announcement("results/artifact", notes_only=True) == (
+        "results/artifact/:\n  note:    variants=1 caps every study's variants: the run's 3 -> 1"
+    )
+    # no cap: the configuration's counts
+    assert campaign().settings("results")["own"]["variants"] == 6
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["snakemake", "--cores", "2", "demo"], ["snakemake", "demo"]),
+        (["snakemake", "-c2", "--config", "only=A"], ["snakemake", "--config", "only=A"]),
+        (["snakemake", "demo", "--cores"], ["snakemake", "demo"]),
+        (["snakemake", "-j", "all", "--cores=4", "--profile", "slurm"], ["snakemake", "--profile", "slurm"]),
+    ],
+)
+def test_the_report_command_is_the_runs_own_without_its_cores(argv, words):
+    assert report_command(argv) == words
+
+
+def test_a_finished_run_says_where_its_results_are_and_what_it_cost(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run = campaign(only=["A"])
+    summary = run.summary("results", ["snakemake", "--config", "only=A"])
+    assert summary.splitlines()[:2] == [
+        "schedsweep: the campaign run is done; its results are in results/",
+        "  reproduction report  results/reproduction.md (published values next to ours)",
+    ]
+    assert "  HTML report          snakemake --config only=A --report results/report.html" in summary
+    assert "cost" not in summary  # no cost.csv yet
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results/cost.csv").write_text(
+        "study,trace,jobs,wall_s,cpu_s,max_rss_mb,longest_job_s\nbandit,A,3,4000,3900,120,3000\nown,all,2,5,5,80,4\n"
+    )
+    assert "  cost                 5 jobs, 1.1 h of job wall time, peak 120 MB (results/cost.md)" in run.summary(
+        "results", ["snakemake"]
+    )
+    assert campaign(only=["m2"]).summary("results/artifact", ["snakemake"]) is None  # nothing to do there

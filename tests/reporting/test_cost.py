@@ -82,3 +82,18 @@ def test_every_rule_that_runs_something_declares_its_benchmark():
             if name and "shell:" in block and "benchmark:" not in block and name.group(1) != "cost":
                 missing.append(f"{path.name}: {name.group(1)}")
     assert not missing, missing
+
+
+def test_only_this_runs_studies_and_traces_count(benchmarks):
+    # an earlier run's files: another trace (before `only=`), a study this run does not have
+    jobs = read_benchmarks(benchmarks, ["KTH-SP2"], studies=["fixed_policy"], other_traces=["CTC-SP2"])
+    assert sorted(zip(jobs["study"], jobs["trace"])) == [
+        ("fixed_policy", "KTH-SP2"),
+        ("fixed_policy", "KTH-SP2"),
+        ("fixed_policy", "all"),
+    ]
+    # the trace preparation and the report count whichever studies the run has
+    benchmark(benchmarks, "traces/filter_trace/KTH-SP2.tsv", 1.0, 1.0)
+    benchmark(benchmarks, "report/report.tsv", 1.0, 1.0)
+    jobs = read_benchmarks(benchmarks, ["KTH-SP2"], studies=[], other_traces=["CTC-SP2"])
+    assert sorted(jobs["study"]) == ["report", "traces"]

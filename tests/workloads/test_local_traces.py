@@ -18,9 +18,19 @@ from simcore.workloads.local import detect_format, filter_options, import_option
 SACCT_HEADER = "JobID|JobIDRaw|User|Group|Partition|Submit|Start|End|Timelimit|State|AllocCPUS|ReqCPUS|ReqMem\n"
 
 
+DAY = 86400
+
+
+def swf_text(*submits) -> str:
+    """An SWF log of one-processor jobs submitted at `submits` (seconds)."""
+    jobs = "".join(f"{n} {submit} 5 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n" for n, submit in enumerate(submits, 1))
+    return "; MaxProcs: 8\n" + jobs
+
+
 @pytest.fixture
 def site_files(tmp_path, write_swf):
-    swf = write_swf("; MaxProcs: 8\n1 0 5 10 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n", "site.swf")
+    # submits in weeks 0, 1 and 2: long enough to resample (one interior week)
+    swf = write_swf(swf_text(0, 8 * DAY, 15 * DAY), "site.swf")
     dump = tmp_path / "site.sacct"
     dump.write_text(SACCT_HEADER)
     return swf, dump
@@ -123,6 +133,44 @@ def test_only_a_local_trace_runs_every_study_it_joins_on_it_alone(site_files):
     chosen = site_campaign({"site": str(swf)}, only="site").settings(RUN_ROOTS["campaign"])
     assert chosen["studies"] == {"fixed_policy": ["site"], "bandit": ["site"], "sites": ["site"]}
     assert set(chosen["skipped"]) == {"own", "learned_policies", "dynamic_scheduling"}
+
+
+def test_a_log_too_short_to_resample_joins_only_the_studies_that_do_not_resample(tmp_path, write_swf):
+    short = write_swf(swf_text(0, 240), "short.swf")  # 4 minutes: one week index
+    dump = tmp_path / "short.sacct"
+    dump.write_text(
+        SACCT_HEADER + "1|1|u|g|p|2026-01-01T00:00:00|2026-01-01T00:00:05|2026-01-01T00:01:00|1|COMPLETED|1|1|1M\n"
+    )
+    for name, path, span in (("short", short, "4.0 min"), ("dump", dump, "0 s")):
+        campaign = site_campaign({name: str(path)})
+        chosen = campaign.settings(RUN_ROOTS["campaign"])
+        assert name not in chosen["traces"] and chosen["sites"]["traces"] == ["A", name]
+        why = f"{name} is too short: its submits span weeks 0..0; resampling drops the first and last week"
+        assert all(why in note for note in chosen["notes"]) and len(chosen["notes"]) == 2  # fixed_policy, bandit
+        assert {note.split(" runs without")[0] for note in chosen["notes"]} == {"fixed_policy", "bandit"}
+        # `only` that trace: the studies that resample are skipped for that reason, the others run
+        chosen = site_campaign({name: str(path)}, only=name).settings(RUN_ROOTS["campaign"])
+        assert chosen["studies"] == {"sites": [name]}
+        assert chosen["too_short"] == ["fixed_policy", "bandit"]
+        assert chosen["skipped"]["fixed_policy"].startswith(why) and chosen["notes"] == []
+        assert chosen["skipped"]["bandit"].endswith(f"({span} of submits)")
+        announcement = site_campaign({name: str(path)}, only=name).announcement(RUN_ROOTS["campaign"])
+        assert f"  skipped: fixed_policy: {why}" in announcement
+
+
+def test_three_week_indices_are_long_enough_and_two_are_not(write_swf):
+    week = 7 * DAY
+    long_enough = site_campaign({"site": str(write_swf(swf_text(week - 1, week, 2 * week), "a.swf"))})
+    assert "site" in long_enough.settings(RUN_ROOTS["campaign"])["traces"]
+    too_short = site_campaign({"site": str(write_swf(swf_text(0, 2 * week - 1), "b.swf"))})
+    assert "site" not in too_short.settings(RUN_ROOTS["campaign"])["traces"]
+
+
+def test_a_log_that_cannot_be_read_at_planning_joins_and_its_conversion_says_why(tmp_path):
+    dump = tmp_path / "odd.sacct"
+    dump.write_text("JobIDRaw|State|Submit\n")  # no job: no span to judge
+    chosen = site_campaign({"odd": str(dump)}).settings(RUN_ROOTS["campaign"])
+    assert "odd" in chosen["traces"] and chosen["notes"] == []
 
 
 def test_only_knows_local_trace_names(site_files):

@@ -294,9 +294,9 @@ def test_errors():
             resample(TWO_INTERIOR, 0, weeks=weeks)
     with pytest.raises(ValueError, match="seed must be >= 0"):
         resample(TWO_INTERIOR, -1)
-    with pytest.raises(ValueError, match="needs at least one week between"):
+    with pytest.raises(ValueError, match="needs at least 3 weeks"):
         resample(make([(1, 5, 1), (2, W + 5, 1)]), 0)
-    with pytest.raises(ValueError, match="needs at least one week between"):
+    with pytest.raises(ValueError, match="needs at least 3 weeks"):
         resample(make([(1, 5, 1), (2, 10, 2)]), 0)
     with pytest.raises(ValueError, match="no job is submitted strictly between"):
         resample(make([(1, 5, 1), (2, 2 * W + 5, 1)]), 0)

@@ -2,28 +2,31 @@
 # run's settings (simcore.campaign.settings, where the logic and its tests are) and the file
 # layout of the traces and variants.
 import re
+import sys
 from pathlib import Path
 
 from snakemake.logging import logger
 
-from simcore.campaign.settings import RUN_ROOTS, Campaign, run_of
+from simcore.campaign.config import one_line_errors
+from simcore.campaign.settings import RUN_ROOTS, Campaign, report_command, run_of
 from simcore.campaign.studies import Study, StudyRegistry
 from simcore.workloads.catalogue import load_catalogue
 from simcore.workloads import local as local_logs
 
-# A relative catalogue path is looked up in the working directory, then beside the Snakefile.
-CATALOGUE_PATH = next(
-    (
-        str(path)
-        for path in (
-            Path(config["catalogue"]),
-            Path(workflow.basedir) / config["catalogue"],
-        )
-        if path.exists()
-    ),
-    config["catalogue"],
-)
-CATALOGUE = load_catalogue(CATALOGUE_PATH)
+with one_line_errors():
+    # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
+    CATALOGUE_PATH = next(
+        (
+            str(path)
+            for path in (
+                Path(config["catalogue"]),
+                Path(workflow.basedir) / config["catalogue"],
+            )
+            if path.exists()
+        ),
+        config["catalogue"],
+    )
+    CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
 # A site's own logs by path (simcore.workloads.local): their names here, their entries
 # (checked once every study registered) in CAMPAIGN.local_traces.
@@ -33,7 +36,15 @@ LOCAL_TRACES = list(config.get("local_traces") or {})
 # its study (register_study) before its rules.
 STUDY_RULES = sorted((Path(workflow.basedir) / "workflow/rules/studies").glob("*.smk"))
 STUDIES = StudyRegistry()
-CAMPAIGN = Campaign(config, CATALOGUE, STUDIES, workflow.basedir)
+# `variants=N` on the command line caps every study's variants in every run (config/README.md)
+with one_line_errors():
+    CAMPAIGN = Campaign(
+        config,
+        CATALOGUE,
+        STUDIES,
+        workflow.basedir,
+        variants_cap=workflow.config_settings.config.get("variants"),
+    )
 
 # The HTML report's categories beside the studies' own; figures of one trace go in a
 # subcategory named after it, the others in "All traces".
@@ -93,17 +104,24 @@ def announce(root):
     """Say once, when the DAG is planned, what `only` leaves of the studies."""
     if root in _ANNOUNCED or not workflow.is_main_process:
         return
-    if run_of(root) == "artifact" and RUN_ROOTS["campaign"] in _ANNOUNCED:
-        return  # its studies run on the campaign's `traces`, already announced
     _ANNOUNCED.add(root)
-    announcement = CAMPAIGN.announcement(root)
+    # the artifact's studies run on the campaign's `traces`, announced already with the campaign's
+    announcement = CAMPAIGN.announcement(
+        root,
+        notes_only=run_of(root) == "artifact" and RUN_ROOTS["campaign"] in _ANNOUNCED,
+    )
     if announcement:
         logger.info(announcement)
+
+
+# The runs' roots whose files were asked for (summarize).
+PLANNED = []
 
 
 def run_outputs(run):
     """Every file of a run (campaign, demo, artifact) that `only` leaves, its cost table too."""
     announce(RUN_ROOTS[run])
+    PLANNED.append(RUN_ROOTS[run])
     return CAMPAIGN.outputs(run) + CAMPAIGN.cost_outputs(run)
 
 
@@ -111,12 +129,21 @@ def study_targets(*studies):
     """The campaign's files of the named studies (a study's own target)."""
     root = RUN_ROOTS["campaign"]
     announce(root)
+    PLANNED.append(root)
     return [
         file
         for study in studies
         if CAMPAIGN.active(root, study)
         for file in STUDIES[study].outputs(root, settings(root))
     ]
+
+
+def summarize():
+    """Say where the results of the runs asked for are (simcore.campaign.settings.Campaign.summary)."""
+    for root in dict.fromkeys(PLANNED):
+        summary = CAMPAIGN.summary(root, report_command(sys.argv))
+        if summary:
+            logger.info(summary)
 
 
 def resample_arguments(chosen):

@@ -58,6 +58,8 @@ rule cost:
         mem_mb=500,
     params:
         traces=lambda wildcards: " ".join(CAMPAIGN.traces_used(wildcards.root)),
+        studies=lambda wildcards: " ".join(CAMPAIGN.report_sections(wildcards.root)),
+        other_traces=lambda wildcards: " ".join(CAMPAIGN.other_traces(wildcards.root)),
         trace_preparation=lambda wildcards: (
             ""
             if wildcards.root == RUN_ROOTS["campaign"]
@@ -65,4 +67,5 @@ rule cost:
         ),
     shell:
         "simcore cost --benchmarks {wildcards.root}/benchmarks {params.trace_preparation} "
-        "--traces {params.traces} --csv {output.csv} --md {output.md} > {log} 2>&1"
+        "--traces {params.traces} --studies {params.studies} --other-traces {params.other_traces} "
+        "--csv {output.csv} --md {output.md} > {log} 2>&1"

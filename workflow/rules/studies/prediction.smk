@@ -10,6 +10,7 @@ register_study(
     rank=30,
     category="Running-time prediction (prediction paper)",
     outputs=prediction_rules.outputs,
+    resamples=True,
     site_logs=True,
 )
 

@@ -9,6 +9,7 @@ register_study(
     rank=40,
     category="Simple policies (thesis, chapter 4)",
     outputs=simple_policies_rules.outputs,
+    resamples=True,
 )
 
 
