@@ -1,7 +1,8 @@
 """Fetching Parallel Workloads Archive traces, verified by checksum.
 
 A trace is taken from the mirror first (a directory or a base URL holding the
-archive's file names), then from its archive URL. The sha256 of the
+archive's file names; a directory may name it NAME.swf.gz instead, as the workflow's
+resources/traces/ does), then from its archive URL. The sha256 of the
 *uncompressed* SWF text is checked, so any gzip packaging of the same log
 verifies; a mismatch leaves nothing behind.
 """
@@ -69,14 +70,23 @@ def content_sha256(path) -> str:
         return stream_sha256(handle)
 
 
-def _sources(entry: dict, mirror) -> list[str]:
+def fetched_name(name: str) -> str:
+    """The file a catalogue trace is fetched to below resources/traces/ (rule fetch_trace)."""
+    return f"{name}.swf.gz"
+
+
+def _sources(name: str, entry: dict, mirror) -> list[str]:
+    """Where trace `name` is looked for: the mirror (under the archive's file name, or a directory
+    under the name the workflow fetches it to, such as another checkout's resources/traces), then
+    the archive."""
     sources = []
     if mirror:
         mirror = str(mirror)
         if "://" in mirror:
             sources.append(mirror.rstrip("/") + "/" + entry["file"])
         else:
-            sources.append(str(Path(mirror) / entry["file"]))
+            fetched = Path(mirror) / fetched_name(name)
+            sources.append(str(fetched if fetched.is_file() else Path(mirror) / entry["file"]))
     sources.append(entry["url"])
     return sources
 
@@ -93,7 +103,7 @@ def fetch_trace(name: str, entry: dict, destination, mirror=None) -> str:
     """Put trace `name` at `destination`; return the source it came from."""
     destination = Path(destination)
     failures = []
-    for source in _sources(entry, mirror):
+    for source in _sources(name, entry, mirror):
         try:
             with atomic_write(destination) as tmp:
                 _copy(source, tmp)
