@@ -75,6 +75,17 @@ def add_commands(commands) -> None:
         help="the campaign's benchmarks/, whose trace preparation (traces/) counts for --traces only",
     )
     cost.add_argument("--traces", nargs="*", default=[], help="the traces the root uses")
+    cost.add_argument(
+        "--studies",
+        nargs="*",
+        help="the studies of this run (their folders, trace preparation and the report count; default: every folder)",
+    )
+    cost.add_argument(
+        "--other-traces",
+        nargs="*",
+        default=[],
+        help="traces this run does not use: a benchmark file naming one is an earlier run's and is left out",
+    )
     cost.add_argument("--csv", required=True)
     cost.add_argument("--md", required=True)
 
@@ -107,9 +118,9 @@ def run_report(args) -> int:
 
 
 def run_cost(args) -> int:
-    jobs = read_benchmarks(args.benchmarks, args.traces)
+    jobs = read_benchmarks(args.benchmarks, args.traces, args.studies, args.other_traces)
     if args.trace_preparation:
-        shared = read_benchmarks(args.trace_preparation, args.traces)
+        shared = read_benchmarks(args.trace_preparation, args.traces, args.studies, args.other_traces)
         shared = shared[(shared["study"] == "traces") & shared["trace"].isin(args.traces)]
         jobs = pd.concat([shared, jobs], ignore_index=True)
     table = cost_table(jobs)

@@ -12,13 +12,29 @@ from dataclasses import dataclass
 
 import numpy as np
 from matplotlib.colors import to_rgba
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
+from matplotlib.textpath import TextToPath
+from matplotlib.ticker import MaxNLocator
 
 from simcore.reporting.style import PALETTE, plt
 
-HOUR, DAY = 3600.0, 86400.0
+MINUTE, HOUR, DAY = 60.0, 3600.0, 86400.0
+# (longest window, seconds per unit, name) of the time axis's units, and the tick steps of each unit
+# (MaxNLocator's, times a power of ten): 15 or 30 minutes, 6 or 12 hours, a week of days
+TIME_UNITS = ((10 * MINUTE, 1.0, "s"), (3 * HOUR, MINUTE, "min"), (4 * DAY, HOUR, "h"), (np.inf, DAY, "days"))
+TICK_STEPS = {
+    "s": [1, 2, 2.5, 3, 5, 6, 10],
+    "min": [1, 1.5, 2, 3, 5, 6, 10],
+    "h": [1, 1.2, 2, 3, 6, 10],
+    "days": [1, 2, 5, 7, 10],
+}
+FAR = 10_000  # a window starting this many of its units into the trace: its axis counts from its start
+TITLE_MARGIN = 72.0  # points of the figure's width left of the title (the axis's label and ticks)
 QUEUE_SHADES = (0.35, 0.55, 0.75)  # of the palette's blue: neighbouring jobs told apart, none loud
 BACKFILLED = PALETTE[2]  # orange
+_TEXT_PATHS = TextToPath()  # text widths in points, from the font's outlines
+HINTING = 1.05  # Agg draws 9-point text at 150 dpi up to 3 % wider than its outlines
 
 
 @dataclass(frozen=True)
@@ -89,15 +105,67 @@ def _release(free: list, low: int, high: int) -> None:
 
 
 def time_unit(span: float) -> tuple[float, str]:
-    """Hours for a window of up to four days, days beyond: (seconds per unit, its name)."""
-    return (HOUR, "h") if span <= 4 * DAY else (DAY, "days")
+    """The time axis's unit for a window `span` seconds long: seconds up to 10 minutes, minutes up to
+    3 hours, hours up to 4 days, days beyond. (seconds per unit, its name)"""
+    return next((seconds, name) for longest, seconds, name in TIME_UNITS if span <= longest)
+
+
+def time_origin(begin: float, unit: float) -> float:
+    """Where the time axis counts from: the trace's start (0), unless the window starts so far into the
+    trace that its ticks would be numbers of more than four digits in the window's unit (a 100 s
+    window 30 days in); then the window's start."""
+    return 0.0 if begin / unit < FAR else begin
+
+
+def duration_text(seconds: float) -> str:
+    """A time since the trace's start in days, hours, minutes and seconds: 30 days 2 h 5 s."""
+    rest = round(float(seconds), 3)
+    parts = []
+    for length, name in ((DAY, "day"), (HOUR, "h"), (MINUTE, "min")):
+        whole, rest = divmod(rest, length)
+        if whole:
+            parts.append(f"{whole:.0f} {name}{'s' * (name == 'day' and whole != 1)}")
+    if rest or not parts:
+        parts.append(f"{rest:g} s")
+    return " ".join(parts)
+
+
+def fit_text(text: str, width: float, size: float) -> str:
+    """`text` with each of its lines broken, at spaces where it can and within a word where a word alone
+    is too long (a long file name: after a - _ . or / in its second half if there is one), into lines
+    at most `width` points wide in the style's font of `size` points (measured on the font's outlines,
+    with a margin of HINTING for a renderer's hinting, which draws a line up to 3 % wider)."""
+    prop = FontProperties(size=size)
+
+    def wide(line: str) -> float:
+        return _TEXT_PATHS.get_text_width_height_descent(line, prop, ismath=False)[0] * HINTING
+
+    out = []
+    for paragraph in text.split("\n"):
+        line = ""
+        for word in paragraph.split(" "):
+            joined = f"{line} {word}" if line else word
+            if wide(joined) <= width:
+                line = joined
+                continue
+            if line:
+                out.append(line)
+            while wide(word) > width and len(word) > 1:  # cut the longest head that fits
+                cut = next((k for k in range(len(word) - 1, 0, -1) if wide(word[:k]) <= width), 1)
+                cut = next((k for k in range(cut, cut // 2, -1) if word[k - 1] in "-_./"), cut)
+                out.append(word[:cut])
+                word = word[cut:]
+            line = word
+        out.append(line)
+    return "\n".join(out)
 
 
 def gantt_figure(result, window: tuple[float, float], title: str):
     """The jobs of `result` (a SimulationResult) running in `window` (seconds of the trace's time,
-    submit 0 its origin): processors up, time across, one rectangle per run of consecutive ids
-    (`assign_processors`), the backfilled jobs in their own colour; the window's edges dashed, with
-    a margin beyond them shaded."""
+    submit 0 its origin): processors up (whole ones), time across in the window's unit (`time_unit`,
+    counted from `time_origin`), one rectangle per run of consecutive ids (`assign_processors`), the
+    backfilled jobs in their own colour; the window's edges dashed, with a margin beyond them shaded.
+    The title (`title`, then the jobs shown) is broken into lines that fit the figure's width."""
     begin, stop = map(float, window)
     if not stop > begin:
         raise ValueError(f"window {begin:g} .. {stop:g}: the end must come after the start")
@@ -105,8 +173,9 @@ def gantt_figure(result, window: tuple[float, float], title: str):
     shown = np.flatnonzero((start < stop) & (end > begin))
     if len(shown) == 0:
         raise ValueError(
-            f"no job runs in the window {begin:g} .. {stop:g} s (the schedule runs from {np.min(start):g} "
-            f"to {np.max(end):g} s)"
+            f"no job runs in the window {begin:,.9g} .. {stop:,.9g} s ({duration_text(begin)} .. "
+            f"{duration_text(stop)}); the schedule runs from {duration_text(np.min(start))} to "
+            f"{duration_text(np.max(end))}"
         )
     # jobs starting after the window cannot change the ids of those before it: assign the earlier ones only
     earlier = np.flatnonzero(start < stop)
@@ -116,6 +185,7 @@ def gantt_figure(result, window: tuple[float, float], title: str):
     in_window = (end[job] > begin) & (end[job] > start[job])
     job, first, count = job[in_window], runs.first[in_window], runs.count[in_window]
     unit, unit_name = time_unit(stop - begin)
+    origin = time_origin(begin, unit)
     backfilled = result.jobs["backfilled"][job].astype(bool)
     shades = [to_rgba(PALETTE[1], alpha) for alpha in QUEUE_SHADES]
     colours = np.array([shades[position % len(shades)] for position in job.tolist()])
@@ -123,7 +193,7 @@ def gantt_figure(result, window: tuple[float, float], title: str):
 
     figure, axis = plt.subplots(figsize=(7.0, 3.8))
     axis.bar(
-        start[job] / unit,
+        (start[job] - origin) / unit,
         count,
         width=(end[job] - start[job]) / unit,
         bottom=first,
@@ -134,17 +204,21 @@ def gantt_figure(result, window: tuple[float, float], title: str):
     )
     margin = 0.03 * (stop - begin)
     for edge, outside in ((begin, begin - margin), (stop, stop + margin)):
-        axis.axvspan(min(edge, outside) / unit, max(edge, outside) / unit, color="0.92", zorder=0)
-        axis.axvline(edge / unit, color=PALETTE[0], linestyle="--", linewidth=0.8)
-    axis.set_xlim((begin - margin) / unit, (stop + margin) / unit)
+        axis.axvspan((min(edge, outside) - origin) / unit, (max(edge, outside) - origin) / unit, color="0.92", zorder=0)
+        axis.axvline((edge - origin) / unit, color=PALETTE[0], linestyle="--", linewidth=0.8)
+    axis.set_xlim((begin - margin - origin) / unit, (stop + margin - origin) / unit)
+    axis.xaxis.set_major_locator(MaxNLocator(steps=TICK_STEPS[unit_name]))
     axis.set_ylim(0, workload.machine_size)
-    axis.set_xlabel(f"time since the trace's start ({unit_name})")
+    axis.yaxis.set_major_locator(MaxNLocator(integer=True))  # whole processors
+    since = "the trace's start" if origin == 0 else f"the window's start, {duration_text(origin)} into the trace"
+    axis.set_xlabel(f"time since {since} ({unit_name})")
     axis.set_ylabel("processors")
     jobs_shown = len(np.unique(job))
-    axis.set_title(
-        f"{title}\n{jobs_shown:,} jobs in the window (dashed), {len(np.unique(job[backfilled])):,} of them backfilled",
-        loc="left",
+    heading = (
+        f"{title}\n{jobs_shown:,} jobs in the window (dashed), {len(np.unique(job[backfilled])):,} of them backfilled"
     )
+    size = axis.title.get_fontsize()
+    axis.set_title(fit_text(heading, figure.get_figwidth() * 72 - TITLE_MARGIN, size), loc="left", fontsize=size)
     figure.legend(
         handles=[
             Patch(facecolor=shades[1], label="started in queue order"),

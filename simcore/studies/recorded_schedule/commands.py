@@ -61,9 +61,9 @@ def run_tables(args) -> int:
     write_csv(best, args.table_csv)
     write_text(args.section, recorded_schedule_markdown(runs, best, policies))
     write_csv(pd.DataFrame(columns=REPRODUCTION_COLUMNS), args.rows)
-    save(recorded_schedule_figure(weekly), args.figure)
+    save(recorded_schedule_figure(weekly, runs["trace"], list(policies)), args.figure)
     for row in best.itertuples(index=False):
-        print(f"{row.trace}: closest {row.best} (KS {row.score:.3f}, Spearman {row.spearman:.3f})")
+        print(f"{row.trace}: {row.verdict_text}; Spearman {row.spearman:.3f}")
     return 0
 
 

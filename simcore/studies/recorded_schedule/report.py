@@ -1,5 +1,6 @@
 """The recorded-schedule study's table and section of the reproduction report: per trace, how
-close each site policy's simulated schedule comes to the recorded one, and the closest."""
+close each site policy's simulated schedule comes to the recorded one, and the verdict: the
+closest policy, or why there is none (too few jobs, a tie)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,25 @@ import pandas as pd
 
 from simcore.engine.policies import describe
 from simcore.reporting.tables import markdown_table
-from simcore.studies.recorded_schedule.study import MIN_WEEK_JOBS, score
+from simcore.studies.recorded_schedule.study import MIN_VERDICT_JOBS, MIN_WEEK_JOBS, score
+
+# why a simulated schedule differs from the recorded one whatever the policy: the report's and
+# docs/recorded_schedule.md's list
+CAUSES = (
+    "A log is one schedule among many, and what separates it from any simulation is not a policy: "
+    "jobs the filter drops; processors down for maintenance; reservations, per-user limits and "
+    "priorities the log does not record; the resource manager's own scheduling cycle (a job starts "
+    "at its next pass, seconds after processors free); and the granularity of what a site "
+    "allocates: the simulator allocates processors, not nodes or memory, so a site that gives each "
+    "job whole nodes, or whose jobs wait for memory rather than for cores, schedules differently "
+    "from every policy simulated here. Read the distances as how far each policy is from the "
+    "site, not as an error of the simulator."
+)
+
+
+def _sentence(text: str) -> str:
+    """`no verdict: …` as the start of a sentence, `No verdict: …` (a policy's name keeps its case)."""
+    return text[0].upper() + text[1:]
 
 
 def _percent(value: float) -> str:
@@ -16,7 +35,9 @@ def _percent(value: float) -> str:
 
 
 def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies: dict) -> str:
-    """The section: the best policy per trace, then per trace every policy's comparison."""
+    """The section: the verdict per trace (best_policies), then per trace every policy's comparison."""
+    verdicts = best.set_index("trace")[["verdict", "verdict_text"]].itertuples(name=None)
+    verdicts = {trace: text if verdict != "closest" else f"verdict: {text}" for trace, verdict, text in verdicts}
     lines = [
         "## Recorded schedules: how believable the simulation of each site is",
         "",
@@ -25,21 +46,24 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
         "waits, the error of the mean and of the 90th-percentile wait (simulated − recorded), and "
         "the Kolmogorov–Smirnov distance between the two wait distributions (0: the same, 1: "
         f"disjoint); the whole trace's, and the median over the weeks of submission with {MIN_WEEK_JOBS} "
-        "jobs or more. The closest policy has the smallest median weekly KS distance (the whole "
-        "trace's where no week has enough jobs). A log is one schedule among many: jobs the filter "
-        "drops, processors down for maintenance, reservations and priorities the log does not record "
-        "all separate it from any simulation, so read the distances as how far each policy is from "
-        "the site, not as an error of the simulator.",
+        "jobs or more. The policies are ranked by their median weekly KS distance (the whole "
+        "trace's where no week has enough jobs; equal distances by the larger ρ), and the first is "
+        "named the closest policy only when the ranking can tell: a trace of fewer than "
+        f"{MIN_VERDICT_JOBS} compared jobs, or whose first two policies are at the same distance (a "
+        "tie, which ρ orders but does not decide), gets no verdict.",
+        "",
+        CAUSES,
         "",
         "Policies: " + "; ".join(f"**{name}** {describe(options)}" for name, options in policies.items()) + ".",
         "",
-        "### The closest policy per trace",
+        "### The verdict per trace",
         "",
     ]
     closest = [
         [
             row.trace,
-            row.best,
+            f"{row.jobs:,}",
+            f"{row.best} is closest" if row.verdict == "closest" else row.verdict_text,
             f"{row.score:.3f}",
             f"{row.spearman:.3f}",
             _percent(row.mean_relative_error),
@@ -49,13 +73,20 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
     ]
     columns = [
         "trace",
-        "closest policy",
+        "jobs",
+        "verdict",
         "KS (weekly median)",
         "Spearman ρ",
         "mean wait error",
         "runner-up (KS, margin)",
     ]
-    lines += [markdown_table(pd.DataFrame(closest, columns=columns), "llrrrl"), ""]
+    lines += [
+        markdown_table(pd.DataFrame(closest, columns=columns), "lrlrrrl"),
+        "",
+        "KS, ρ and the mean wait error are those of the policy ranked first: the closest where there is "
+        "a verdict, else the first named in it (of a tie, the one with the larger ρ), not a closer one.",
+        "",
+    ]
     for trace, block in runs.groupby("trace", sort=False):
         first = block.iloc[0]
         lines += [
@@ -64,7 +95,8 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
             f"{int(first['jobs']):,} jobs compared ({int(first['unrecorded_jobs']):,} without a recorded wait), "
             f"{int(first['weeks'])} week{'s' * (int(first['weeks']) != 1)} of {MIN_WEEK_JOBS} jobs or more; "
             "recorded mean wait "
-            f"{first['recorded_mean']:,.0f} s, 90th percentile {first['recorded_p90']:,.0f} s.",
+            f"{first['recorded_mean']:,.0f} s, 90th percentile {first['recorded_p90']:,.0f} s. "
+            f"{_sentence(verdicts[trace])}.",
             "",
         ]
         rows = [

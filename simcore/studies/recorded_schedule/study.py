@@ -6,9 +6,11 @@ correlation of the per-job waits, the error of the mean and of the 90th-percenti
 (simulated - recorded, also relative to the recorded), and the Kolmogorov-Smirnov distance
 between the two wait distributions (the largest gap between their empirical CDFs; 0: the same
 distribution, 1: disjoint). Each is computed over the whole trace and per week of submission;
-a week with fewer than MIN_WEEK_JOBS compared jobs is left out of the weekly rows. The policy
-that reproduces a site best has the smallest median weekly KS distance (ties: the larger
-whole-trace Spearman correlation).
+a week with fewer than MIN_WEEK_JOBS compared jobs is left out of the weekly rows. The policies
+are ranked by their median weekly KS distance (ties: the larger whole-trace Spearman
+correlation), and the first is named the closest only when the ranking can tell: a trace of
+fewer than MIN_VERDICT_JOBS compared jobs, or whose first two policies tie, gets no verdict
+(`best_policies`, its `verdict` column).
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ from simcore.engine.simulation import simulate
 from simcore.workloads.resample import WEEK
 
 MIN_WEEK_JOBS = 10
+# fewer compared jobs than this in a trace: its distances rest on too few waits to name a closest policy
+MIN_VERDICT_JOBS = 100
 TIE_DECIMALS = 12  # scores that agree to this many decimals are a tie
+# a trace's verdict (best_policies): the first policy is the closest, or no verdict, for one of two reasons
+VERDICTS = ("closest", "few jobs", "tie")
 # (column, label, format) of the comparison, the whole trace's and each week's
 AGREEMENT = (
     ("spearman", "Spearman ρ", ".3f"),
@@ -105,9 +111,14 @@ def run_recorded_schedule(workload, policies: dict) -> tuple[pd.DataFrame, pd.Da
 
 
 def best_policies(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per trace, the policy that reproduces the recorded schedule best (smallest median weekly
-    KS distance, the whole trace's where no week has MIN_WEEK_JOBS jobs; ties by the larger
-    Spearman correlation), with the runner-up and the margin between their scores."""
+    """Per trace, the policies ranked by how well they reproduce the recorded schedule (smallest
+    median weekly KS distance, the whole trace's where no week has MIN_WEEK_JOBS jobs; ties by the
+    larger Spearman correlation): the first (`best`), the runner-up and the margin between their
+    scores, and the verdict on them (VERDICTS): `closest` when the first can be named the closest
+    policy; `few jobs` when the trace compares fewer than MIN_VERDICT_JOBS jobs (whatever the
+    ranking); `tie` when the runner-up's score equals the first's (to TIE_DECIMALS decimals: a tie
+    broken by the correlation names no closer policy). `tied` lists the policies whose score
+    equals the first's (the first among them), `verdict_text` says it in words."""
     rows = []
     for trace, block in runs.groupby("trace", sort=False):
         scores = score(block)
@@ -117,9 +128,14 @@ def best_policies(runs: pd.DataFrame) -> pd.DataFrame:
         ).sort_values(["tied", "order"], kind="stable")
         best = ranked.iloc[0]
         second = ranked.iloc[1] if len(ranked) > 1 else None
+        tied = ranked.loc[ranked["tied"] == best["tied"], "policy"].tolist()
+        jobs = int(best["jobs"])
+        verdict = "few jobs" if jobs < MIN_VERDICT_JOBS else "tie" if len(tied) > 1 else "closest"
         rows.append(
             {
                 "trace": trace,
+                "verdict": verdict,
+                "jobs": jobs,
                 "best": best["policy"],
                 "score": best["score"],
                 "spearman": best["spearman"],
@@ -127,9 +143,40 @@ def best_policies(runs: pd.DataFrame) -> pd.DataFrame:
                 "runner_up": None if second is None else second["policy"],
                 "runner_up_score": np.nan if second is None else second["score"],
                 "margin": np.nan if second is None else second["score"] - best["score"],
+                "tied": ", ".join(tied),
+                "verdict_text": verdict_text(
+                    verdict, jobs, tied, best["score"], None if second is None else (second["policy"], second["score"])
+                ),
             }
         )
     return pd.DataFrame(rows)
+
+
+def _listed(names: list) -> str:
+    """a; a and b; a, b and c."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def verdict_text(verdict: str, jobs: int, tied: list, best_score: float, runner_up) -> str:
+    """The verdict in words, `runner_up` (policy, score) or None: `conservative is closest (KS 0.271;
+    runner-up EASY-FCFS 0.301, margin 0.030)`, or `no verdict: 11 jobs (fewer than 100); EASY-FCFS
+    and EASY-SJBF tie at KS 0.273`."""
+    if verdict == "closest":
+        if runner_up is None:
+            return f"{tied[0]} is closest (KS {best_score:.3f}; the only policy)"
+        name, second = runner_up
+        return (
+            f"{tied[0]} is closest (KS {best_score:.3f}; runner-up {name} {second:.3f}, "
+            f"margin {second - best_score:.3f})"
+        )
+    if len(tied) > 1:
+        ranking = f"{_listed(tied)} tie at KS {best_score:.3f}"
+    else:
+        ranking = f"{tied[0]} is first at KS {best_score:.3f}"
+        if runner_up is not None:
+            ranking += f", {runner_up[0]} next at {runner_up[1]:.3f}"
+    few = f"{jobs:,} job{'s' * (jobs != 1)} (fewer than {MIN_VERDICT_JOBS}); " if verdict == "few jobs" else ""
+    return f"no verdict: {few}{ranking}"
 
 
 def score(runs: pd.DataFrame) -> pd.Series:

@@ -1,24 +1,36 @@
 """The recorded-schedule study: the comparison of per-job waits (hand-computed cases), its weeks,
-and on real traces that it recognises the policy a schedule was made by."""
+the verdict (closest, few jobs, tie), its section and figure, and on real traces that it recognises
+the policy a schedule was made by."""
 
 import dataclasses
+import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from matplotlib.lines import Line2D
 
 from simcore import read_swf
+from simcore.cli import main
 from simcore.engine.simulation import simulate
 from simcore.engine.workload import Workload
+from simcore.reporting.style import plt, save
+from simcore.studies.recorded_schedule.figures import recorded_schedule_figure
+from simcore.studies.recorded_schedule.report import recorded_schedule_markdown
 from simcore.studies.recorded_schedule.study import (
     AGREEMENT_COLUMNS,
+    MIN_VERDICT_JOBS,
     MIN_WEEK_JOBS,
+    VERDICTS,
     best_policies,
     compare_schedules,
     run_recorded_schedule,
     wait_agreement,
 )
 from simcore.workloads.resample import WEEK
+
+SACCT_DUMP = Path(__file__).resolve().parents[2] / "fixtures" / "sacct" / "slurm-accounting.sacct"
 
 POLICIES = {
     "EASY-FCFS": {"order": "FCFS"},
@@ -93,12 +105,13 @@ def test_a_log_without_waits_is_refused_by_name():
         compare_schedules(workload, np.zeros(3))
 
 
-def runs_of(traces_and_scores):
+def runs_of(traces_and_scores, jobs: int = 1000):
     return pd.DataFrame(
         [
             {
                 "trace": trace,
                 "policy": policy,
+                "jobs": jobs,
                 "weekly_ks": weekly,
                 "ks": whole,
                 "spearman": rho,
@@ -124,6 +137,182 @@ def test_the_closest_policy_ties_and_falls_back_to_the_whole_trace():
     assert best.loc["A", "best"] == "q" and best.loc["A", "margin"] == pytest.approx(0.1)
     assert best.loc["B", "best"] == "q" and best.loc["B", "margin"] == pytest.approx(0.0, abs=1e-15)
     assert best.loc["C", "best"] == "q" and best.loc["C", "score"] == pytest.approx(0.3)
+    # the ranking's columns stay; the verdict says which first policies are the closest
+    assert best["verdict"].tolist() == ["closest", "tie", "closest"] and set(best["verdict"]) <= set(VERDICTS)
+    assert best.loc["B", "tied"] == "q, p" and best.loc["A", "tied"] == "q"
+
+
+def test_the_verdict_names_the_closest_policy_with_its_runner_up_and_margin():
+    best = best_policies(runs_of([("A", "p", 0.3, 0.5, 0.1), ("A", "q", 0.2, 0.9, 0.1)])).iloc[0]
+    assert best["verdict"] == "closest" and best["jobs"] == 1000
+    assert best["verdict_text"] == "q is closest (KS 0.200; runner-up p 0.300, margin 0.100)"
+
+
+def test_a_tie_is_no_verdict_and_lists_every_tied_policy_by_correlation():
+    runs = runs_of(
+        [
+            ("T", "p", 0.25, 0.2, 0.5),
+            ("T", "q", 0.25 + 1e-16, 0.2, 0.7),
+            ("T", "r", 0.25, 0.2, 0.6),
+            ("T", "s", 0.4, 0.2, 0.9),
+        ]
+    )
+    best = best_policies(runs).iloc[0]
+    assert best["verdict"] == "tie" and best["best"] == "q" and best["runner_up"] == "r"
+    assert best["verdict_text"] == "no verdict: q, r and p tie at KS 0.250"
+    assert "closest" not in best["verdict_text"]
+
+
+@pytest.mark.parametrize(("jobs", "verdict"), [(MIN_VERDICT_JOBS - 1, "few jobs"), (MIN_VERDICT_JOBS, "closest")])
+def test_fewer_than_the_threshold_of_jobs_is_no_verdict_even_with_a_clear_first(jobs, verdict):
+    runs = runs_of([("S", "p", 0.1, 0.1, 0.9), ("S", "q", 0.6, 0.6, 0.1)], jobs=jobs)
+    best = best_policies(runs).iloc[0]
+    assert best["verdict"] == verdict and best["best"] == "p" and best["margin"] == pytest.approx(0.5)
+    if verdict == "few jobs":
+        assert (
+            best["verdict_text"] == f"no verdict: {jobs} jobs (fewer than 100); p is first at KS 0.100, q next at 0.600"
+        )
+    assert MIN_VERDICT_JOBS == 100
+
+
+def test_few_jobs_and_a_tie_say_both():
+    runs = runs_of([("S", "EASY-FCFS", 0.273, 0.3, 0.9), ("S", "EASY-SJBF", 0.273, 0.3, 0.8)], jobs=11)
+    best = best_policies(runs).iloc[0]
+    assert best["verdict"] == "few jobs"
+    assert best["verdict_text"] == "no verdict: 11 jobs (fewer than 100); EASY-FCFS and EASY-SJBF tie at KS 0.273"
+
+
+def section_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """`runs_of` with the columns the section prints."""
+    return runs.assign(
+        unrecorded_jobs=0,
+        weeks=1,
+        recorded_mean=10.0,
+        recorded_p90=20.0,
+        simulated_mean=8.0,
+        simulated_p90=15.0,
+        p90_relative_error=-0.25,
+        weekly_spearman=0.5,
+    )
+
+
+def test_the_section_gives_each_verdict_and_the_causes_of_disagreement():
+    runs = pd.concat(
+        [
+            runs_of([("site", "p", 0.2, 0.2, 0.9), ("site", "q", 0.3, 0.3, 0.1)]),
+            runs_of([("tiny", "p", 0.273, 0.273, 0.9), ("tiny", "q", 0.273, 0.273, 0.8)], jobs=11),
+        ],
+        ignore_index=True,
+    )
+    runs = section_runs(runs)
+    text = recorded_schedule_markdown(runs, best_policies(runs), {"p": {"order": "FCFS"}, "q": {"order": "SPF"}})
+    rows = [line for line in text.splitlines() if line.startswith("| site |") or line.startswith("| tiny |")]
+    assert rows[0].startswith("| site | 1,000 | p is closest |")
+    assert rows[1].startswith("| tiny | 11 | no verdict: 11 jobs (fewer than 100); p and q tie at KS 0.273 |")
+    assert "No verdict: 11 jobs (fewer than 100); p and q tie at KS 0.273." in text
+    assert "Verdict: p is closest (KS 0.200; runner-up q 0.300, margin 0.100)." in text
+    assert "tiny | p" not in text.split("### tiny")[0]  # the table names no closest policy for tiny
+    # the causes beside the policy: memory and node granularity among them
+    assert "not nodes or memory" in text and "whole nodes" in text and "wait for memory" in text
+    assert "user limits" in text or "per-user limits" in text
+
+
+def weekly_of(trace: str, weeks, policies, jobs: int = 11) -> pd.DataFrame:
+    """Weekly rows: the recorded mean 10 s, policy k's simulated mean 8 s (all alike but the last, 5 s)."""
+    return pd.DataFrame(
+        [
+            {
+                "trace": trace,
+                "policy": policy,
+                "week": week,
+                "jobs": jobs,
+                "recorded_mean": 10.0,
+                "simulated_mean": 5.0 if k == len(policies) - 1 else 8.0,
+            }
+            for week in weeks
+            for k, policy in enumerate(policies)
+        ]
+    )
+
+
+def test_a_one_week_trace_draws_a_visible_dot_per_series_side_by_side(tmp_path):
+    policies = ["EASY-FCFS", "EASY-SJBF", "conservative", "MF-small"]
+    figure = recorded_schedule_figure(weekly_of("slurm-ci", [0], policies))
+    axis = figure.axes[0]
+    dots = [line for line in axis.get_lines() if line.get_marker() == "o"]
+    assert [dot.get_label() for dot in dots] == ["recorded", *policies]
+    # one dot each, at its own x (equal means stay visible), large enough to see
+    assert [float(dot.get_xdata()[0]) for dot in dots] == [0.0, 1.0, 2.0, 3.0, 4.0]
+    assert all(dot.get_markersize() >= 5 for dot in dots)
+    assert [float(dot.get_ydata()[0]) for dot in dots] == [10.0, 8.0, 8.0, 8.0, 5.0]
+    # no range of weeks around the one: the axis names the series, and a note says why
+    assert [label.get_text() for label in axis.get_xticklabels()] == ["recorded", *policies]
+    low, high = axis.get_xlim()
+    assert -1 < low < 0 and 4 < high < 5
+    assert axis.get_xlabel() == f"week 0, 11 jobs:\nthe log's only week of {MIN_WEEK_JOBS} jobs or more"
+    save(figure, [tmp_path / "one_week.png"])
+    assert (tmp_path / "one_week.png").stat().st_size > 0
+
+
+def test_a_several_week_trace_keeps_its_lines_and_the_legend_draws_lines_beside_a_one_week_panel():
+    policies = ["EASY-FCFS", "conservative"]
+    weekly = pd.concat([weekly_of("slurm-ci", [0], policies), weekly_of("site", range(6), policies, jobs=50)])
+    figure = recorded_schedule_figure(weekly)
+    one, several = figure.axes[:2]
+    assert one.get_xlabel().startswith("week 0, 11 jobs") and several.get_xlabel() == "week of submission"
+    lines = [line for line in several.get_lines() if len(line.get_xdata()) == 6]
+    assert [line.get_label() for line in lines] == ["recorded", *policies]
+    handles = figure.legends[0].legend_handles
+    assert all(isinstance(handle, Line2D) and handle.get_linestyle() == "-" for handle in handles)
+    plt.close(figure)
+
+
+def test_a_trace_without_a_week_of_enough_jobs_gets_a_panel_saying_so(tmp_path):
+    """Nine jobs in one week and three in the next: no weekly row, the tables command still writes
+    its figure (a panel per trace of the runs) and the verdict says the jobs are too few."""
+    submit = [100.0 * k for k in range(MIN_WEEK_JOBS - 1)] + [WEEK + 100.0 * k for k in range(3)]
+    workload = workload_with(np.full(len(submit), 30.0), submit)
+    runs, weekly = run_recorded_schedule(workload, POLICIES)
+    assert weekly.empty and (runs["weeks"] == 0).all()
+    paths = {name: tmp_path / name for name in ("runs.parquet", "weekly.parquet")}
+    runs.assign(trace="tiny").to_parquet(paths["runs.parquet"])
+    weekly.assign(trace="tiny").to_parquet(paths["weekly.parquet"])
+    policies = json.dumps(POLICIES)
+    outputs = {name: str(tmp_path / name) for name in ("summary.parquet", "best.csv", "report.md", "rows.csv", "f.png")}
+    arguments = [
+        "recorded-schedule-tables",
+        "--runs",
+        str(paths["runs.parquet"]),
+        "--weekly",
+        str(paths["weekly.parquet"]),
+    ]
+    arguments += ["--policies", policies, "--summary", outputs["summary.parquet"], "--table-csv", outputs["best.csv"]]
+    arguments += ["--section", outputs["report.md"], "--rows", outputs["rows.csv"], "--figure", outputs["f.png"]]
+    assert main(arguments) == 0
+    assert Path(outputs["f.png"]).stat().st_size > 0
+    assert pd.read_csv(outputs["best.csv"])["verdict"].tolist() == ["few jobs"]
+    figure = recorded_schedule_figure(weekly.assign(trace="tiny"), ["tiny"], list(POLICIES))
+    assert [text.get_text() for text in figure.axes[0].texts] == [
+        f"no week of {MIN_WEEK_JOBS} jobs or more:\nthe whole trace's comparison is in the report"
+    ]
+    assert figure.legends == []
+    plt.close(figure)
+
+
+def test_ci_slurm_dump_gets_no_verdict_for_its_11_jobs(tmp_path):
+    """CI's Slurm dump as `simcore import-sacct` converts it: 11 jobs that ran, one week; the policies
+    that give it the same schedule tie, and 11 jobs are too few for a verdict anyway."""
+    swf = tmp_path / "slurm-ci.swf"
+    assert main(["import-sacct", str(SACCT_DUMP), "-o", str(swf)]) == 0
+    workload = read_swf(swf, filter="truncate")
+    runs, weekly = run_recorded_schedule(workload, POLICIES)
+    best = best_policies(runs.assign(trace="slurm-ci")).iloc[0]
+    assert best["jobs"] == 11 and best["verdict"] == "few jobs"
+    assert best["verdict_text"].startswith("no verdict: 11 jobs (fewer than 100); EASY-FCFS and conservative tie")
+    assert weekly["week"].unique().tolist() == [0]
+    figure = recorded_schedule_figure(weekly.assign(trace="slurm-ci"))
+    assert len([line for line in figure.axes[0].get_lines() if line.get_marker() == "o"]) == 1 + len(POLICIES)
+    plt.close(figure)
 
 
 @pytest.mark.parametrize("trace", ["KTH-SP2", "SDSC-SP2"])
@@ -140,7 +329,7 @@ def test_a_schedule_made_by_a_policy_is_recognised_as_that_policy(pwa_trace, tra
     assert row["ks"] == 0.0 and row["weekly_ks"] == 0.0 and row["mean_error"] == 0.0
     assert row["spearman"] == pytest.approx(1.0)
     best = best_policies(runs).iloc[0]
-    assert best["best"] == truth and best["margin"] > 0.01
+    assert best["best"] == truth and best["margin"] > 0.01 and best["verdict"] == "closest"
     assert set(weekly["policy"]) == set(POLICIES) and (weekly["jobs"] >= MIN_WEEK_JOBS).all()
 
 
