@@ -7,6 +7,11 @@ tasks (`123_4`) and heterogeneous components (`123+1`), job steps (`123.batch`, 
 at dump time, time limits in each Slurm form plus `UNLIMITED` and `Partition_Limit`, ReqMem per CPU
 (`Mc`), per node (`Gn`) and per job (`M`, `K`, `G`), several partitions, users and groups. Times are
 UTC. The truth returned is what the SWF must hold for each ended job, in the dump's order.
+
+`fields` chooses other fields of sacct's (ALIAS_FIELDS: NCPUS, NNodes, TimelimitRaw, UID, GID,
+Eligible, Elapsed, ElapsedRaw, Suspended), with the values sacct gives them: NNodes the requested
+nodes of a job never allocated any, Eligible the submit time (no job is held), Elapsed the run time,
+UID and GID numbers in the order of the user and group names.
 """
 
 from __future__ import annotations
@@ -19,6 +24,13 @@ import numpy as np
 from simcore.workloads.sacct import SACCT_COMMAND
 
 FIELDS = SACCT_COMMAND.split("--format=")[1].split(",")
+# FIELDS under sacct's other names, where a field has one, and the fields the importer checks with
+ALIAS_FIELDS = [
+    {"AllocCPUS": "NCPUS", "AllocNodes": "NNodes", "Timelimit": "TimelimitRaw", "User": "UID", "Group": "GID"}.get(
+        name, name
+    )
+    for name in FIELDS
+] + ["Eligible", "Elapsed", "Suspended"]
 CORES_PER_NODE = 32
 PARTITIONS = ("batch", "debug", "gpu", "long")
 ENDED = ("COMPLETED", "FAILED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "PREEMPTED")
@@ -64,16 +76,33 @@ def _times(seconds: np.ndarray) -> np.ndarray:
     return np.datetime_as_string(START + seconds.astype("timedelta64[s]"), unit="s")
 
 
-def _lines(columns: dict, rows: np.ndarray) -> np.ndarray:
-    """The dump lines of `rows` of `columns`, fields in the order of FIELDS."""
-    return np.array(["|".join(values) for values in zip(*(columns[name][rows].tolist() for name in FIELDS))])
+def duration_text(seconds) -> list[str]:
+    """sacct's [D-]HH:MM:SS of each number of seconds."""
+    texts = []
+    for total in np.asarray(seconds).tolist():
+        days, rest = divmod(int(total), 86400)
+        clock = f"{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
+        texts.append(f"{days}-{clock}" if days else clock)
+    return texts
 
 
-def generate_dump(jobs: int, seed: int, steps: float = 0.3, not_ended: float = 0.02) -> tuple[str, dict]:
+def _numbers_in_name_order(names: np.ndarray, first: int) -> np.ndarray:
+    """`first`, `first` + 1, ... for `names` in their sorted order (UID and GID that sort as the names)."""
+    unique, codes = np.unique(names, return_inverse=True)
+    return (first + np.arange(len(unique)))[codes].astype(str)
+
+
+def _lines(columns: dict, rows: np.ndarray, fields=FIELDS) -> np.ndarray:
+    """The dump lines of `rows` of `columns`, fields in the order of `fields`."""
+    return np.array(["|".join(values) for values in zip(*(columns[name][rows].tolist() for name in fields))])
+
+
+def generate_dump(jobs: int, seed: int, steps: float = 0.3, not_ended: float = 0.02, fields=FIELDS) -> tuple[str, dict]:
     """(dump text, truth) for `jobs` Slurm jobs; `steps` of the ended jobs that ran have step lines
     (about three each) and `not_ended` of the jobs are still pending or running. The truth has, for
     each ended job in the dump's order, the job id and what the SWF must hold (times in seconds
-    from START, -1 where unknown), and the counts of skipped step and not-ended lines."""
+    from START, -1 where unknown), and the counts of skipped step and not-ended lines. `fields`:
+    the dump's fields (FIELDS, the importer's; ALIAS_FIELDS; any of both)."""
     rng = np.random.default_rng(seed)
     job_id = 1000 + np.arange(jobs) * 3 + rng.integers(0, 3, jobs)  # increasing, with gaps
     submit = np.sort(rng.integers(0, 90 * 86400, jobs))
@@ -140,8 +169,23 @@ def generate_dump(jobs: int, seed: int, steps: float = 0.3, not_ended: float = 0
         "ReqNodes": nodes.astype(str),
         "ReqMem": np.array(memory_text),
     }
+    if list(fields) != FIELDS:  # sacct's other fields, from the same jobs (no random draw)
+        ran_for = np.where(~not_started & ~running & (state != "PENDING"), run, 0)
+        columns |= {
+            "NCPUS": columns["AllocCPUS"],
+            "NNodes": np.where(alloc_nodes > 0, alloc_nodes, nodes).astype(str),
+            "TimelimitRaw": np.where(
+                limit_kind == 1, "UNLIMITED", np.where(limit_kind == 2, "Partition_Limit", limit_minutes.astype(str))
+            ),
+            "UID": _numbers_in_name_order(user, 5000),
+            "GID": _numbers_in_name_order(group, 100),
+            "Eligible": columns["Submit"],
+            "Elapsed": np.array(duration_text(ran_for)),
+            "ElapsedRaw": ran_for.astype(str),
+            "Suspended": np.full(jobs, "00:00:00"),
+        }
     with_steps = np.flatnonzero(~pending & ~never & (rng.random(jobs) < steps))
-    blocks, owners = [_lines(columns, np.arange(jobs))], [np.arange(jobs) * 4]
+    blocks, owners = [_lines(columns, np.arange(jobs), fields)], [np.arange(jobs) * 4]
     for rank, suffix in enumerate(STEPS, start=1):
         step = {name: column[with_steps] for name, column in columns.items()}
         step.update(
@@ -151,10 +195,10 @@ def generate_dump(jobs: int, seed: int, steps: float = 0.3, not_ended: float = 0
             Group=np.full(len(with_steps), ""),
             ReqMem=np.full(len(with_steps), ""),
         )
-        blocks.append(_lines(step, np.arange(len(with_steps))))
+        blocks.append(_lines(step, np.arange(len(with_steps)), fields))
         owners.append(with_steps * 4 + rank)  # a job's steps follow it
     lines = np.concatenate(blocks)[np.argsort(np.concatenate(owners), kind="stable")]
-    text = "|".join(FIELDS) + "\n" + "\n".join(lines.tolist()) + "\n"
+    text = "|".join(fields) + "\n" + "\n".join(lines.tolist()) + "\n"
 
     ended = ~pending
     ran = ended & ~never

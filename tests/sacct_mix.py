@@ -4,13 +4,16 @@ it. The committed fixture tests/fixtures/sacct/ (the sacct dump and the submissi
 real run) is checked by tests/workloads/test_sacct_fixture.py with the same `check`.
 
     python3 tests/sacct_mix.py submit --jobs-dir DIR --second-user NAME --record submitted.json
-    python3 tests/sacct_mix.py finish --record submitted.json --dump dump.sacct
+    python3 tests/sacct_mix.py finish --record submitted.json --dump dump.sacct [--alias-dump alias.sacct]
     python3 tests/sacct_mix.py check --record submitted.json --dump dump.sacct --swf dump.swf.gz
+    python3 tests/sacct_mix.py same dump.swf.gz alias.swf.gz
 
 `submit` submits MIX (cancelling what it cancels), `finish` waits until every job has ended and
 sacct shows it so, records what slurmctld says of each (scontrol), and writes the dump with the
-importer's SACCT_COMMAND (more fields appended, which the importer ignores). `check` prints one
-line per mismatch, `FAIL job LABEL (Slurm JOBID) field F: ...`, and exits 1 on any.
+importer's SACCT_COMMAND (more fields appended, which the importer ignores), and with
+--alias-dump a second dump of the same jobs whose fields have sacct's other names (ALIAS_FIELDS).
+`check` prints one line per mismatch, `FAIL job LABEL (Slurm JOBID) field F: ...`, and exits 1 on
+any; `same` prints how two SWF conversions differ (`different`) and exits 1 if they do.
 
 The node declares NODE_CPUS CPUs and DEF_MEM_PER_CPU MB per CPU by default (.ci/slurm-accounting).
 """
@@ -18,6 +21,7 @@ The node declares NODE_CPUS CPUs and DEF_MEM_PER_CPU MB per CPU by default (.ci/
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import os
@@ -47,6 +51,15 @@ EXTRA_FIELDS = (
     "ReqTRES",
     "AllocTRES",
     "CPUTimeRAW",
+)
+# The second dump's fields: for each field the importer reads, sacct's other name where it has one
+# (NCPUS for AllocCPUS, NNodes for AllocNodes, TimelimitRaw for Timelimit, UID, GID), Elapsed and
+# Suspended, which it checks End - Start against, and Eligible, which it ignores beside Submit (the
+# eligible time of an array task is later than its submission). In lower case, as `sacct -l`
+# lists its fields: sacct matches --format names in any case and prints its own in the header.
+ALIAS_FIELDS = (
+    "cluster,jobid,jobidraw,uid,gid,partition,state,submit,eligible,start,end,elapsed,suspended,timelimitraw,"
+    "ncpus,reqcpus,nnodes,reqnodes,reqmem"
 )
 STATUS = {"COMPLETED": 1, "FAILED": 0, "TIMEOUT": 0, "CANCELLED": 5}
 # Slurm's ways to write a time limit, and how many minutes it keeps (seconds round up).
@@ -273,6 +286,11 @@ def dump_command() -> str:
     return SACCT_COMMAND.replace(match.group(0), "--format=" + ",".join(fields))
 
 
+def alias_dump_command() -> str:
+    """The importer's SACCT_COMMAND with ALIAS_FIELDS as its --format."""
+    return re.sub(r"--format=\S+", "--format=" + ALIAS_FIELDS, SACCT_COMMAND)
+
+
 def read_dump(text: str) -> list[dict]:
     lines = text.splitlines()
     names = lines[0].split("|")
@@ -321,6 +339,26 @@ def finish(record: dict, timeout: float) -> str:
 
 
 # --- the check ----------------------------------------------------------------------------------------------
+
+# The SWF header lines that name the dump converted (its file name and sha256) and say which of its
+# field names were read (`; Note: field F: ...`): the rest of two conversions of the same jobs, one
+# dumped with SACCT_COMMAND, the other with ALIAS_FIELDS, is the same bytes.
+DUMP_SPECIFIC = ("; Conversion: ", "; Note: field ")
+
+
+def different(swf_text: str, other_text: str) -> list[str]:
+    """The lines in which two SWF conversions of the same jobs differ, but for DUMP_SPECIFIC ones."""
+    first, second = (
+        [line for line in text.splitlines() if not line.startswith(DUMP_SPECIFIC)] for text in (swf_text, other_text)
+    )
+    problems = [
+        f"FAIL SWF line {number}: {one!r} vs {two!r}"
+        for number, (one, two) in enumerate(zip(first, second), start=1)
+        if one != two
+    ]
+    if len(first) != len(second):
+        problems.append(f"FAIL SWF: {len(first)} lines vs {len(second)} (less the dump-specific header lines)")
+    return problems
 
 
 def epoch(text: str) -> int | None:
@@ -467,12 +505,20 @@ def main(argv=None) -> int:
     two = sub.add_parser("finish")
     two.add_argument("--record", type=Path, required=True)
     two.add_argument("--dump", type=Path, required=True)
+    two.add_argument("--alias-dump", type=Path, help="also dump the jobs with ALIAS_FIELDS")
     two.add_argument("--timeout", type=float, default=240)
     three = sub.add_parser("check")
     three.add_argument("--record", type=Path, required=True)
     three.add_argument("--dump", type=Path, required=True)
     three.add_argument("--swf", type=Path, required=True)
+    four = sub.add_parser("same")
+    four.add_argument("swf", type=Path, nargs=2)
     args = parser.parse_args(argv)
+    if args.command == "same":
+        texts = [(gzip.decompress if path.suffix == ".gz" else bytes)(path.read_bytes()).decode() for path in args.swf]
+        problems = different(*texts)
+        print("\n".join(problems) or f"the same SWF but for its {', '.join(map(repr, DUMP_SPECIFIC))} lines")
+        return 1 if problems else 0
     if args.command == "submit":
         record = submit(args.jobs_dir, args.second_user)
         args.record.write_text(json.dumps(record, indent=1) + "\n")
@@ -480,6 +526,8 @@ def main(argv=None) -> int:
     record = json.loads(args.record.read_text())
     if args.command == "finish":
         args.dump.write_text(finish(record, args.timeout))
+        if args.alias_dump:  # every job ended and in the database: the same jobs
+            args.alias_dump.write_text(_run(["bash", "-c", alias_dump_command()]))
         args.record.write_text(json.dumps(record, indent=1) + "\n")
         return 0
     from simcore.engine.swf import parse_swf

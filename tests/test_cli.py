@@ -1,5 +1,6 @@
 """The `simcore` command, run as a real subprocess."""
 
+import gzip
 import importlib
 import json
 import subprocess
@@ -8,10 +9,11 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import HEADER, NO_REQUESTED_TIMES, job_line
+from conftest import HEADER, NO_REQUESTED_TIMES, REPO, job_line
 
 from simcore.cli import COMMAND_MODULES, MODULE_OF, main
 from simcore.workloads.files import read_provenance, read_workload, write_variants
+from simcore.workloads.local import detect_format
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
 
@@ -528,3 +530,40 @@ print(sorted(name for name in sys.modules if name.startswith("simcore.studies.")
 """
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+# --- a Slurm accounting dump given to the SWF readers; --order ---------------------------------------------------
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("command", ["simulate", "filter", "info"])
+def test_a_sacct_dump_given_as_a_trace_says_to_convert_it_first(tmp_path, capsys, command, compressed):
+    text = (REPO / "tests" / "fixtures" / "sacct" / "slurm-accounting.sacct").read_bytes()
+    dump = tmp_path / ("site.sacct.gz" if compressed else "site.sacct")
+    dump.write_bytes(gzip.compress(text, mtime=0) if compressed else text)
+    extra = ["-o", str(tmp_path / "w.parquet")] if command == "filter" else []
+    assert main([command, str(dump), *extra]) == 2
+    assert capsys.readouterr().err == (
+        f"simcore {command}: error: {dump}: a Slurm accounting dump (sacct), not an SWF log: convert it first with "
+        f"`simcore import-sacct {dump} -o {tmp_path / 'site.swf.gz'}`\n"
+    )
+
+
+def test_the_workflow_reads_a_gzip_dump_as_a_dump(tmp_path):
+    (tmp_path / "d.gz").write_bytes(gzip.compress(b"jobid|jobidraw|STATE|submit\n1|1|COMPLETED|x\n"))
+    (tmp_path / "t.swf.gz").write_bytes(gzip.compress((HEADER + job_line(1, 0, 10, 1, 20)).encode()))
+    assert detect_format(tmp_path / "d.gz") == "sacct" and detect_format(tmp_path / "t.swf.gz") == "swf"
+
+
+def test_order_is_the_same_option_as_policy(example):
+    by_order = simcore_cli("simulate", example, "--order", "saf", "--json")
+    by_policy = simcore_cli("simulate", example, "--policy", "SAF", "--json")
+    assert by_order.returncode == 0, by_order.stderr
+    summaries = [json.loads(done.stdout) for done in (by_order, by_policy)]
+    for summary in summaries:
+        summary.pop("kernel_seconds"), summary.pop("read_seconds")
+    assert summaries[0] == summaries[1] and summaries[0]["order"] == "SAF"
+    text = simcore_cli("simulate", "--help").stdout
+    assert "--policy ORDER, --order ORDER" in text and "queue order, one of FCFS, LCFS, SPF" in text
+    refused = simcore_cli("simulate", example, "--order", "FIFO")
+    assert refused.returncode == 2 and "argument --policy/--order: invalid choice: 'FIFO'" in refused.stderr

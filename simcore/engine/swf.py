@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,23 @@ def header_machine_size(header: dict) -> int | None:
         if match and int(match.group(1)) > 0:
             return int(match.group(1))
     return None
+
+
+def looks_like_sacct(first_line: bytes) -> bool:
+    """`first_line` is the header of a Slurm accounting dump (`sacct --parsable2`): names separated
+    by `|`, State and JobID or JobIDRaw among them (in any case)."""
+    names = {name.strip().lower() for name in first_line.decode("utf-8", "replace").strip().split("|")}
+    return "state" in names and bool(names & {"jobid", "jobidraw"})
+
+
+def sacct_dump_error(source: str) -> str:
+    """The error of an SWF reader given a sacct dump: the command that converts it."""
+    name = source[: -len(".gz")] if source.endswith(".gz") else source
+    stem = str(Path(name).with_suffix("")) if Path(name).suffix else name
+    return (
+        f"{source}: a Slurm accounting dump (sacct), not an SWF log: convert it first with "
+        f"`simcore import-sacct {shlex.quote(source)} -o {shlex.quote(stem + '.swf.gz')}`"
+    )
 
 
 def read_bytes(path) -> tuple[bytes, str]:
@@ -137,6 +155,8 @@ def parse_swf(path) -> SwfLog:
     text, sha256 = read_bytes(path)
     if text.startswith(b"PAR1"):
         raise SwfFormatError(f"{source}: this is a Parquet file (a filtered workload?), not an SWF log")
+    if looks_like_sacct(text[:65536].split(b"\n", 1)[0]):
+        raise SwfFormatError(sacct_dump_error(source))
     fields, line_numbers, header_lines = tokenize(np.frombuffer(text, dtype=np.uint8), source)
     if len(fields) == 0:
         raise SwfFormatError(f"{source}: no job lines (empty or comment-only file)")

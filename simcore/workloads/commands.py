@@ -29,12 +29,21 @@ from simcore.workloads.files import (
 )
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.resample import RESAMPLE_METHODS, resample_variants
-from simcore.workloads.sacct import COUNT_MODES, SACCT_COMMAND, check_timezone, import_sacct, parse_time_limit_seconds
+from simcore.workloads.sacct import (
+    CHECKS,
+    COUNT_MODES,
+    SACCT_COMMAND,
+    check_timezone,
+    import_sacct,
+    parse_time_limit_seconds,
+)
 from simcore.workloads.schedule import write_schedule_swf
 
 
 def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("trace", help="SWF log, plain or gzip")
+    parser.add_argument(
+        "trace", help="SWF log, plain or gzip (a Slurm accounting dump: convert it first with simcore import-sacct)"
+    )
     parser.add_argument(
         "--machine-size", type=int, metavar="M", help="processors (default: MaxProcs, else MaxNodes, of the header)"
     )
@@ -102,12 +111,17 @@ def positive_float(text: str) -> float:
 def add_simulation_arguments(parser: argparse.ArgumentParser) -> None:
     """The trace and the policy of a simulation: what `simulate` and `gantt` (simcore.reporting) share."""
     _add_trace_arguments(parser)
+    orders = NAMED_ORDERS + tuple(THESIS_FUNCTIONS)
     parser.add_argument(
         "--policy",
-        choices=NAMED_ORDERS + tuple(THESIS_FUNCTIONS),
-        type=any_case(NAMED_ORDERS + tuple(THESIS_FUNCTIONS)),
+        "--order",  # the word of the README and of simulate(order=...)
+        dest="policy",
+        choices=orders,
+        type=any_case(orders),
         default="FCFS",
-        help="queue order, or one of the thesis's functions F1-F4 (default: FCFS)",
+        metavar="ORDER",
+        help=f"queue order, one of {', '.join(NAMED_ORDERS)}, or one of the thesis's functions "
+        f"{', '.join(THESIS_FUNCTIONS)}, in any case (default: FCFS)",
     )
     parser.add_argument(
         "--threshold", type=threshold, metavar="SECONDS", help="jobs waiting longer than this go first (default: none)"
@@ -201,7 +215,12 @@ def add_commands(commands) -> None:
         f"Convert a sacct dump made with\n  {SACCT_COMMAND}\nto an SWF log (simcore/workloads/sacct.py)."
     )
     sacct.formatter_class = argparse.RawDescriptionHelpFormatter
-    sacct.add_argument("dump", metavar="FILE", help="sacct --parsable2 output with its header line (plain or gzip)")
+    sacct.add_argument(
+        "dump",
+        metavar="FILE",
+        help="sacct --parsable2 output with its header line (plain or gzip); field names in any case, sacct's "
+        "aliases too (NCPUS, NNodes, TimelimitRaw, UID, GID, ...; docs/slurm_accounting.md)",
+    )
     sacct.add_argument("--output", "-o", required=True, type=output_file, metavar="TRACE.swf[.gz]")
     sacct.add_argument(
         "--timezone", type=timezone_argument, default="UTC", help="time zone of the dump's times (default: UTC)"
@@ -278,6 +297,10 @@ def run_import_sacct(args) -> int:
         skip_bad_lines=args.skip_bad_lines,
         partition_limit=_one_or_per_partition(args.partition_limit, "--partition-limit"),
     )
+    for name, note in imported.notes.items():
+        print(f"field {name}: {note}")
+    for check, number in imported.checks.items():
+        print(f"{CHECKS[check]}: {number:,}")
     width = max(len(rule) for rule in imported.counts)
     for rule, number in imported.counts.items():
         print(f"{rule:<{width}}  {number:>10,}")

@@ -26,23 +26,25 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
-from simcore.engine.swf import FILTER_MODES, SwfFormatError, parse_swf
+from simcore.engine.swf import FILTER_MODES, SwfFormatError, looks_like_sacct, parse_swf
 
 FORMATS = ("swf", "sacct")
 CAMPAIGN_TRACES = "traces"  # in `join`: the campaign's traces, which the fixed-policy and bandit studies use
 KEYS = ("path", "format", "machine_size", "filter", "join", "sacct")
-# sacct --parsable2 starts with its header line, field names separated by "|"
-_SACCT_HEADER_FIELDS = ("JobIDRaw", "State", "Submit")
 
 
 def detect_format(path) -> str:
-    """ "sacct" when the file's first line is a `sacct --parsable2` header, else "swf"."""
+    """ "sacct" when the file's first line (gunzipped if need be) is a `sacct --parsable2` header
+    (simcore.engine.swf.looks_like_sacct), else "swf"."""
     with open(path, "rb") as handle:
-        first = handle.readline(4096)
+        first = handle.readline(65536)
     if first[:2] == b"\x1f\x8b":
-        return "swf"
-    names = first.decode("utf-8", "replace").strip().split("|")
-    return "sacct" if all(field in names for field in _SACCT_HEADER_FIELDS) else "swf"
+        try:
+            with gzip.open(path, "rb") as handle:
+                first = handle.readline(65536)
+        except (OSError, EOFError):  # not a readable gzip file: the SWF reader says so
+            return "swf"
+    return "sacct" if looks_like_sacct(first) else "swf"
 
 
 def local_traces(

@@ -10,11 +10,51 @@ Made on the cluster with (SACCT_COMMAND):
 AllocCPUS,ReqCPUS,AllocNodes,ReqNodes,ReqMem > dump.txt
 
 `--parsable2` separates fields with `|` and truncates nothing. The header line that sacct prints
-first is required (no `--noheader`): fields are found by name, in any order, and a dump that lacks
-one of REQUIRED_FIELDS is refused with the missing names. Cluster and JobID are optional (the
-Computer header line; the counts of array tasks and heterogeneous components); other fields are
-ignored, and so is the empty last field of `--parsable`. `SLURM_TIME_FORMAT=standard` keeps the
-timestamps in ISO form (`2026-11-26T13:17:07`) whatever the site's setting. A gzip dump is read as is.
+first is required (no `--noheader`): fields are found by name, in any order, and in any case (sacct
+matches --format names in any case and prints its own; `allocnodes` is AllocNodes). Other fields
+are ignored, and so is the empty last field of `--parsable`. `SLURM_TIME_FORMAT=standard` keeps the
+timestamps in ISO form (`2026-11-26T13:17:07`) whatever the site's setting. A gzip dump is read as
+is. A dump whose last line has no newline was cut short: that line is bad (`unterminated_line`).
+
+The fields (FIELD_NAMES; sacct's names from its field table, src/sacct/sacct.c, Slurm 22.05)
+-----------------------------------------------------------------------------------------
+Each field is read from the first of its names the header has. Needed (REQUIRED_FIELDS, and a
+processor count): a dump without one is refused, naming what is missing, the header's names nearest
+to it (difflib) and the header (whole names).
+
+- JobIDRaw, else JobID. JobID is the job id of a plain job only: an array task's is `123_4` and a
+  heterogeneous component's `123+1`, whose job ids only JobIDRaw gives (the last task of an array
+  keeps the array's id, the others get new ones), so without JobIDRaw such a line is bad
+  (`no_raw_job_id`) rather than given an id of our making.
+- State. Start. End.
+- Submit, else Eligible: the time a job became eligible, later than its submission when it was
+  held, waited for a dependency or a --begin time, or is an array task; waits are then shorter.
+- Timelimit, else TimelimitRaw (minutes, UNLIMITED, Partition_Limit).
+- A processor count: with --count cpus, AllocCPUS (or NCPUS, the same field in sacct) or ReqCPUS;
+  with --count nodes, AllocNodes (or NNodes) or ReqNodes.
+
+Optional, and what follows when absent (each said by a header line `; Note: field F: ...` and
+printed by the command; a dump with all of DUMP_FIELDS under their own names has none):
+- AllocCPUS (and NCPUS): allocated processors -1 (the simulator uses the requested ones); an
+  inferred machine size is the peak of the requested processors of the jobs running at once.
+- ReqCPUS (counting CPUs), ReqNodes (counting nodes): requested processors -1 (the simulator uses
+  the allocated ones).
+- AllocNodes. NNodes stands in for it, but sacct shows a job that was never allocated any node
+  its requested nodes there (AllocNodes 0), as it does its requested CPUs in AllocCPUS (Slurm
+  22.05): with NNodes or no node count, a job never started when its Start is unknown, its
+  AllocCPUS is 0 or its Start equals its End (what Slurm gives a job cancelled while pending; a
+  job that ran less than a second is taken for one). Without node counts, MaxNodes is not written.
+- ReqMem: requested memory -1. Partition: one partition, and --partition or PART= values are
+  refused. User (else UID), Group (else GID): -1; from UID or GID, ties in the numbering go by the
+  number's text. Cluster: the Computer line is the dump's file name. JobID: no counts of array
+  tasks and heterogeneous components.
+- Elapsed (else ElapsedRaw, seconds): checked against End - Start of each job that ran. Slurm's
+  Elapsed is End - Start less the time the job was suspended: more is a bad line
+  (`elapsed_mismatch`, naming both), less is counted (`suspended`, written only when some are)
+  and the run time stays End - Start. With Suspended in the dump too, Elapsed + Suspended must
+  equal End - Start. Times are whole seconds: no rounding is allowed for. In the hour a return
+  from daylight saving time repeats, a local time is read as the earlier instant (below), which a
+  job ending in it shows as a mismatch: dump in UTC (`TZ=UTC sacct ...`) where the zone has one.
 
 The rules (each one's count is in the SWF header and printed by the command)
 --------------------------------------------------------------------------
@@ -34,10 +74,11 @@ The rules (each one's count is in the SWF header and printed by the command)
   line.
 - Never-started jobs. A job whose Start is unknown (`Unknown`, `None`, empty) or that had no CPU
   or no node allocated (AllocCPUS or AllocNodes 0: Slurm gives a job cancelled while pending
-  Start = End = the cancel time, and Slurm 22.05 its requested CPUs as AllocCPUS, but no node)
-  never ran: its wait, run time and allocated processors are -1, which the simulator's filter
-  drops (`bad_run_time`) and counts (`never_started`, `cancelled_before_start`). Any other job
-  ran: wait = Start - Submit, run time = End - Start (`cancelled_after_start` for CANCELLED).
+  Start = End = the cancel time, and Slurm 22.05 its requested CPUs as AllocCPUS, but no node;
+  without AllocNodes, Start = End says it: the fields above) never ran: its wait, run time and
+  allocated processors are -1, which the simulator's filter drops (`bad_run_time`) and counts
+  (`never_started`, `cancelled_before_start`). Any other job ran: wait = Start - Submit, run time
+  = End - Start (`cancelled_after_start` for CANCELLED).
 - Time limits (field 9) in every Slurm form: `MM`, `MM:SS`, `HH:MM:SS`, `D-HH`, `D-HH:MM`,
   `D-HH:MM:SS` (sacct prints `[D-]HH:MM:SS`). `UNLIMITED` and `Partition_Limit` become the
   --partition-limit of the job's partition when one is given (`time_limit_from_option`), else -1
@@ -63,20 +104,24 @@ The rules (each one's count is in the SWF header and printed by the command)
   counts in the first. --partition (repeatable) keeps those partitions' jobs (`other_partitions`).
   MaxProcs is --machine-size (a number, or PART=N per chosen partition, summed), else inferred:
   the peak number of processors allocated at the same time in the chosen partitions. MaxNodes is
-  always inferred the same way from AllocNodes. The header says which.
+  always inferred the same way from AllocNodes (or NNodes; not written without either). The header
+  says which.
 - Users and groups (fields 12, 13): numbered 1.. in the order of their first submission, ties by
   name. Queue, executable, preceding job and think time: -1.
 - Header: Version 2.2, Computer (the Cluster names, else the dump's file name), Conversion (the
   dump's file name and sha256, the options), MaxJobs, MaxRecords, UnixStartTime (the first
   submission, epoch s; submit times count from it), TimeZoneString, StartTime, EndTime, MaxNodes,
-  MaxProcs, MaxPartitions, Partitions, a Note per rule and a `SacctCount.<rule>` line per count.
+  MaxProcs, MaxPartitions, Partitions, a Note per rule, a `Note: field F:` line per field read
+  from another of its names or absent (field_notes), and a `SacctCount.<rule>` line per count.
   No date of the conversion: the same dump and options give the same bytes. `.gz` output is gzip
   with mtime 0.
 - Bad lines: a line with fewer (`truncated_line`) or more (`extra_fields`) fields than the header,
-  an unknown state, an impossible time, an unreadable number, time, time limit or memory size is
-  one SacctFormatError line `FILE, line N: field F: what is wrong (got 'value')`, and nothing is
-  written; with skip_bad_lines (--skip-bad-lines) such lines are skipped and counted per reason
-  (`skipped_<reason>`).
+  a last line without a newline (`unterminated_line`), an unknown state, an impossible time, an
+  Elapsed that End - Start contradicts, an unreadable number, time, duration, time limit or memory
+  size is one SacctFormatError line `FILE, line N: field F: what is wrong (got 'value')` (the
+  field's name as the header has it; `FILE, line N: no newline at the end of the file: ...` for a
+  dump cut short), and nothing is written; with skip_bad_lines
+  (--skip-bad-lines) such lines are skipped and counted per reason (`skipped_<reason>`).
 
 The split: parse_sacct (the dump to columns and counts, no SWF), swf_fields (the SWF table and
 header), write_swf (the file, atomically); import_sacct chains them.
@@ -84,6 +129,7 @@ header), write_swf (the file, atomically); import_sacct chains them.
 
 from __future__ import annotations
 
+import difflib
 import gzip
 import re
 import zoneinfo
@@ -98,7 +144,10 @@ import pyarrow.csv as pa_csv
 
 from simcore.workloads.files import atomic_write, file_sha256
 
-REQUIRED_FIELDS = (
+# The fields of the dump the README shows (SACCT_COMMAND), in its order.
+DUMP_FIELDS = (
+    "Cluster",
+    "JobID",
     "JobIDRaw",
     "User",
     "Group",
@@ -114,11 +163,35 @@ REQUIRED_FIELDS = (
     "ReqNodes",
     "ReqMem",
 )
-OPTIONAL_FIELDS = ("Cluster", "JobID")
 SACCT_COMMAND = (
     "SLURM_TIME_FORMAT=standard sacct --allusers --allocations --parsable2 --starttime 1970-01-01 --endtime now "
-    "--format=Cluster,JobID," + ",".join(REQUIRED_FIELDS)
+    "--format=" + ",".join(DUMP_FIELDS)
 )
+# Each field the importer reads, and the names of sacct's field table (src/sacct/sacct.c) it is read
+# from: the first one in the header (names compared in any case, as sacct's --format does).
+FIELD_NAMES = {
+    "JobIDRaw": ("JobIDRaw", "JobID"),  # JobID only for plain jobs (not array tasks, het components)
+    "State": ("State",),
+    "Submit": ("Submit", "Eligible"),  # Eligible only when the dump has no Submit
+    "Start": ("Start",),
+    "End": ("End",),
+    "Timelimit": ("Timelimit", "TimelimitRaw"),  # TimelimitRaw: minutes
+    "AllocCPUS": ("AllocCPUS", "NCPUS"),  # the same field in sacct
+    "ReqCPUS": ("ReqCPUS",),
+    "AllocNodes": ("AllocNodes", "NNodes"),  # NNodes: the request of a job that never started
+    "ReqNodes": ("ReqNodes",),
+    "ReqMem": ("ReqMem",),
+    "Partition": ("Partition",),
+    "User": ("User", "UID"),
+    "Group": ("Group", "GID"),
+    "Elapsed": ("Elapsed", "ElapsedRaw"),  # checked against End - Start
+    "Suspended": ("Suspended",),  # checked with Elapsed
+    "Cluster": ("Cluster",),
+    "JobID": ("JobID",),
+}
+# The fields the conversion cannot do without, and the processor counts of each --count (one of them).
+REQUIRED_FIELDS = ("JobIDRaw", "State", "Submit", "Start", "End", "Timelimit")
+COUNT_FIELDS = {"cpus": ("AllocCPUS", "ReqCPUS"), "nodes": ("AllocNodes", "ReqNodes")}
 
 # SWF status (field 11) of each state of a job that has ended.
 STATUS = {
@@ -157,11 +230,19 @@ UNIT_POWERS = {"": 0, "K": 1, "M": 2, "G": 3, "T": 4, "P": 5}  # of 1024
 _TIME_LIMIT = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
 _MEMORY = re.compile(r"^(\d+(?:\.\d+)?)([KMGTP]?)([cn]?)$")
 _COUNT = re.compile(r"^(\d+(?:\.\d+)?)([KMGTP]?)$")
+_MINUTES = re.compile(r"^\d+$")  # TimelimitRaw
+_DURATION = r"^(?:(?P<days>\d+)-)?(?P<hours>\d+):(?P<minutes>\d\d):(?P<seconds>\d\d)$"  # Elapsed, Suspended
 # Time-limit kinds (SacctDump.time_limit_kind).
 LIMITED, UNLIMITED, PARTITION_LIMIT, NO_LIMIT = 0, 1, 2, 3
 # ReqMem kinds (SacctDump.memory_kind): the number is for the whole job, per CPU or per node.
 PER_JOB, PER_CPU, PER_NODE = 0, 1, 2
 SWF_FIELDS = 18
+UNTERMINATED = "no newline at the end of the file: the dump is cut short (an interrupted copy?)"
+# What SacctDump.checks counts (printed by the command, not written into the SWF).
+CHECKS = {
+    "elapsed_checked": "jobs that ran whose End - Start was checked against Elapsed",
+    "never_started_start_is_end": "jobs taken as never started for Start = End (no AllocNodes field)",
+}
 
 
 class SacctFormatError(ValueError):
@@ -199,6 +280,8 @@ class SacctDump:
     groups: tuple
     clusters: tuple  # names in the Cluster field, if any
     counts: dict = field(default_factory=dict)
+    fields: dict = field(default_factory=dict)  # FIELD_NAMES key -> the header name read, None if absent
+    checks: dict = field(default_factory=dict)  # what the cross-checks found (not in the SWF header)
 
 
 @dataclass(frozen=True, eq=False)
@@ -212,6 +295,8 @@ class SacctImport:
     counts: dict
     slurm_job_ids: np.ndarray
     machine_size: int
+    notes: dict = field(default_factory=dict)  # field_notes(): field -> what its name or absence implies
+    checks: dict = field(default_factory=dict)  # SacctDump.checks
 
 
 def import_sacct(
@@ -231,13 +316,14 @@ def import_sacct(
     (default: inferred); `partition_limit`: the time limit in seconds of UNLIMITED and
     Partition_Limit jobs, a number or {partition: seconds}."""
     check_count(count, cores_per_node)
-    dump = parse_sacct(path, timezone=timezone, partitions=partitions, skip_bad_lines=skip_bad_lines)
+    dump = parse_sacct(path, timezone=timezone, partitions=partitions, skip_bad_lines=skip_bad_lines, count=count)
     fields, header_lines, header, counts, size = swf_fields(
         dump, count=count, cores_per_node=cores_per_node, machine_size=machine_size, partition_limit=partition_limit
     )
     write_swf(fields, header_lines, output)
     order = swf_order(dump)
-    return SacctImport(Path(output), len(fields), header, counts, dump.job_id[order], size)
+    notes = field_notes(dump, count)
+    return SacctImport(Path(output), len(fields), header, counts, dump.job_id[order], size, notes, dict(dump.checks))
 
 
 def check_count(count: str, cores_per_node: int | None) -> None:
@@ -254,10 +340,76 @@ def check_count(count: str, cores_per_node: int | None) -> None:
 
 def _header_names(path, source: str) -> list[str]:
     with _open_text(path) as stream:
-        first = stream.readline().decode(errors="replace").rstrip("\r\n")
+        first = stream.readline()
+    text = first.decode(errors="replace").rstrip("\r\n")
     if not first:
         raise SacctFormatError(f"{source}: empty file, not a sacct dump")
-    return first.split("|")
+    names = text.split("|")
+    if not first.endswith((b"\n", b"\r")):
+        raise SacctFormatError(f"{source}, line 1: {UNTERMINATED} (got {whole_names(names)})")
+    return names
+
+
+def whole_names(names, budget: int = 240) -> str:
+    """`A|B|C|... (+N more)`: header names joined by `|`, elided by whole names past `budget` characters."""
+    shown, length = [], 0
+    for number, name in enumerate(names):
+        if shown and length + len(name) + 1 > budget and number < len(names) - 1:
+            return "|".join(shown) + f"|... (+{len(names) - number} more)"
+        shown.append(name)
+        length += len(name) + 1
+    return "|".join(shown)
+
+
+def _one_of(names) -> str:
+    """ "A", "A or B", "A, B or C"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _nearest(wanted, names: list[str]) -> str:
+    """The header names most like any of `wanted` (difflib, case-insensitive), or `none`."""
+    by_lower = {}
+    for name in names:
+        by_lower.setdefault(name.lower(), name)
+    found = [match for name in wanted for match in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.6)]
+    return ", ".join(by_lower[match] for match in dict.fromkeys(found)) or "none"
+
+
+def header_fields(names: list[str], source: str, count: str = "cpus") -> dict:
+    """{FIELD_NAMES key: column index in the header, or None}; a SacctFormatError names what is
+    missing, the header names nearest to it and the header (whole names)."""
+    position = {}
+    for number, name in enumerate(names):
+        position.setdefault(name.strip().lower(), number)
+    found = {
+        key: next((position[name.lower()] for name in aliases if name.lower() in position), None)
+        for key, aliases in FIELD_NAMES.items()
+    }
+    if all(number is None for number in found.values()):
+        raise SacctFormatError(
+            f"{source}, line 1: not the header line of a sacct --parsable2 dump (made with --noheader, or without "
+            f"--parsable2?): no field the importer reads (got {whole_names(names)}); dump with: {SACCT_COMMAND}"
+        )
+    problems = [
+        f"field {_one_of(FIELD_NAMES[key])}: missing (nearest in the header: {_nearest(FIELD_NAMES[key], names)})"
+        for key in REQUIRED_FIELDS
+        if found[key] is None
+    ]
+    counted = COUNT_FIELDS[count]
+    if all(found[key] is None for key in counted):
+        wanted = [name for key in counted for name in FIELD_NAMES[key]]
+        why = (
+            "a CPU count is needed (or --count nodes with AllocNodes, NNodes or ReqNodes)"
+            if count == "cpus"
+            else "--count nodes needs a node count"
+        )
+        problems.append(f"field {_one_of(wanted)}: missing: {why} (nearest in the header: {_nearest(wanted, names)})")
+    if problems:
+        raise SacctFormatError(
+            f"{source}, line 1: {'; '.join(problems)}; the header's {len(names)} fields: {whole_names(names)}; "
+            f"dump with: {SACCT_COMMAND}"
+        )
+    return found
 
 
 def _open_text(path):
@@ -267,9 +419,38 @@ def _open_text(path):
     return gzip.open(path, "rb") if magic == b"\x1f\x8b" else open(path, "rb")
 
 
-def _read_table(path, names: list[str], wanted: list[str]):
-    """The columns `wanted` as strings, and the lines with the wrong number of fields as
-    (line number, fields, text). Lines are numbered from 1, the header's."""
+class _Tail:
+    """A binary stream that keeps the last bytes read (the end of the dump, gunzipped or not)."""
+
+    KEEP = 65536
+
+    def __init__(self, stream):
+        self.stream, self.tail = stream, b""
+
+    def read(self, size=-1):
+        data = self.stream.read(size)
+        if data:
+            self.tail = (self.tail + data)[-self.KEEP :] if len(data) < self.KEEP else data[-self.KEEP :]
+        return data
+
+    @property
+    def closed(self):
+        return self.stream.closed
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return False
+
+    def close(self):
+        self.stream.close()
+
+
+def _read_table(path, names: list[str], wanted: list[int]):
+    """The columns at the header positions `wanted`, as strings named `c<position>`; the lines with
+    the wrong number of fields as (line number, fields, text), lines numbered from 1, the header's;
+    and the last bytes of the dump."""
     invalid = []
 
     def invalid_row(row):
@@ -277,10 +458,13 @@ def _read_table(path, names: list[str], wanted: list[str]):
         return "skip"
 
     with _open_text(path) as stream:
+        tail = _Tail(stream)
         table = pa_csv.read_csv(
-            stream,
+            tail,
             # one thread: pyarrow numbers the invalid lines only then (and 1M lines take ~1 s)
-            read_options=pa_csv.ReadOptions(use_threads=False, column_names=names, skip_rows=1),
+            read_options=pa_csv.ReadOptions(
+                use_threads=False, column_names=[f"c{number}" for number in range(len(names))], skip_rows=1
+            ),
             parse_options=pa_csv.ParseOptions(
                 delimiter="|",
                 quote_char=False,
@@ -290,12 +474,12 @@ def _read_table(path, names: list[str], wanted: list[str]):
                 invalid_row_handler=invalid_row,
             ),
             convert_options=pa_csv.ConvertOptions(
-                column_types={name: pa.string() for name in wanted},
-                include_columns=wanted,
+                column_types={f"c{number}": pa.string() for number in wanted},
+                include_columns=[f"c{number}" for number in wanted],
                 strings_can_be_null=False,
             ),
         )
-    return table, invalid
+    return table, invalid, tail.tail
 
 
 def _row_lines(rows: int, invalid_lines) -> np.ndarray:
@@ -307,10 +491,11 @@ def _row_lines(rows: int, invalid_lines) -> np.ndarray:
 
 
 class _Rows:
-    """The rows still kept, and the bad-line rule: raise on the first bad row, or skip and count."""
+    """The rows still kept, and the bad-line rule: raise on the first bad row, or skip and count.
+    `columns`: {field: the dump's column}; `shown`: {field: its name in the dump's header}."""
 
-    def __init__(self, source: str, table: pa.Table, lines: np.ndarray, skip_bad_lines: bool, counts: dict):
-        self.source, self.table, self.lines, self.skip = source, table, lines, skip_bad_lines
+    def __init__(self, source: str, columns: dict, shown: dict, lines: np.ndarray, skip_bad_lines: bool, counts):
+        self.source, self.columns, self.shown, self.lines, self.skip = source, columns, shown, lines, skip_bad_lines
         self.keep = np.ones(len(lines), dtype=bool)
         self.counts = counts
 
@@ -329,19 +514,26 @@ class _Rows:
         if not self.skip:
             row = int(np.argmax(bad))
             message = what(row) if callable(what) else what
-            value = self.table.column(column)[row].as_py()
-            raise SacctFormatError(f"{self.source}, line {self.lines[row]}: field {column}: {message} (got {value!r})")
+            value = self.columns[column][row].as_py()
+            raise SacctFormatError(
+                f"{self.source}, line {self.lines[row]}: field {self.shown[column]}: {message} (got {value!r})"
+            )
         self.counts[f"skipped_{reason}"] = self.counts.get(f"skipped_{reason}", 0) + int(bad.sum())
         self.keep &= ~bad
 
+    def value(self, column: str, row: int) -> str:
+        """`Name value` of a field of a row, for messages."""
+        return f"{self.shown[column]} {self.columns[column][row].as_py()}"
 
-def _decode(column: pa.ChunkedArray, parse):
+
+def _decode(column: pa.ChunkedArray, parse, width: int = 1):
     """parse(text) of each value, computed once per distinct value (the dump repeats few):
-    (values, bad mask); parse returns a tuple of numbers, or None for a bad value."""
+    (values (rows, width), bad mask); parse returns a tuple of `width` numbers, or None for a bad
+    value."""
     encoded = column.combine_chunks().dictionary_encode()
     parsed = [parse(text) for text in encoded.dictionary.to_pylist()]
-    width = max((len(value) for value in parsed if value is not None), default=1)
     table = np.array([value if value is not None else (np.nan,) * width for value in parsed], dtype=np.float64)
+    table = table.reshape(len(parsed), width)  # (0, width) for a dump without job lines
     bad = np.array([value is None for value in parsed], dtype=bool)
     indices = encoded.indices.to_numpy()
     return table[indices], bad[indices]
@@ -431,22 +623,61 @@ def _names_in_order(codes: np.ndarray, names: list, submit: np.ndarray):
     return number[codes], tuple(names[code] for code in order)
 
 
-def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines: bool = False) -> SacctDump:
+def parse_time_limit_raw(text: str):
+    """(seconds, kind) of a TimelimitRaw value (minutes, UNLIMITED, Partition_Limit or empty); None
+    if unreadable."""
+    if _MINUTES.match(text):
+        return (int(text) * 60, LIMITED)
+    return parse_time_limit(text) if text in ("UNLIMITED", "INFINITE", "Partition_Limit", "") else None
+
+
+def _durations(column: pa.ChunkedArray, raw: bool):
+    """(seconds, NaN when empty or INVALID; bad mask) of a duration column: sacct's [D-]HH:MM:SS
+    (Elapsed, Suspended), or a number of seconds (`raw`: ElapsedRaw)."""
+    unset = pc.is_in(column, value_set=pa.array(["", "INVALID"])).to_numpy(zero_copy_only=False)
+    if raw:
+        readable = pc.match_substring_regex(column, r"^\d+$")
+        seconds = pc.cast(pc.if_else(readable, column, "0"), pa.int64()).to_numpy(zero_copy_only=False)
+    else:
+        parts = pc.extract_regex(column, _DURATION)
+        readable = pc.is_valid(parts)
+        seconds = 0
+        for name, unit in (("days", 86400), ("hours", 3600), ("minutes", 60), ("seconds", 1)):
+            text = pc.struct_field(parts, name)
+            text = pc.fill_null(pc.if_else(pc.equal(text, ""), "0", text), "0")
+            seconds = seconds + pc.cast(text, pa.int64()).to_numpy(zero_copy_only=False) * unit
+    readable = readable.to_numpy(zero_copy_only=False) if len(column) else np.zeros(0, dtype=bool)
+    values = np.where(readable & ~unset, np.asarray(seconds, dtype=np.float64), np.nan)
+    return values, ~readable & ~unset
+
+
+def parse_sacct(
+    path, *, timezone: str = "UTC", partitions=None, skip_bad_lines: bool = False, count: str = "cpus"
+) -> SacctDump:
     """The jobs of a sacct dump to convert, as columns, with the counts of the rules (module
     docstring). Raises SacctFormatError naming the file, line and field of a bad line unless
-    `skip_bad_lines`."""
+    `skip_bad_lines`; `count` (cpus, nodes) says which processor counts the dump must have."""
     source = str(path)
     check_timezone(timezone)
+    if count not in COUNT_MODES:
+        raise ValueError(f"unknown processor count {count!r}; choose one of {', '.join(COUNT_MODES)}")
     names = _header_names(path, source)
-    missing = [name for name in REQUIRED_FIELDS if name not in names]
-    if missing:
-        raise SacctFormatError(
-            f"{source}, line 1: field {', '.join(missing)}: missing from the header line "
-            f"(got {'|'.join(names)[:120]!r}); dump with: {SACCT_COMMAND}"
-        )
-    wanted = [name for name in names if name in REQUIRED_FIELDS + OPTIONAL_FIELDS]
-    table, invalid = _read_table(path, names, list(dict.fromkeys(wanted)))
+    found = header_fields(names, source, count)
+    shown = {key: names[number] for key, number in found.items() if number is not None}
+    if partitions and "Partition" not in shown:
+        raise ValueError(f"{source}: no Partition field in the dump, so no partition {', '.join(partitions)} to keep")
+    table, invalid, tail = _read_table(path, names, sorted({number for number in found.values() if number is not None}))
+    columns = {key: table.column(f"c{number}") for key, number in found.items() if number is not None}
     counts = {"lines": table.num_rows + len(invalid)}
+    unterminated = not tail.endswith((b"\n", b"\r"))
+    drop_last_row = False
+    if unterminated:  # the dump is cut short: its last line is bad
+        last_line = counts["lines"] + 1
+        if not skip_bad_lines:
+            text = tail.rsplit(b"\n", 1)[-1].decode(errors="replace")
+            raise SacctFormatError(f"{source}, line {last_line}: {UNTERMINATED} (got {text[:200]!r})")
+        drop_last_row = not any(line == last_line for line, _, _ in invalid)
+        invalid = [item for item in invalid if item[0] != last_line]
     if invalid:
         if not skip_bad_lines:
             line, fields, text = min(invalid)
@@ -460,10 +691,15 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
         short = sum(fields < len(names) for _, fields, _ in invalid)
         counts["skipped_truncated_line"] = short
         counts["skipped_extra_fields"] = len(invalid) - short
-    rows = _Rows(source, table, _row_lines(table.num_rows, [line for line, _, _ in invalid]), skip_bad_lines, counts)
+    if unterminated:
+        counts["skipped_unterminated_line"] = 1
+    lines = _row_lines(table.num_rows, [line for line, _, _ in invalid])
+    rows = _Rows(source, columns, shown, lines, skip_bad_lines, counts)
+    if drop_last_row and len(rows.keep):
+        rows.keep[-1] = False
 
-    job_id_text = table.column("JobIDRaw")
-    state_text = table.column("State")
+    job_id_text = columns["JobIDRaw"]
+    state_text = columns["State"]
     rows.exclude(
         "blank_lines",
         pc.and_(pc.equal(job_id_text, ""), pc.equal(state_text, "")).to_numpy(zero_copy_only=False),
@@ -482,9 +718,12 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
             counts[f"not_ended_{name}"] = int((state[rows.keep] == code).sum())
     rows.keep &= ~not_ended
 
-    partition_encoded = table.column("Partition").combine_chunks().dictionary_encode()
-    partition_names = [text.split(",")[0] for text in partition_encoded.dictionary.to_pylist()]
-    partition_codes = partition_encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    if "Partition" in columns:
+        partition_encoded = columns["Partition"].combine_chunks().dictionary_encode()
+        partition_names = [text.split(",")[0] for text in partition_encoded.dictionary.to_pylist()]
+        partition_codes = partition_encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    else:  # one partition
+        partition_names, partition_codes = [""], np.zeros(len(rows.keep), dtype=np.int64)
     if partitions:
         chosen = set(partitions)
         kept_names = {partition_names[code] for code in np.unique(partition_codes[rows.keep])}
@@ -497,6 +736,13 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
         in_chosen = np.array([name in chosen for name in partition_names], dtype=bool)
         rows.exclude("other_partitions", ~in_chosen[partition_codes])
 
+    if found["JobIDRaw"] == found["JobID"]:  # JobID standing in: the job id of a plain job only
+        rows.reject(
+            "no_raw_job_id",
+            "JobIDRaw",
+            pc.match_substring_regex(job_id_text, r"^\d+[_+]").to_numpy(zero_copy_only=False),
+            "an array task or heterogeneous job component, whose job id only JobIDRaw gives (dump JobIDRaw)",
+        )
     rows.reject(
         "bad_job_id",
         "JobIDRaw",
@@ -505,37 +751,61 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
     )
     times = {}
     for name in ("Submit", "Start", "End"):
-        times[name], bad = _timestamps(table.column(name), timezone)
+        times[name], bad = _timestamps(columns[name], timezone)
         rows.reject("bad_time", name, bad, f"not a time {TIMESTAMP_FORMAT.replace('%', '')}, Unknown or None")
-    rows.reject("unknown_submit", "Submit", np.isnan(times["Submit"]), "unknown submit time")
+    unknown_submit = "unknown submit time" if shown["Submit"].lower() == "submit" else "unknown eligible time"
+    rows.reject("unknown_submit", "Submit", np.isnan(times["Submit"]), unknown_submit)
     numbers = {}
     for name in ("AllocCPUS", "ReqCPUS", "AllocNodes", "ReqNodes"):
-        values, bad = _decode(table.column(name), parse_count)
+        if name not in columns:
+            numbers[name] = np.zeros(len(rows.keep), dtype=np.int64)
+            continue
+        values, bad = _decode(columns[name], parse_count)
         rows.reject("bad_number", name, bad, "not a count")
         numbers[name] = np.nan_to_num(values[:, 0], nan=0).astype(np.int64)
-    limits, bad = _decode(table.column("Timelimit"), parse_time_limit)
-    rows.reject("bad_time_limit", "Timelimit", bad, "not a time limit ([D-]HH:MM:SS, MM:SS, MM, UNLIMITED)")
-    memory, bad = _decode(table.column("ReqMem"), parse_memory)
-    rows.reject("bad_memory", "ReqMem", bad, "not a memory size (a number, a unit K M G T P, a suffix c or n)")
+    if shown["Timelimit"].lower() == "timelimitraw":
+        limits, bad = _decode(columns["Timelimit"], parse_time_limit_raw, 2)
+        rows.reject("bad_time_limit", "Timelimit", bad, "not a time limit (minutes, UNLIMITED, Partition_Limit)")
+    else:
+        limits, bad = _decode(columns["Timelimit"], parse_time_limit, 2)
+        rows.reject("bad_time_limit", "Timelimit", bad, "not a time limit ([D-]HH:MM:SS, MM:SS, MM, UNLIMITED)")
+    if "ReqMem" in columns:
+        memory, bad = _decode(columns["ReqMem"], parse_memory, 2)
+        rows.reject("bad_memory", "ReqMem", bad, "not a memory size (a number, a unit K M G T P, a suffix c or n)")
+    else:
+        memory = np.column_stack([np.full(len(rows.keep), np.nan), np.full(len(rows.keep), PER_JOB)])
 
     submit, start, end = times["Submit"], times["Start"], times["End"]
     # Slurm gives a job cancelled while pending Start = End = the cancel time and, from 22.05 on,
-    # AllocCPUS = its request: no node allocated is what says it never ran
-    started = ~np.isnan(start) & (numbers["AllocCPUS"] > 0) & (numbers["AllocNodes"] > 0)
+    # AllocCPUS = its request: no node allocated is what says it never ran. NNodes, like AllocCPUS,
+    # shows the request of a job that never ran: without AllocNodes, Start = End says it.
+    started = ~np.isnan(start)
+    if "AllocCPUS" in columns:
+        started &= numbers["AllocCPUS"] > 0
+    if shown.get("AllocNodes", "").lower() == "allocnodes":
+        start_is_end = np.zeros(len(started), dtype=bool)
+        started &= numbers["AllocNodes"] > 0
+    else:
+        start_is_end = started & (start == end)
+        started &= ~start_is_end
     rows.reject("unknown_end", "End", started & np.isnan(end), "unknown end of a job that ran")
     with np.errstate(invalid="ignore"):
         rows.reject(
             "impossible_time",
             "Start",
             started & (start < submit),
-            lambda row: f"start before submit ({_strings_at(table, 'Submit', row)})",
+            lambda row: (
+                f"start before {'submit' if shown['Submit'].lower() == 'submit' else 'eligible'} "
+                f"({rows.value('Submit', row)})"
+            ),
         )
         rows.reject(
             "impossible_time",
             "End",
             started & (end < start),
-            lambda row: f"end before start ({_strings_at(table, 'Start', row)})",
+            lambda row: f"end before start ({rows.value('Start', row)})",
         )
+    suspended = _check_elapsed(rows, started, start, end)
 
     job_ids = np.full(len(rows.keep), -1, dtype=np.int64)
     job_ids[rows.keep] = pc.cast(pc.filter(job_id_text, pa.array(rows.keep)), pa.int64()).to_numpy(zero_copy_only=False)
@@ -554,20 +824,28 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
         counts[rule] = int((kinds == kind).sum())
     counts["no_time_limit"] = int((kinds == NO_LIMIT).sum())
     counts["no_memory_request"] = int(np.isnan(memory[keep, 0]).sum())
-    if "JobID" in table.column_names:
-        job_id_shown = pc.filter(table.column("JobID"), pa.array(keep))
+    if "JobID" in columns:
+        job_id_shown = pc.filter(columns["JobID"], pa.array(keep))
         counts["array_tasks"] = int(pc.sum(pc.match_substring(job_id_shown, "_")).as_py() or 0)
         counts["het_components"] = int(pc.sum(pc.match_substring(job_id_shown, "+")).as_py() or 0)
+    checks = {}
+    if suspended is not None:
+        checked, suspended = suspended
+        if (suspended & keep).any():  # only then: a dump with Elapsed converts to the same SWF as one without
+            counts["suspended"] = int((suspended & keep).sum())
+        checks["elapsed_checked"] = int((checked & keep).sum())
+    if shown.get("AllocNodes", "").lower() != "allocnodes":
+        checks["never_started_start_is_end"] = int((start_is_end & keep).sum())
 
     used_partitions = sorted({partition_names[code] for code in np.unique(partition_codes[keep])})
     partition_number = np.array(
         [used_partitions.index(name) if name in used_partitions else -1 for name in partition_names]
     )
-    user, users = _names_from(table.column("User"), keep, submit)
-    group, groups = _names_from(table.column("Group"), keep, submit)
+    user, users = _names_from(columns.get("User"), keep, submit)
+    group, groups = _names_from(columns.get("Group"), keep, submit)
     clusters = ()
-    if "Cluster" in table.column_names:
-        clusters = tuple(sorted(set(pc.unique(pc.filter(table.column("Cluster"), pa.array(keep))).to_pylist()) - {""}))
+    if "Cluster" in columns:
+        clusters = tuple(sorted(set(pc.unique(pc.filter(columns["Cluster"], pa.array(keep))).to_pylist()) - {""}))
     return SacctDump(
         source=source,
         sha256=file_sha256(path),
@@ -595,7 +873,48 @@ def parse_sacct(path, *, timezone: str = "UTC", partitions=None, skip_bad_lines:
         groups=groups,
         clusters=clusters,
         counts=counts,
+        fields={key: shown.get(key) for key in FIELD_NAMES},
+        checks=checks,
     )
+
+
+def _check_elapsed(rows: _Rows, started: np.ndarray, start: np.ndarray, end: np.ndarray):
+    """Elapsed (sacct: End - Start less the time suspended) against End - Start of the jobs that ran:
+    more is a bad line (`elapsed_mismatch`), less is time suspended, and with Suspended in the dump
+    Elapsed + Suspended must be End - Start. None without Elapsed, else (checked, suspended) masks."""
+    if "Elapsed" not in rows.columns:
+        return None
+    raw = rows.shown["Elapsed"].lower() == "elapsedraw"
+    elapsed, bad = _durations(rows.columns["Elapsed"], raw)
+    form = "a number of seconds" if raw else "[D-]HH:MM:SS"
+    rows.reject("bad_elapsed", "Elapsed", bad, f"not a duration ({form})")
+    run = end - start
+    checked = started & ~np.isnan(elapsed) & ~np.isnan(run)
+
+    def both(row: int) -> str:
+        return f"End - Start, {int(run[row])} s ({rows.value('Start', row)}, {rows.value('End', row)})"
+
+    if "Suspended" in rows.columns:
+        suspended, bad = _durations(rows.columns["Suspended"], False)
+        rows.reject("bad_elapsed", "Suspended", bad, "not a duration ([D-]HH:MM:SS)")
+        suspended = np.nan_to_num(suspended)
+        rows.reject(
+            "elapsed_mismatch",
+            "Elapsed",
+            checked & (elapsed + suspended != run),
+            lambda row: (
+                f"{int(elapsed[row])} s, plus {rows.shown['Suspended']} {int(suspended[row])} s, is not {both(row)}"
+            ),
+        )
+        return checked, checked & (suspended > 0)
+    with np.errstate(invalid="ignore"):
+        rows.reject(
+            "elapsed_mismatch",
+            "Elapsed",
+            checked & (elapsed > run),
+            lambda row: f"{int(elapsed[row])} s, more than {both(row)}",
+        )
+        return checked, checked & (elapsed < run)
 
 
 def _state_code(text: str, codes: dict):
@@ -603,11 +922,11 @@ def _state_code(text: str, codes: dict):
     return (codes[name],) if name in codes else None
 
 
-def _strings_at(table: pa.Table, name: str, row: int) -> str:
-    return f"{name} {table.column(name)[row].as_py()}"
-
-
-def _names_from(column: pa.ChunkedArray, keep: np.ndarray, submit: np.ndarray):
+def _names_from(column: pa.ChunkedArray | None, keep: np.ndarray, submit: np.ndarray):
+    """The 1-based number of each kept job's name in `column` (User, Group), and the names; -1 and
+    none without the column."""
+    if column is None:
+        return np.full(int(keep.sum()), -1, dtype=np.int64), ()
     encoded = pc.filter(column, pa.array(keep)).combine_chunks().dictionary_encode()
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     return _names_in_order(codes, encoded.dictionary.to_pylist(), submit)
@@ -652,11 +971,14 @@ def _peak(start: np.ndarray, end: np.ndarray, amount: np.ndarray) -> int:
     return int(max(0, np.cumsum(change[order]).max()))
 
 
-def _per_partition(option, partitions: tuple, what: str) -> np.ndarray:
-    """An option's value per partition (a number for all, or {partition: number}); NaN where unset."""
+def _per_partition(option, partitions: tuple, what: str, named: bool = True) -> np.ndarray:
+    """An option's value per partition (a number for all, or {partition: number}); NaN where unset.
+    `named`: the dump has a Partition field."""
     if option is None:
         return np.full(len(partitions), np.nan)
     if isinstance(option, dict):
+        if not named:
+            raise ValueError(f"{what} per partition, but the dump has no Partition field: give one value for all")
         unknown = sorted(set(option) - set(partitions))
         if unknown:
             raise ValueError(
@@ -677,9 +999,13 @@ def swf_fields(
 ):
     """(fields (jobs, 18) int64 in SWF order, header lines, header {key: value}, counts, machine size)."""
     check_count(count, cores_per_node)
+    allocated_known, requested_known = (_has(dump, name) for name in COUNT_FIELDS[count])
+    if not (allocated_known or requested_known):
+        wanted = [name for key in COUNT_FIELDS[count] for name in FIELD_NAMES[key]]
+        raise ValueError(f"{dump.source}: counting {count} needs {_one_of(wanted)}, which the dump has not")
     jobs = len(dump.job_id)
     if jobs == 0:
-        raise ValueError(f"{dump.source}: no ended job to write ({_describe(dump.counts)})")
+        raise ValueError(f"{dump.source}: no ended job to write ({_describe(dump.counts) or 'no job line'})")
     order = swf_order(dump)
     counts = dict(dump.counts)
     started = dump.started[order]
@@ -705,7 +1031,8 @@ def swf_fields(
 
     kind = dump.time_limit_kind[order]
     limit = dump.time_limit[order]
-    fallback = _per_partition(partition_limit, dump.partitions, "a time limit")[partition]
+    named = _has(dump, "Partition")
+    fallback = _per_partition(partition_limit, dump.partitions, "a time limit", named)[partition]
     open_ended = (kind == UNLIMITED) | (kind == PARTITION_LIMIT)
     substituted = open_ended & ~np.isnan(fallback)
     counts["time_limit_from_option"] = int(substituted.sum())
@@ -713,8 +1040,17 @@ def swf_fields(
     fields[:, 8] = np.where(np.isnan(limit), -1, limit)
 
     memory, memory_kind = dump.memory_mb[order], dump.memory_kind[order]
-    cpus = np.where(started, alloc_cpus, req_cpus)
-    nodes = np.where(started, alloc_nodes, req_nodes)
+    # a count the dump lacks: the other one stands in (ReqMem per CPU or per node, to a job's total)
+    cpus = np.where(
+        started,
+        alloc_cpus if _has(dump, "AllocCPUS") else req_cpus,
+        req_cpus if _has(dump, "ReqCPUS") else alloc_cpus,
+    )
+    nodes = np.where(
+        started,
+        alloc_nodes if _has(dump, "AllocNodes") else req_nodes,
+        req_nodes if _has(dump, "ReqNodes") else alloc_nodes,
+    )
     total_kb = memory * 1024.0 * np.select([memory_kind == PER_CPU, memory_kind == PER_NODE], [cpus, nodes], 1)
     processors = np.where(allocated > 0, allocated, requested)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -728,10 +1064,14 @@ def swf_fields(
     counts["jobs"] = jobs
 
     ran = started & (fields[:, 3] >= 0)
-    sizes = _per_partition(machine_size, dump.partitions, "a machine size")
+    sizes = _per_partition(machine_size, dump.partitions, "a machine size", named)
     if machine_size is None:
-        size = _peak(start[ran], end[ran], allocated[ran])
-        size_note = "inferred: the peak number of processors allocated at the same time"
+        if allocated_known:
+            size = _peak(start[ran], end[ran], allocated[ran])
+            size_note = "inferred: the peak number of processors allocated at the same time"
+        else:
+            size = _peak(start[ran], end[ran], np.maximum(requested, 0)[ran])
+            size_note = "inferred: the peak number of processors requested by the jobs running at the same time"
         if size <= 0:
             raise ValueError(f"{dump.source}: no job ran, so the machine size cannot be inferred: give it")
     else:
@@ -742,25 +1082,118 @@ def swf_fields(
         if size <= 0:
             raise ValueError(f"machine size must be positive, got {size}")
         size_note = "given"
-    max_nodes = _peak(start[ran], end[ran], np.where(alloc_nodes > 0, alloc_nodes, 0)[ran])
+    max_nodes = None
+    if _has(dump, "AllocNodes"):
+        max_nodes = _peak(start[ran], end[ran], np.where(alloc_nodes > 0, alloc_nodes, 0)[ran])
     options = {"count": count, "cores_per_node": cores_per_node, "machine_size": machine_size}
     options["partition_limit"] = partition_limit
     last = float(np.nanmax(np.concatenate([submit, end])))
-    header_lines, header = _header(dump, counts, (first, last), options, (max_nodes, size, size_note))
+    machine = (max_nodes, size, size_note)
+    header_lines, header = _header(dump, counts, (first, last), options, machine, field_notes(dump, count))
     return fields, header_lines, header, counts, size
+
+
+def _has(dump: SacctDump, key: str) -> bool:
+    """The dump has field `key` under one of its names (FIELD_NAMES)."""
+    return dump.fields.get(key, key) is not None
+
+
+def field_notes(dump: SacctDump, count: str = "cpus") -> dict:
+    """{field: what it means for the SWF} for each field of DUMP_FIELDS read from another of its
+    names, or absent, and for Elapsed when it shows suspended jobs; written as header lines
+    `; Note: field F: ...`. A dump with DUMP_FIELDS under their own names has none."""
+    shown = {key: dump.fields.get(key, key) for key in FIELD_NAMES}
+    notes = {}
+
+    def other(key: str) -> bool:
+        return shown[key] is not None and shown[key].lower() != key.lower()
+
+    never = ["no Start"]
+    if shown["AllocCPUS"] is not None:
+        never.append(f"{shown['AllocCPUS']} 0")
+    if shown["AllocNodes"] is not None and not other("AllocNodes"):
+        never.append("AllocNodes 0")
+    else:
+        never.append(f"Start = End ({dump.checks.get('never_started_start_is_end', 0)} jobs)")
+    never = (
+        f"a job never started when it has {_one_of(never)} (Slurm 22.05 gives one cancelled while pending Start = End)"
+    )
+    if other("JobIDRaw"):
+        notes["JobIDRaw"] = (
+            "read from JobID, the job id of a plain job; an array task or heterogeneous job component, whose job "
+            "id only JobIDRaw gives, is a bad line (no_raw_job_id)"
+        )
+    if other("Submit"):
+        notes["Submit"] = (
+            "read from Eligible (the dump has no Submit): a job's submit time (field 2) is the time it became "
+            "eligible, so its wait (field 3) leaves out the time it was held or waited for a dependency or its "
+            "begin time"
+        )
+    if other("Timelimit"):
+        notes["Timelimit"] = "read from TimelimitRaw, in minutes"
+    if other("AllocCPUS"):
+        notes["AllocCPUS"] = "read from NCPUS, the same count in sacct"
+    elif shown["AllocCPUS"] is None:
+        notes["AllocCPUS"] = "not in the dump (nor NCPUS)" + (
+            ": allocated processors (field 5) -1, which the simulator replaces with the requested ones; the "
+            "machine size, unless given, is the peak number of CPUs requested by the jobs running at the same time"
+            if count == "cpus"
+            else ""
+        )
+    if shown["ReqCPUS"] is None and count == "cpus":
+        notes["ReqCPUS"] = (
+            "not in the dump: requested processors (field 8) -1, which the simulator replaces with the allocated ones"
+        )
+    if other("AllocNodes"):
+        notes["AllocNodes"] = (
+            f"read from NNodes, the nodes allocated to a job that ran, but those requested by one that did not: {never}"
+        )
+    elif shown["AllocNodes"] is None:
+        notes["AllocNodes"] = (
+            "not in the dump (nor NNodes): MaxNodes unknown; "
+            + (
+                "allocated processors (field 5) -1, which the simulator replaces with the requested ones, and the "
+                "machine size, unless given, is the peak number of processors requested by the jobs running at once; "
+                if count == "nodes"
+                else ""
+            )
+            + never
+        )
+    if shown["ReqNodes"] is None and count == "nodes":
+        notes["ReqNodes"] = (
+            "not in the dump: requested processors (field 8) -1, which the simulator replaces with the allocated ones"
+        )
+    if shown["ReqMem"] is None:
+        notes["ReqMem"] = "not in the dump: requested memory (field 10) -1"
+    if shown["Partition"] is None:
+        notes["Partition"] = "not in the dump: every job is in partition 1 (field 16)"
+    for key, number, alias in (("User", 12, "UID"), ("Group", 13, "GID")):
+        if other(key):
+            notes[key] = f"read from {alias}: {key.lower()}s numbered in order of first submission, ties by {alias}"
+        elif shown[key] is None:
+            notes[key] = f"not in the dump (nor {alias}): {key.lower()} (field {number}) -1"
+    if dump.counts.get("suspended"):
+        suspended = dump.counts["suspended"]
+        notes["Elapsed"] = (
+            f"less than End - Start for {suspended} job{'s' if suspended != 1 else ''}, by the time suspended, which "
+            "Elapsed leaves out and the run time (field 4), End - Start, includes"
+        )
+    return notes
 
 
 def _local_time(epoch: float, timezone: str) -> str:
     return datetime.fromtimestamp(epoch, zoneinfo.ZoneInfo(timezone)).isoformat()
 
 
-def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: tuple):
+def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: tuple, field_notes: dict):
     """The SWF header lines and {key: value}: `span` is the first submission and the last event,
-    `machine` (MaxNodes, MaxProcs, how MaxProcs was found)."""
+    `machine` (MaxNodes or None, MaxProcs, how MaxProcs was found), `field_notes` field_notes()."""
     first, last = span
     max_nodes, size, size_note = machine
     given = ", ".join(f"{name}={value}" for name, value in options.items() if value is not None)
     chosen = ", ".join(f"{number} {name}" for number, name in enumerate(dump.partitions, start=1))
+    if not _has(dump, "Partition"):
+        chosen = "1 (the dump has no Partition field)"
     entries = [
         ("Version", "2.2"),
         ("Computer", ", ".join(dump.clusters) or Path(dump.source).name),
@@ -781,6 +1214,8 @@ def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: 
         ("MaxPartitions", str(len(dump.partitions))),
         ("Partitions", chosen),
     ]
+    if max_nodes is None:  # no node counts
+        entries = [(key, value) for key, value in entries if key != "MaxNodes"]
     notes = [
         "one job per Slurm job id (JobIDRaw): each array task and each heterogeneous job component is a job of "
         "its own; job steps skipped; job ids renumbered 1..N in order of (Submit, JobIDRaw)",
@@ -795,6 +1230,7 @@ def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: 
         "users and groups numbered in order of first submission, ties by name",
     ]
     lines = [f"; {key}: {value}" for key, value in entries]
+    notes += [f"field {key}: {note}" for key, note in field_notes.items()]
     lines += [f"; Note: {note}" for note in notes]
     lines += [f"; SacctCount.{rule}: {number}" for rule, number in counts.items()]
     header = dict(entries) | {f"SacctCount.{rule}": str(number) for rule, number in counts.items()}

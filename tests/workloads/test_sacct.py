@@ -4,17 +4,19 @@ import gzip
 
 import numpy as np
 import pytest
-from sacct_dumps import CORES_PER_NODE, FIELDS, generate_dump, time_limit_forms
+from sacct_dumps import ALIAS_FIELDS, CORES_PER_NODE, FIELDS, generate_dump, time_limit_forms
+from sacct_mix import DUMP_SPECIFIC, different
 
 from simcore.cli import main
 from simcore.engine.swf import parse_swf, read_swf
 from simcore.workloads.sacct import (
-    REQUIRED_FIELDS,
     SACCT_COMMAND,
     SacctFormatError,
     import_sacct,
     parse_memory,
+    parse_sacct,
     parse_time_limit,
+    swf_fields,
 )
 
 BASE = {
@@ -396,12 +398,19 @@ def test_a_dump_without_needed_fields_or_header(tmp_path):
     dump = write_dump(tmp_path / "d.txt", "|".join(BASE[name] for name in fields), fields=fields)
     with pytest.raises(SacctFormatError) as raised:
         import_sacct(dump, tmp_path / "out.swf")
-    assert str(raised.value).startswith(f"{dump}, line 1: field State, ReqMem: missing from the header line (got ")
-    assert str(raised.value).endswith(f"dump with: {SACCT_COMMAND}")
+    assert str(raised.value) == (
+        f"{dump}, line 1: field State: missing (nearest in the header: Start); the header's 14 fields: "
+        "Cluster|JobID|JobIDRaw|User|Group|Partition|Submit|Start|End|Timelimit|AllocCPUS|ReqCPUS|AllocNodes|ReqNodes; "
+        f"dump with: {SACCT_COMMAND}"
+    )
     headless = tmp_path / "headless.txt"
     headless.write_text(line() + "\n")
-    with pytest.raises(SacctFormatError, match=f"field {', '.join(REQUIRED_FIELDS)}: missing from the header"):
+    with pytest.raises(SacctFormatError) as raised:
         import_sacct(headless, tmp_path / "out.swf")
+    assert str(raised.value) == (
+        f"{headless}, line 1: not the header line of a sacct --parsable2 dump (made with --noheader, or without "
+        f"--parsable2?): no field the importer reads (got {line()}); dump with: {SACCT_COMMAND}"
+    )
     assert not (tmp_path / "out.swf").exists()
 
 
@@ -555,3 +564,398 @@ def test_the_command_refuses_a_bad_time_limit_option(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["import-sacct", str(dump), "-o", str(tmp_path / "t.swf"), "--partition-limit", "UNLIMITED"])
     assert "a time limit such as 90 (minutes)" in capsys.readouterr().err
+
+
+# --- sacct's other field names, fewer fields, cross-checks ------------------------------------------------------
+
+
+def convert(tmp_path, name: str, fields, *rows: dict, **options):
+    """(SWF text, SacctImport) of a dump of `rows` (BASE with changes, by field name) with `fields`."""
+    dump = tmp_path / name
+    dump.write_text(
+        "\n".join(["|".join(fields), *("|".join({**BASE, **row}[f] for f in fields) for row in rows)]) + "\n"
+    )
+    result = import_sacct(dump, tmp_path / f"{name}.swf", **options)
+    return (tmp_path / f"{name}.swf").read_text(), result
+
+
+def without_dump_lines(text: str) -> list[str]:
+    """The SWF lines but those naming the dump and the field names read (sacct_mix.DUMP_SPECIFIC)."""
+    return [line for line in text.splitlines() if not line.startswith(DUMP_SPECIFIC)]
+
+
+TWO_JOBS = (
+    {"JobIDRaw": "1", "JobID": "1", "UID": "1000", "GID": "100", "NCPUS": "4", "NNodes": "1", "TimelimitRaw": "120"},
+    {
+        **{"JobIDRaw": "2", "JobID": "2", "User": "bob", "Group": "g2", "UID": "1001", "GID": "101"},
+        **{"Submit": "2026-01-01T00:00:30", "AllocCPUS": "8", "NCPUS": "8", "ReqCPUS": "8", "AllocNodes": "2"},
+        **{"NNodes": "2", "ReqNodes": "2", "Timelimit": "1-00:00:00", "TimelimitRaw": "1440", "ReqMem": "16G"},
+    },
+)
+ALIAS_NOTES = {
+    "NCPUS": ("AllocCPUS", "read from NCPUS, the same count in sacct"),
+    "NNodes": (
+        "AllocNodes",
+        "read from NNodes, the nodes allocated to a job that ran, but those requested by one that did not: a job "
+        "never started when it has no Start, AllocCPUS 0 or Start = End (0 jobs) (Slurm 22.05 gives one cancelled "
+        "while pending Start = End)",
+    ),
+    "TimelimitRaw": ("Timelimit", "read from TimelimitRaw, in minutes"),
+    "UID": ("User", "read from UID: users numbered in order of first submission, ties by UID"),
+    "GID": ("Group", "read from GID: groups numbered in order of first submission, ties by GID"),
+    "Eligible": (
+        "Submit",
+        "read from Eligible (the dump has no Submit): a job's submit time (field 2) is the time it became eligible, "
+        "so its wait (field 3) leaves out the time it was held or waited for a dependency or its begin time",
+    ),
+    "JobID": (
+        "JobIDRaw",
+        "read from JobID, the job id of a plain job; an array task or heterogeneous job component, whose job id "
+        "only JobIDRaw gives, is a bad line (no_raw_job_id)",
+    ),
+}
+
+
+@pytest.mark.parametrize("alias", sorted(ALIAS_NOTES))
+def test_each_of_saccts_other_names_gives_the_same_swf_and_says_so(tmp_path, alias):
+    name, note = ALIAS_NOTES[alias]
+    rows = [{**row, "Eligible": row.get("Submit", BASE["Submit"])} for row in TWO_JOBS]
+    fields = [alias if field == name else field for field in FIELDS]
+    if alias == "JobID":  # JobID is in FIELDS already: JobIDRaw goes
+        fields = [field for field in FIELDS if field != "JobIDRaw"]
+    expected, _ = convert(tmp_path, "readme.txt", FIELDS, *rows)
+    text, result = convert(tmp_path, "alias.txt", fields, *rows)
+    assert without_dump_lines(text) == without_dump_lines(expected)
+    assert result.notes == {name: note}
+    assert [line for line in text.splitlines() if line.startswith("; Note: field ")] == [
+        f"; Note: field {name}: {note}"
+    ]
+
+
+def test_field_names_in_any_case(tmp_path):
+    expected, _ = convert(tmp_path, "readme.txt", FIELDS, *TWO_JOBS)
+    for name, fields in (("lower.txt", [f.lower() for f in FIELDS]), ("upper.txt", [f.upper() for f in FIELDS])):
+        dump = tmp_path / name
+        dump.write_text((tmp_path / "readme.txt").read_text().replace("|".join(FIELDS), "|".join(fields), 1))
+        result = import_sacct(dump, tmp_path / "out.swf")
+        text = (tmp_path / "out.swf").read_text()
+        assert result.notes == {} and text.replace(name, "readme.txt").split("\n", 4)[4] == expected.split("\n", 4)[4]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("count", ["cpus", "nodes"])
+def test_a_generated_dump_with_saccts_other_names_converts_to_the_same_swf(tmp_path, seed, count):
+    options = {"count": count, "cores_per_node": CORES_PER_NODE if count == "nodes" else None}
+    texts = []
+    for name, fields in (("readme.txt", FIELDS), ("aliases.txt", ALIAS_FIELDS)):
+        text, _ = generate_dump(2000, seed, fields=fields)
+        (tmp_path / name).write_text(text)
+        result = import_sacct(tmp_path / name, tmp_path / f"{name}.swf", **options)
+        texts.append((tmp_path / f"{name}.swf").read_text())
+    assert different(*texts) == []
+    assert set(result.notes) == {"AllocCPUS", "AllocNodes", "Timelimit", "User", "Group"}
+    assert result.checks["elapsed_checked"] == result.jobs - result.counts["never_started"]
+
+
+def test_without_allocnodes_start_equal_to_end_is_a_job_cancelled_while_pending(tmp_path):
+    # Slurm 22.05: cancelled while pending, Start = End = the cancel time, AllocCPUS and NNodes its request
+    pending = {"JobIDRaw": "2", "State": "CANCELLED by 0", "Start": "2026-01-01T00:10:00", "End": "2026-01-01T00:10:00"}
+    rows = ({"JobIDRaw": "1", "NNodes": "1"}, {**pending, "AllocNodes": "0", "NNodes": "1"})
+    fields = [{"AllocNodes": "NNodes"}.get(field, field) for field in FIELDS]
+    expected, _ = convert(tmp_path, "readme.txt", FIELDS, *rows)
+    text, result = convert(tmp_path, "nnodes.txt", fields, *rows)
+    assert without_dump_lines(text) == without_dump_lines(expected)
+    assert result.counts["never_started"] == 1 and result.checks["never_started_start_is_end"] == 1
+    assert "AllocCPUS 0 or Start = End (1 jobs)" in result.notes["AllocNodes"]
+    assert parse_swf(tmp_path / "nnodes.txt.swf").fields[1, 2:5].tolist() == [-1, -1, -1]
+
+
+def test_eligible_stands_in_for_a_missing_submit(tmp_path):
+    fields = [{"Submit": "Eligible"}.get(field, field) for field in FIELDS]
+    _, result = convert(tmp_path, "eligible.txt", fields, {"Eligible": "2026-01-01T00:00:30"})
+    log = parse_swf(tmp_path / "eligible.txt.swf")
+    assert log.fields[0, 2] == 30 and log.header["UnixStartTime"] == str(EPOCH_2026 + 30)
+    assert result.notes == {"Submit": ALIAS_NOTES["Eligible"][1]}
+    for row, message in (
+        ({"Eligible": "Unknown"}, "field Eligible: unknown eligible time (got 'Unknown')"),
+        (
+            {"Eligible": "2026-01-01T00:02:00"},
+            "field Start: start before eligible (Eligible 2026-01-01T00:02:00) (got '2026-01-01T00:01:00')",
+        ),
+    ):
+        with pytest.raises(SacctFormatError) as raised:
+            convert(tmp_path, "bad.txt", fields, row)
+        assert str(raised.value) == f"{tmp_path / 'bad.txt'}, line 2: {message}"
+    # with Submit present, Eligible is only an extra field
+    text, result = convert(tmp_path, "both.txt", [*FIELDS, "Eligible"], {"Eligible": "2026-01-01T00:00:30"})
+    assert result.notes == {} and parse_swf(tmp_path / "both.txt.swf").fields[0, 2] == 60
+
+
+def test_jobid_stands_in_for_jobidraw_for_plain_jobs_only(tmp_path):
+    fields = [field for field in FIELDS if field != "JobIDRaw"]
+    rows = ({"JobID": "7"}, {"JobID": "7.batch"}, {"JobID": "8_1"}, {"JobID": "9+1"}, {"JobID": "10"})
+    with pytest.raises(SacctFormatError) as raised:
+        convert(tmp_path, "jobid.txt", fields, *rows)
+    assert str(raised.value) == (
+        f"{tmp_path / 'jobid.txt'}, line 4: field JobID: an array task or heterogeneous job component, whose job id "
+        "only JobIDRaw gives (dump JobIDRaw) (got '8_1')"
+    )
+    _, result = convert(tmp_path, "jobid.txt", fields, *rows, skip_bad_lines=True)
+    assert result.slurm_job_ids.tolist() == [7, 10] and result.counts["skipped_no_raw_job_id"] == 2
+    assert result.counts["job_steps"] == 1
+
+
+MINIMAL = ("JobIDRaw", "State", "Submit", "Start", "End", "Timelimit", "AllocCPUS")
+MINIMAL_NOTES = {
+    "ReqCPUS": "not in the dump: requested processors (field 8) -1, which the simulator replaces with the allocated "
+    "ones",
+    "AllocNodes": "not in the dump (nor NNodes): MaxNodes unknown; a job never started when it has no Start, "
+    "AllocCPUS 0 or Start = End (1 jobs) (Slurm 22.05 gives one cancelled while pending Start = End)",
+    "ReqMem": "not in the dump: requested memory (field 10) -1",
+    "Partition": "not in the dump: every job is in partition 1 (field 16)",
+    "User": "not in the dump (nor UID): user (field 12) -1",
+    "Group": "not in the dump (nor GID): group (field 13) -1",
+}
+
+
+def test_a_dump_of_the_needed_fields_only_converts_and_says_what_follows(tmp_path, capsys):
+    pending = {"JobIDRaw": "2", "State": "CANCELLED", "Start": "2026-01-01T00:10:00", "End": "2026-01-01T00:10:00"}
+    text, result = convert(tmp_path, "minimal.txt", MINIMAL, {"JobIDRaw": "1"}, pending)
+    log = parse_swf(tmp_path / "minimal.txt.swf")
+    assert log.fields.astype(int).tolist() == [
+        swf_row(f1=1, f2=0, f3=60, f4=3600, f5=4, f9=7200, f11=1, f16=1),
+        swf_row(f1=2, f2=0, f9=7200, f11=5, f16=1),
+    ]
+    assert result.notes == MINIMAL_NOTES
+    assert [line for line in text.splitlines() if line.startswith("; Note: field ")] == [
+        f"; Note: field {name}: {note}" for name, note in MINIMAL_NOTES.items()
+    ]
+    assert "MaxNodes" not in log.header and log.header["Partitions"] == "1 (the dump has no Partition field)"
+    assert log.header["MaxProcs"] == "4 (inferred: the peak number of processors allocated at the same time)"
+    assert result.counts["no_memory_request"] == 2 and read_swf(tmp_path / "minimal.txt.swf").machine_size == 4
+    assert main(["import-sacct", str(tmp_path / "minimal.txt"), "-o", str(tmp_path / "cli.swf")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:6] == [f"field {name}: {note}" for name, note in MINIMAL_NOTES.items()]
+    assert printed[6] == "jobs taken as never started for Start = End (no AllocNodes field): 1"
+    assert printed[7].split() == ["lines", "2"] and printed[-1].startswith(f"{tmp_path / 'cli.swf'}: 2 jobs")
+
+
+def test_requested_cpus_alone_size_the_machine(tmp_path):
+    fields = [*MINIMAL[:-1], "ReqCPUS"]
+    _, result = convert(tmp_path, "req.txt", fields, {"JobIDRaw": "1"}, {"JobIDRaw": "2", "ReqCPUS": "8"})
+    log = parse_swf(tmp_path / "req.txt.swf")
+    assert log.fields[:, 4].tolist() == [-1, -1] and log.fields[:, 7].tolist() == [4, 8]
+    assert log.header["MaxProcs"] == (
+        "12 (inferred: the peak number of processors requested by the jobs running at the same time)"
+    )
+    assert result.notes["AllocCPUS"] == (
+        "not in the dump (nor NCPUS): allocated processors (field 5) -1, which the simulator replaces with the "
+        "requested ones; the machine size, unless given, is the peak number of CPUs requested by the jobs running at "
+        "the same time"
+    )
+    assert "ReqCPUS" not in result.notes
+
+
+@pytest.mark.parametrize(
+    ("fields", "options", "message"),
+    [
+        (
+            [name for name in MINIMAL if name != "AllocCPUS"],
+            {},
+            "field AllocCPUS, NCPUS or ReqCPUS: missing: a CPU count is needed (or --count nodes with AllocNodes, "
+            "NNodes or ReqNodes) (nearest in the header: none); the header's 6 fields: "
+            "JobIDRaw|State|Submit|Start|End|Timelimit",
+        ),
+        (
+            MINIMAL,
+            {"count": "nodes", "cores_per_node": 4},
+            "field AllocNodes, NNodes or ReqNodes: missing: --count nodes needs a node count (nearest in the header: "
+            "AllocCPUS); the header's 7 fields: JobIDRaw|State|Submit|Start|End|Timelimit|AllocCPUS",
+        ),
+        (
+            ["JobIDRaw", "Stat", "Submitted", "Start", "Timelimit", "AllocCPUS", "Elapsed"],
+            {},
+            "field State: missing (nearest in the header: Stat, Start); field Submit or Eligible: missing (nearest in "
+            "the header: Submitted); field End: missing (nearest in the header: none); the header's 7 fields: "
+            "JobIDRaw|Stat|Submitted|Start|Timelimit|AllocCPUS|Elapsed",
+        ),
+        (
+            [*MINIMAL[:-1], *(f"Field{number:02d}" for number in range(60))],
+            {},
+            "field AllocCPUS, NCPUS or ReqCPUS: missing: a CPU count is needed (or --count nodes with AllocNodes, "
+            "NNodes or ReqNodes) (nearest in the header: none); the header's 66 fields: "
+            "JobIDRaw|State|Submit|Start|End|Timelimit|"
+            + "|".join(f"Field{number:02d}" for number in range(24))
+            + "|... (+36 more)",
+        ),
+    ],
+)
+def test_a_missing_field_names_the_nearest_names_and_the_header_by_whole_names(tmp_path, fields, options, message):
+    dump = tmp_path / "d.txt"
+    dump.write_text("|".join(fields) + "\n")
+    with pytest.raises(SacctFormatError) as raised:
+        import_sacct(dump, tmp_path / "out.swf", **options)
+    assert str(raised.value) == f"{dump}, line 1: {message}; dump with: {SACCT_COMMAND}"
+
+
+def test_partition_options_without_a_partition_field(tmp_path):
+    with pytest.raises(ValueError) as raised:
+        convert(tmp_path, "p.txt", MINIMAL, {}, partitions=["batch"])
+    assert str(raised.value) == f"{tmp_path / 'p.txt'}: no Partition field in the dump, so no partition batch to keep"
+    with pytest.raises(ValueError) as raised:
+        convert(tmp_path, "p.txt", MINIMAL, {}, machine_size={"batch": 8})
+    assert (
+        str(raised.value) == "a machine size per partition, but the dump has no Partition field: give one value for all"
+    )
+    _, result = convert(tmp_path, "p.txt", MINIMAL, {}, machine_size=8, partition_limit=600)
+    assert result.machine_size == 8
+
+
+ELAPSED_AT = "(Start 2026-01-01T00:01:00, End 2026-01-01T01:01:00)"
+
+
+@pytest.mark.parametrize(
+    ("extra", "values", "outcome"),
+    [
+        (["Elapsed"], ["01:00:00"], None),
+        (["ElapsedRaw"], ["3600"], None),
+        (["Elapsed"], ["00:00:00"], "suspended"),  # suspended for the whole hour
+        (["Elapsed"], ["00:50:00"], "suspended"),
+        (["Elapsed", "Suspended"], ["00:50:00", "00:10:00"], "suspended"),
+        (["Elapsed", "Suspended"], ["01:00:00", "00:00:00"], None),
+        (
+            ["Elapsed"],
+            ["01:00:01"],
+            f"field Elapsed: 3601 s, more than End - Start, 3600 s {ELAPSED_AT} (got '01:00:01')",
+        ),
+        (
+            ["Elapsed"],
+            ["1-00:00:00"],
+            f"field Elapsed: 86400 s, more than End - Start, 3600 s {ELAPSED_AT} (got '1-00:00:00')",
+        ),
+        (
+            ["ElapsedRaw"],
+            ["3601"],
+            f"field ElapsedRaw: 3601 s, more than End - Start, 3600 s {ELAPSED_AT} (got '3601')",
+        ),
+        (
+            ["Elapsed", "Suspended"],
+            ["00:50:00", "00:05:00"],
+            f"field Elapsed: 3000 s, plus Suspended 300 s, is not End - Start, 3600 s {ELAPSED_AT} (got '00:50:00')",
+        ),
+        (["Elapsed"], ["1:00"], "field Elapsed: not a duration ([D-]HH:MM:SS) (got '1:00')"),
+        (["ElapsedRaw"], ["01:00:00"], "field ElapsedRaw: not a duration (a number of seconds) (got '01:00:00')"),
+        (["Elapsed", "Suspended"], ["00:50:00", "x"], "field Suspended: not a duration ([D-]HH:MM:SS) (got 'x')"),
+    ],
+)
+def test_elapsed_is_checked_against_end_minus_start(tmp_path, extra, values, outcome):
+    row = dict(zip(extra, values))
+    if outcome is None or outcome == "suspended":
+        text, result = convert(tmp_path, "e.txt", [*FIELDS, *extra], row)
+        plain, _ = convert(tmp_path, "plain.txt", FIELDS, {})
+        assert result.checks["elapsed_checked"] == 1 and parse_swf(tmp_path / "e.txt.swf").fields[0, 3] == 3600
+        if outcome is None:  # the same SWF as without Elapsed
+            assert text.replace("e.txt", "plain.txt").split("\n", 4)[4] == plain.split("\n", 4)[4]
+            assert "suspended" not in result.counts and result.notes == {}
+        else:
+            assert result.counts["suspended"] == 1 and result.notes == {
+                "Elapsed": "less than End - Start for 1 job, by the time suspended, which Elapsed leaves out and the "
+                "run time (field 4), End - Start, includes"
+            }
+        return
+    with pytest.raises(SacctFormatError) as raised:
+        convert(tmp_path, "e.txt", [*FIELDS, *extra], row)
+    assert str(raised.value) == f"{tmp_path / 'e.txt'}, line 2: {outcome}"
+
+
+def test_elapsed_of_jobs_that_never_ran_and_bad_elapsed_lines_skipped(tmp_path):
+    rows = (
+        {"JobIDRaw": "1", "Elapsed": "01:00:00"},
+        {"JobIDRaw": "2", "State": "CANCELLED", "Start": "Unknown", "AllocCPUS": "0", "AllocNodes": "0", "Elapsed": ""},
+        {"JobIDRaw": "3", "Elapsed": "02:00:00"},
+        {"JobIDRaw": "4", "Elapsed": "INVALID"},  # sacct's for a negative time: not checked
+        {"JobIDRaw": "5", "Elapsed": "soon"},
+    )
+    _, result = convert(tmp_path, "e.txt", [*FIELDS, "Elapsed"], *rows, skip_bad_lines=True)
+    assert result.slurm_job_ids.tolist() == [1, 2, 4]
+    assert (result.counts["skipped_elapsed_mismatch"], result.counts["skipped_bad_elapsed"]) == (1, 1)
+    assert result.checks["elapsed_checked"] == 1
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_dump_cut_short_is_a_bad_last_line(tmp_path, compressed):
+    text = "\n".join(["|".join(FIELDS), line(JobIDRaw="1"), "", line(JobIDRaw="2")])
+    dump = tmp_path / ("cut.txt.gz" if compressed else "cut.txt")
+    dump.write_bytes(gzip.compress(text.encode(), mtime=0) if compressed else text.encode())
+    with pytest.raises(SacctFormatError) as raised:
+        import_sacct(dump, tmp_path / "out.swf")
+    assert str(raised.value) == (
+        f"{dump}, line 4: no newline at the end of the file: the dump is cut short (an interrupted copy?) "
+        f"(got {line(JobIDRaw='2')!r})"
+    )
+    assert not (tmp_path / "out.swf").exists()
+    result = import_sacct(dump, tmp_path / "out.swf", skip_bad_lines=True)
+    assert result.slurm_job_ids.tolist() == [1] and result.counts["skipped_unterminated_line"] == 1
+    assert (result.counts["lines"], result.counts["blank_lines"]) == (3, 1)
+
+
+def test_a_last_line_cut_inside_a_field_counts_once_and_a_blank_last_line_is_no_cut(tmp_path):
+    cut = "\n".join(["|".join(FIELDS), line(JobIDRaw="1"), line(JobIDRaw="2")[:30]])
+    (tmp_path / "cut.txt").write_text(cut)
+    result = import_sacct(tmp_path / "cut.txt", tmp_path / "out.swf", skip_bad_lines=True)
+    assert result.counts["skipped_unterminated_line"] == 1 and result.counts.get("skipped_truncated_line", 0) == 0
+    assert result.slurm_job_ids.tolist() == [1]
+    (tmp_path / "blank.txt").write_text(cut.rsplit("\n", 1)[0] + "\n\n")
+    result = import_sacct(tmp_path / "blank.txt", tmp_path / "out.swf")
+    assert result.counts["blank_lines"] == 1 and "skipped_unterminated_line" not in result.counts
+    (tmp_path / "header.txt").write_text("|".join(FIELDS))
+    with pytest.raises(SacctFormatError) as raised:
+        import_sacct(tmp_path / "header.txt", tmp_path / "out.swf", skip_bad_lines=True)
+    assert str(raised.value) == (
+        f"{tmp_path / 'header.txt'}, line 1: no newline at the end of the file: the dump is cut short (an "
+        f"interrupted copy?) (got {'|'.join(FIELDS)})"
+    )
+
+
+def test_the_command_reports_a_dump_cut_short(tmp_path, capsys):
+    dump = tmp_path / "cut.txt"
+    dump.write_text("|".join(FIELDS) + "\n" + line())
+    assert main(["import-sacct", str(dump), "-o", str(tmp_path / "t.swf")]) == 2
+    assert capsys.readouterr().err == (
+        f"simcore import-sacct: error: {dump}, line 2: no newline at the end of the file: the dump is cut short (an "
+        f"interrupted copy?) (got {line()!r})\n"
+    )
+    assert main(["import-sacct", str(dump), "-o", str(tmp_path / "t.swf"), "--skip-bad-lines"]) == 2
+    assert "no ended job to write (lines 1, skipped_unterminated_line 1)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fields", [FIELDS, ALIAS_FIELDS, MINIMAL])
+def test_a_dump_of_its_header_alone_has_no_job_to_write(tmp_path, fields):
+    dump = write_dump(tmp_path / "d.txt", fields=fields)
+    with pytest.raises(ValueError) as raised:
+        import_sacct(dump, tmp_path / "out.swf")
+    assert str(raised.value) == f"{dump}: no ended job to write (no job line)"
+
+
+@pytest.mark.parametrize(
+    ("alias", "value", "message"),
+    [
+        ("TimelimitRaw", "02:00:00", "field TimelimitRaw: not a time limit (minutes, UNLIMITED, Partition_Limit)"),
+        ("NCPUS", "four", "field NCPUS: not a count"),
+        ("NNodes", "1.5X", "field NNodes: not a count"),
+        ("Eligible", "01/01/2026", "field Eligible: not a time Y-m-dTH:M:S, Unknown or None"),
+    ],
+)
+def test_a_bad_line_names_the_field_as_the_header_does(tmp_path, alias, value, message):
+    name = {"TimelimitRaw": "Timelimit", "NCPUS": "AllocCPUS", "NNodes": "AllocNodes", "Eligible": "Submit"}[alias]
+    fields = [alias if field == name else field for field in FIELDS]
+    with pytest.raises(SacctFormatError) as raised:
+        convert(tmp_path, "bad.txt", fields, {alias: value})
+    assert str(raised.value) == f"{tmp_path / 'bad.txt'}, line 2: {message} (got {value!r})"
+
+
+def test_a_dump_parsed_for_cpus_cannot_be_counted_in_nodes_without_node_fields(tmp_path):
+    dump = write_dump(tmp_path / "d.txt", "|".join(BASE[name] for name in MINIMAL), fields=MINIMAL)
+    with pytest.raises(ValueError) as raised:
+        swf_fields(parse_sacct(dump), count="nodes", cores_per_node=4)
+    assert str(raised.value) == f"{dump}: counting nodes needs AllocNodes, NNodes or ReqNodes, which the dump has not"
