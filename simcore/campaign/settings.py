@@ -334,13 +334,20 @@ class Campaign:
         files = self.outputs(run)
         if not files:
             return None
-        tables = [file for file in files if "/tables/" in file or file.endswith(".csv")]
-        figures = [file for file in files if file.endswith(".png")]
+        # what is on disk below the root, not below another run's root inside it (results/demo/)
+        others = [Path(other) for other in RUN_ROOTS.values() if other != root and other.startswith(root + "/")]
+        written = [
+            path for path in Path(root).rglob("*") if path.is_file() and not any(path.is_relative_to(o) for o in others)
+        ]
+        tables = [path for path in written if path.parent.name == "tables"]
+        figures = [path for path in written if path.parent.name == "plots" and path.suffix == ".png"]
         lines = [f"schedsweep: the {run} run is done; its results are in {root}/"]
         if f"{root}/reproduction.md" in files:
             lines.append(f"  reproduction report  {root}/reproduction.md (published values next to ours)")
-        lines.append(f"  tables               {len(tables)} files: {root}/tables/ and each study's tables/")
-        lines.append(f"  figures              {len(figures)} PNG (each with a PDF): each study's plots/")
+        lines.append(f"  tables               {len(tables)} files in {root}/tables/ and each study's tables/")
+        lines.append(
+            f"  figures              {len(figures)} PNG (each with a PDF) in {root}/plots/ and each study's plots/"
+        )
         lines.append(f"  HTML report          {shlex.join([*command, '--report', f'{root}/report.html'])}")
         cost = Path(f"{root}/cost.csv")
         if cost.is_file():

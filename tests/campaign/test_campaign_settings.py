@@ -270,7 +270,14 @@ def test_a_finished_run_says_where_its_results_are_and_what_it_cost(tmp_path, mo
     ]
     assert "  HTML report          snakemake --config only=A --report results/report.html" in summary
     assert "cost" not in summary  # no cost.csv yet
-    (tmp_path / "results").mkdir()
+    assert "  tables               0 files in results/tables/ and each study's tables/" in summary
+    # what is written counts, another run's below this one's root (results/demo/) does not
+    for path in ("results/tables/a.csv", "results/own/tables/b.md", "results/demo/tables/c.csv", "results/plots/d.png"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x")
+    summary = run.summary("results", ["snakemake"])
+    assert "  tables               2 files in results/tables/ and each study's tables/" in summary
+    assert "  figures              1 PNG (each with a PDF) in results/plots/ and each study's plots/" in summary
     (tmp_path / "results/cost.csv").write_text(
         "study,trace,jobs,wall_s,cpu_s,max_rss_mb,longest_job_s\nbandit,A,3,4000,3900,120,3000\nown,all,2,5,5,80,4\n"
     )
