@@ -13,18 +13,25 @@ from simcore.workloads.catalogue import load_catalogue
 REPO = Path(__file__).resolve().parent.parent
 
 
+# Where the workflow fetches a catalogue trace (rule fetch_trace), one file name per trace: NAME.swf.gz.
+FETCHED = REPO / "resources" / "traces"
+
+
 def trace_directory() -> Path:
-    """Where the tests read the archive's files (named as in the catalogue): $SCHEDSWEEP_PWA, else the
-    local mirror ../shared/pwa beside the repository, else resources/traces, where the README fetches them."""
+    """Where the tests read the archive's files: $SCHEDSWEEP_PWA, else the local mirror ../shared/pwa
+    beside the repository (both named as in the catalogue, as the archive names them), else
+    resources/traces, where the workflow and the README's fetch command put them (NAME.swf.gz)."""
     if os.environ.get("SCHEDSWEEP_PWA"):
         return Path(os.environ["SCHEDSWEEP_PWA"]).resolve()
     shared = REPO.parent / "shared" / "pwa"
-    return shared if shared.is_dir() else REPO / "resources" / "traces"
+    return shared if shared.is_dir() else FETCHED
 
 
 PWA = trace_directory()
 CATALOGUE = REPO / "config" / "pwa_catalogue.yaml"
-TRACE_FILES = {name: entry["file"] for name, entry in load_catalogue(CATALOGUE).items()}
+TRACE_FILES = {
+    name: f"{name}.swf.gz" if PWA == FETCHED else entry["file"] for name, entry in load_catalogue(CATALOGUE).items()
+}
 # The catalogue's trace whose jobs all lack a requested time: every filter empties it.
 NO_REQUESTED_TIMES = "NASA-iPSC"
 # The traces that keep jobs after filtering: all but NO_REQUESTED_TIMES.
@@ -55,6 +62,20 @@ def mirror_with(*names: str) -> Path:
             pytest.fail(f"REQUIRE_TRACES=1: {reason}")
         pytest.skip(reason)
     return PWA
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config):
+    """pytest-randomly reseeds random and numpy before each test, not Hypothesis. So that the seed it
+    prints (--randomly-seed=N, the same on every xdist worker) repeats a whole run, the Hypothesis tests
+    that are not derandomized draw from that seed too, as --hypothesis-seed=N would make them (which
+    then leave Hypothesis's example database alone); an explicit --hypothesis-seed wins. Runs after
+    pytest-randomly's and Hypothesis's own pytest_configure (trylast), which set and read those options."""
+    seed = getattr(config.option, "randomly_seed", None)
+    if isinstance(seed, int) and config.getoption("hypothesis_seed", None) is None:
+        from hypothesis import core
+
+        core.global_force_seed = seed  # what Hypothesis's plugin sets for --hypothesis-seed
 
 
 def pytest_report_header():

@@ -38,7 +38,12 @@ DICHROMAT = {
 # pair SQF green / SAF red falls to 7 under deuteranopia, Okabe & Ito's closest pair is 16
 TOLD_APART = 15.0
 ORDERS4 = ["FCFS", "SPF", "SQF", "SAF"]
-rng = np.random.default_rng(0)
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    """Each test's own generator: its data never depend on which tests ran before on its worker."""
+    return np.random.default_rng(0)
 
 
 def lab(colour, vision=None) -> np.ndarray:
@@ -116,15 +121,17 @@ def simple_summary() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def predictions(jobs: int = 2000) -> pd.DataFrame:
+def predictions(rng: np.random.Generator, jobs: int = 2000) -> pd.DataFrame:
     run = rng.uniform(10, 1000, jobs)
     # a quarter of the requests at a cap far above the runs: the tail the old axis cut at 80 %
     requested = np.where(rng.random(jobs) < 0.25, 1.6e5, run * rng.uniform(1, 5, jobs))
     return pd.DataFrame({"run": run, "requested": requested, "ave2": run + rng.normal(0, 200, jobs)})
 
 
-def prediction_grid(bulk: int = 30) -> pd.DataFrame:
-    """Triples on traces A and B: the bulk's ranks unrelated, two far triples agreeing."""
+def prediction_grid(rng: np.random.Generator, bulk: int = 30) -> pd.DataFrame:
+    """Triples on traces A and B: the bulk's ranks unrelated, two far triples agreeing. From a fresh
+    default_rng(0), Spearman's rho is 0.20 and Pearson's r 0.99 (over seeds 0-4999, rho has mean 0.17 and
+    standard deviation 0.15, |rho| >= 0.5 for 1.7 % of them, r >= 0.989 for all)."""
     a, b = rng.uniform(0.9, 1.1, bulk), rng.uniform(0.9, 1.1, bulk)
     a, b = np.r_[a, 0.05, 5.0], np.r_[b, 0.05, 5.0]
     rows = [EASY] + [(f"p{k}", "incremental", "SJBF") for k in range(len(a))] + [("clairvoyant", "request", "EASY")]
@@ -138,7 +145,7 @@ def prediction_grid(bulk: int = 30) -> pd.DataFrame:
     )
 
 
-def every_figure():
+def every_figure(rng: np.random.Generator):
     curves = pd.DataFrame(
         [
             {"order": order, "threshold": np.nan, "backfill": "queue", "week": w}
@@ -161,9 +168,9 @@ def every_figure():
         "delayed": simple_delayed_figure(simple_runs(MIN_SUMMARISED)),
         "backfilled": simple_backfilled_figure(simple_runs(3)),
         "categories": simple_categories_figure(simple_summary()),
-        "ecdf_errors": prediction_ecdf_figure(predictions(), "T", None, "errors"),
-        "ecdf_values": prediction_ecdf_figure(predictions(), "T", None, "values"),
-        "correlations": correlation_figure(prediction_grid()),
+        "ecdf_errors": prediction_ecdf_figure(predictions(rng), "T", None, "errors"),
+        "ecdf_values": prediction_ecdf_figure(predictions(rng), "T", None, "values"),
+        "correlations": correlation_figure(prediction_grid(rng)),
     }
 
 
@@ -187,9 +194,9 @@ def drawn_colours(figure):
                 yield patch.get_edgecolor()
 
 
-def test_every_study_figure_draws_with_the_one_palette():
+def test_every_study_figure_draws_with_the_one_palette(rng):
     allowed = {to_rgb(colour) for colour in PALETTE}
-    figures = every_figure()
+    figures = every_figure(rng)
     for name, figure in figures.items():
         for colour in drawn_colours(figure):
             rgb = to_rgb(colour[:3] if not isinstance(colour, str) else colour)
@@ -231,8 +238,8 @@ def test_objectives_draw_bands_only_over_enough_variants():
         plt.close(figure)
 
 
-def test_the_error_axis_holds_every_predictor_up_to_the_percentiles_the_caption_gives():
-    frame = predictions()
+def test_the_error_axis_holds_every_predictor_up_to_the_percentiles_the_caption_gives(rng):
+    frame = predictions(rng)
     figure = prediction_ecdf_figure(frame, "T", None, "errors")
     low, high = figure.axes[0].get_xlim()
     for column in ("requested", "ave2"):
@@ -242,8 +249,8 @@ def test_the_error_axis_holds_every_predictor_up_to_the_percentiles_the_caption_
     plt.close(figure)
 
 
-def test_correlations_give_spearman_over_the_heuristic_triples_and_their_number():
-    grid = prediction_grid()
+def test_correlations_give_spearman_over_the_heuristic_triples_and_their_number(rng):
+    grid = prediction_grid(rng)
     figure = correlation_figure(grid)
     wide = grid[grid["predictor"] != "clairvoyant"].pivot_table(index=TRIPLE, columns="trace", values="avg_bsld")
     rho = wide["A"].corr(wide["B"], method="spearman")

@@ -333,6 +333,7 @@ def run(workdir: Path, config: dict, *args) -> None:
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
+@pytest.mark.workflow
 def test_reproduction_report_builds_from_the_studies_that_run(tmp_path):
     # .test's configuration restricted to lublin-256: the dynamic scheduling experiments, without
     # the learned functions, the co-scheduling and elastic studies; the report from their sections
