@@ -24,16 +24,20 @@ from simcore.engine._predictor cimport Predictor
 from simcore.engine._sorted cimport Entry, Heap, heap_pop, heap_push, sorted_insert, sorted_remove
 
 STRATEGY_NAMES = ("SPACE", "STATIC", "ASAX", "HEADROOM", "EXTERNAL")
-LOSS_NAMES = ("degradation", "walltime")
+LOSS_NAMES = ("degradation", "walltime", "host+guest")
 SCOPE_NAMES = ("shared", "per-donor")
 INTERFERENCE_NAMES = ("constant", "pressure")
 QUOTA_NAMES = ("fixed", "dynamic")
 FEEDBACK_NAMES = ("decision", "completion")
 EXPERT_NAMES = ("CPU", "MEM", "TYPE", "PHASE")
+SCHEDULER_NAMES = ("easy", "first-fit")
+STATIC_NAMES = ("paired", "every-job")
+CPU_LIMIT_NAMES = ("quota", "shares")
 
 cdef enum:
     N_EXPERTS = 4
     CASE_FIELDS = 8     # round, level, loss, mixture's probability, each expert's probability
+    PENDING_FIELDS = 9  # level, mixture, since, donor's and guest's work left, each expert's probability
     LEVELS_LIMIT = 64
     FAILED_KEPT = 8
 MAX_LEVELS = LEVELS_LIMIT
@@ -52,6 +56,19 @@ cdef enum Interference:
 cdef enum Quotas:
     FIXED = 0       # a pair keeps the quota it formed with
     DYNAMIC = 1     # re-decided at a pass that finds the donor's expert leaves changed (section 3)
+
+cdef enum Loss:
+    DEGRADATION = 0     # the donor's slowdown
+    WALLTIME = 1        # the donor's overrun of its estimate
+    HOST_GUEST = 2      # the donor's and the guest's slowdowns, averaged
+
+cdef enum Scheduler:
+    EASY = 0        # EASY backfilling; pairs may not delay the head's reservation
+    FIRST_FIT = 1   # every waiting job that fits starts, nothing is reserved (the paper's Mesos framework)
+
+cdef enum CpuLimit:
+    QUOTA = 0       # STATIC on every job: a hard cap at half a processor per processor
+    SHARES = 1      # work-conserving: what the others leave idle is usable (section 2b)
 
 cdef enum Feedback:
     AT_DECISION = 0     # the loss the model predicts, at the case
@@ -78,6 +95,24 @@ cdef inline double capped(double share, double efficiency) noexcept nogil:
         return 1.0
     cdef double ratio = share / efficiency
     return ratio if ratio < 1.0 else 1.0
+
+
+cdef inline double degradation(double paired_rate) noexcept nogil:
+    """The degradation loss of running at paired_rate: min(1, 2 (1/rate - 1)) (section 5.5)."""
+    cdef double loss = 2.0 * (1.0 / paired_rate - 1.0)
+    return loss if loss < 1.0 else 1.0
+
+
+cdef inline double observed_degradation(double elapsed, double progress) noexcept nogil:
+    """The degradation observed over `elapsed` seconds in which a job did `progress` of its work:
+    0 when no time passed, 1 when it did no work (section 5.5, feedback at completion)."""
+    cdef double loss
+    if elapsed <= 0.0:
+        return 0.0
+    if progress <= 0.0:
+        return 1.0
+    loss = 2.0 * (elapsed / progress - 1.0)
+    return 0.0 if loss < 0.0 else (1.0 if loss > 1.0 else loss)
 
 
 cdef inline int metric_bin(double value) noexcept nogil:
@@ -157,10 +192,13 @@ cdef int _check_jobs(const double[::1] submit, const double[::1] work,
 
 
 cdef int _check_settings(int strategy, int levels, double kappa, double memory_capacity,
-                         int loss, int scope, int interference, int quotas, int feedback) except -1:
+                         int loss, int scope, int interference, int quotas, int feedback,
+                         int scheduler, int static_mode, int cpu_limit) except -1:
     for name, code, names in (("strategy", strategy, STRATEGY_NAMES), ("loss", loss, LOSS_NAMES),
                               ("scope", scope, SCOPE_NAMES), ("interference", interference, INTERFERENCE_NAMES),
-                              ("quotas", quotas, QUOTA_NAMES), ("feedback", feedback, FEEDBACK_NAMES)):
+                              ("quotas", quotas, QUOTA_NAMES), ("feedback", feedback, FEEDBACK_NAMES),
+                              ("scheduler", scheduler, SCHEDULER_NAMES), ("static", static_mode, STATIC_NAMES),
+                              ("cpu_limit", cpu_limit, CPU_LIMIT_NAMES)):
         if not 0 <= code < len(names):
             raise ValueError(f"{name} code {code} is not in 0 to {len(names) - 1} "
                              f"({', '.join(names)})")
@@ -170,6 +208,10 @@ cdef int _check_settings(int strategy, int levels, double kappa, double memory_c
         raise ValueError(f"kappa must be in [0, 1), got {kappa}")
     if (quotas == DYNAMIC or feedback == AT_COMPLETION) and strategy != ASAX:
         raise ValueError("dynamic quotas and feedback at completion are the ASAX learner's (strategy ASAX)")
+    if static_mode == 1 and (strategy != STATIC or interference != CONSTANT):
+        raise ValueError("static every-job is the STATIC strategy's, with constant interference")
+    if cpu_limit == SHARES and static_mode != 1:
+        raise ValueError("cpu_limit shares applies to static every-job only (pairs have hard-cap quotas)")
     if not (isnan(memory_capacity) or (isfinite(memory_capacity) and memory_capacity > 0.0)):
         raise ValueError(f"memory capacity must be positive and finite, or NaN (memory off), "
                          f"got {memory_capacity}")
@@ -192,8 +234,15 @@ cdef class SharingSimulation:
     cdef double* memory          # NaN: unknown
     cdef long long* procs
     cdef long long machine_size, free_procs
-    cdef int strategy, levels, loss, scope, interference, quotas, feedback
+    cdef int strategy, levels, loss, scope, interference, quotas, feedback, scheduler, cpu_limit
     cdef bint protect_reservation, fall_through, learn, log_cases
+    # STATIC on every job (section 2b): the machine counts half-processors, each job holds half of
+    # each of its processors; running jobs by (efficiency, position), for the water level of shares
+    cdef bint every_job
+    cdef long long capacity           # what free_procs counts: m processors, or 2m half-processors
+    cdef double allocation_unit       # quota a job holds per processor it asks for: 1, or 0.5
+    cdef Entry* by_efficiency
+    cdef Py_ssize_t n_by_efficiency
     cdef double kappa, memory_capacity   # capacity NaN: memory off
     cdef readonly double now
     cdef readonly double busy_area       # integral of processors holding >= 1 job
@@ -265,10 +314,11 @@ cdef class SharingSimulation:
                   learner_state=None, int interference=CONSTANT, bint protect_reservation=True,
                   bint fall_through=True, bint learn=True, bint log_cases=False, int quotas=FIXED,
                   int feedback=AT_DECISION, Predictor predictor=None, const int[::1] user=None, int n_users=1,
-                  int guests=1):
+                  int guests=1, int scheduler=EASY, int static_mode=0, int cpu_limit=QUOTA):
         cdef Py_ssize_t n = submit.shape[0], j
         _check_jobs(submit, work, estimate, procs, efficiency, memory, machine_size)
-        _check_settings(strategy, levels, kappa, memory_capacity, loss, scope, interference, quotas, feedback)
+        _check_settings(strategy, levels, kappa, memory_capacity, loss, scope, interference, quotas, feedback,
+                        scheduler, static_mode, cpu_limit)
         if guests < 1:
             raise ValueError(f"guests (per donor) must be >= 1, got {guests}")
         if predictor is not None and (user is None or user.shape[0] != n):
@@ -287,7 +337,12 @@ cdef class SharingSimulation:
         for j in range(n):
             self.procs[j] = procs[j]
         self.machine_size = machine_size
-        self.free_procs = machine_size
+        self.every_job = static_mode == 1
+        self.capacity = 2 * machine_size if self.every_job else machine_size
+        self.allocation_unit = 0.5 if self.every_job else 1.0
+        self.free_procs = self.capacity
+        self.scheduler = scheduler
+        self.cpu_limit = cpu_limit
         self.strategy = strategy
         self.levels = levels
         self.kappa = kappa
@@ -295,7 +350,8 @@ cdef class SharingSimulation:
         self.loss = loss
         self.scope = scope
         self.interference = interference
-        self.protect_reservation = protect_reservation
+        # first fit reserves nothing: there is no reservation to protect
+        self.protect_reservation = protect_reservation and scheduler == EASY
         self.fall_through = fall_through
         self.learn = learn
         self.log_cases = log_cases
@@ -320,7 +376,7 @@ cdef class SharingSimulation:
         self.seen_estimate = self.estimate if predictor is None else copy_doubles(estimate)
         self.level = np.empty(n, dtype=np.intc)
         self.decided_leaves = np.empty(n, dtype=np.intc)
-        self.pending = np.zeros((n if feedback == AT_COMPLETION else 0, 4 + N_EXPERTS))
+        self.pending = np.zeros((n if feedback == AT_COMPLETION else 0, PENDING_FIELDS))
         self.has_pending = np.zeros(n if feedback == AT_COMPLETION else 0, dtype=np.uint8)
         self.partner = np.full(n, -1, dtype=np.int64)
         self.first_guest = np.full(n, -1, dtype=np.int64)
@@ -347,6 +403,10 @@ cdef class SharingSimulation:
         if (self.waiting == NULL or self.releases == NULL or self.unpaired == NULL
                 or self.completions.items == NULL or self.paired == NULL):
             raise MemoryError()
+        if self.every_job:
+            self.by_efficiency = <Entry*> malloc(count * sizeof(Entry))
+            if self.by_efficiency == NULL:
+                raise MemoryError()
         if predictor is not None:
             if predictor.owner != 0:
                 raise ValueError("the predictor already serves a running simulation")
@@ -400,6 +460,7 @@ cdef class SharingSimulation:
         free(self.alpha_log.rows)
         free(self.case_rows.rows)
         free(self.paired)
+        free(self.by_efficiency)
         free(self.user)
         if self.seen_estimate != self.estimate:
             free(self.seen_estimate)
@@ -552,10 +613,13 @@ cdef class SharingSimulation:
         self.free_procs -= self.procs[j]
         if self.predictor is not None:
             self.predictor.started(j, t)
-        self._allocate(j, t, <double> self.procs[j])
+        self._allocate(j, t, self.allocation_unit * <double> self.procs[j])
         self._add_releases(j)
         sorted_insert(self.unpaired, &self.n_unpaired, t, j)
         self._push_completion(j)
+        if self.every_job:
+            self.quota[j] = 0.5
+            sorted_insert(self.by_efficiency, &self.n_by_efficiency, self.efficiency[j], j)
 
     cdef void _pair(self, Py_ssize_t a, Py_ssize_t b, double f, double donor_rate,
                     double t) noexcept nogil:
@@ -605,6 +669,8 @@ cdef class SharingSimulation:
             sorted_remove(self.unpaired, &self.n_unpaired, self.start[j], j)
         if self.n_guests[j] == 0:       # alone: its processors become idle
             self.free_procs += self.procs[j]
+            if self.every_job:
+                sorted_remove(self.by_efficiency, &self.n_by_efficiency, self.efficiency[j], j)
             return
         # a donor ends: its unshared processors become idle, each guest keeps its own, alone
         self.free_procs += self.procs[j] - self.guest_procs[j]
@@ -691,7 +757,16 @@ cdef class SharingSimulation:
         if i == self.n_waiting:
             self._redecide_without_reservation(t)
             return
-        if self.free_procs > 0:
+        if self.scheduler == FIRST_FIT:
+            # every waiting job that fits starts, in FCFS order; nothing is reserved
+            while self.free_procs > 0 and i < self.n_waiting:
+                j = self.waiting[i]
+                i += 1
+                if self.state[j] == WAITING and self.procs[j] <= self.free_procs:
+                    self._start(j, t)
+            self.shadow = INFINITY
+            self.extra = 0
+        elif self.free_procs > 0:
             while i < self.n_waiting:
                 j = self.waiting[i]
                 i += 1
@@ -722,7 +797,7 @@ cdef class SharingSimulation:
             self._reserve(self.waiting[i])
         if self.quotas == DYNAMIC:
             self._redecide(t)
-        if self.strategy != SPACE and self.n_unpaired > 0:
+        if self.strategy != SPACE and not self.every_job and self.n_unpaired > 0:
             self.walking = True
             self.walk_pos = 0
             self.donor_pos = 0
@@ -730,6 +805,41 @@ cdef class SharingSimulation:
             self.n_failed = 0
             self.failed_slot = 0
             self._donor_bounds()
+
+    # -- STATIC on every job (section 2b) --------------------------------------
+
+    cdef void _rebalance(self, double t) noexcept nogil:
+        """Every running job's rate from the machine's state at the end of instant t: half a
+        processor a processor (quota), or the water level of the shares; kappa while the running
+        jobs' processors exceed the machine's."""
+        cdef long long threads = self.capacity - self.free_procs
+        cdef double interference = self.kappa if threads > self.machine_size else 0.0
+        cdef double room = <double> self.machine_size, weight = <double> threads, level = INFINITY, u, new_rate
+        cdef Py_ssize_t i, j, capped_from = self.n_by_efficiency
+        if self.cpu_limit == SHARES:
+            for i in range(self.n_by_efficiency):
+                u = self.by_efficiency[i].key
+                j = self.by_efficiency[i].idx
+                if u * weight <= room:
+                    room -= <double> self.procs[j] * u
+                    weight -= <double> self.procs[j]
+                else:
+                    level = room / weight
+                    capped_from = i
+                    break
+        for i in range(self.n_by_efficiency):
+            u = self.by_efficiency[i].key
+            j = self.by_efficiency[i].idx
+            if self.cpu_limit == QUOTA:
+                new_rate = (1.0 - interference) * capped(0.5, u)
+            elif i < capped_from:
+                new_rate = (1.0 - interference) * 1.0
+            else:
+                new_rate = (1.0 - interference) * (level / u)
+            if new_rate != self.rate[j]:
+                self._drop_releases(j)
+                self._set_rate(j, t, new_rate)
+                self._add_releases(j)
 
     # -- dynamic quotas (section 3) -------------------------------------------
 
@@ -997,15 +1107,16 @@ cdef class SharingSimulation:
         leaf[3] = EXPERT_QUARTERS[27 + hp * 3 + phase_bin]
 
     cdef double _case_loss(self, Py_ssize_t a, Py_ssize_t b, int k, double t) noexcept nogil:
-        cdef double paired_rate, late, loss
+        cdef double f = <double> k / self.levels, paired_rate, late, loss
         if k == 0:
             return 0.0
-        paired_rate = self._donor_rate(a, b, <double> k / self.levels)
-        if self.loss == 0:
-            loss = 2.0 * (1.0 / paired_rate - 1.0)
-        else:
-            late = (t - self.start[a]) + self._remaining_at(a, t) / paired_rate - self.estimate[a]
-            loss = (late if late > 0.0 else 0.0) / self.estimate[a]
+        paired_rate = self._donor_rate(a, b, f)
+        if self.loss == DEGRADATION:
+            return degradation(paired_rate)
+        if self.loss == HOST_GUEST:
+            return 0.5 * (degradation(paired_rate) + degradation(self._guest_rate(a, b, f)))
+        late = (t - self.start[a]) + self._remaining_at(a, t) / paired_rate - self.estimate[a]
+        loss = (late if late > 0.0 else 0.0) / self.estimate[a]
         return loss if loss < 1.0 else 1.0
 
     cdef int _learner_choice(self, Py_ssize_t a, Py_ssize_t b, double t) noexcept nogil:
@@ -1040,7 +1151,9 @@ cdef class SharingSimulation:
         if self.feedback == AT_DECISION:
             self._charge(learner, chosen, mixture, probabilities, self._case_loss(a, b, chosen, t))
         elif chosen > 0:        # a0 costs nothing: there is nothing to observe
-            self._hold(b, chosen, mixture, probabilities, t, self._remaining_at(a, t))
+            # a guest still waiting has all its work left
+            self._hold(b, chosen, mixture, probabilities, t, self._remaining_at(a, t),
+                       self.work[b] if self.state[b] == WAITING else self._remaining_at(b, t))
         return chosen
 
     cdef void _charge(self, Learner* learner, int chosen, double mixture, double* probabilities,
@@ -1070,7 +1183,7 @@ cdef class SharingSimulation:
                 self._log_alpha()
 
     cdef void _hold(self, Py_ssize_t b, int chosen, double mixture, double* probabilities, double t,
-                    double donor_left) noexcept nogil:
+                    double donor_left, double guest_left) noexcept nogil:
         """Feedback at completion: keep guest b's decision until its pair ends or is re-decided."""
         cdef int i
         self.has_pending[b] = True
@@ -1078,36 +1191,32 @@ cdef class SharingSimulation:
         self.pending[b, 1] = mixture
         self.pending[b, 2] = t
         self.pending[b, 3] = donor_left
+        self.pending[b, 4] = guest_left
         for i in range(N_EXPERTS):
-            self.pending[b, 4 + i] = probabilities[i]
+            self.pending[b, 5 + i] = probabilities[i]
 
     cdef void _settle(self, Py_ssize_t a, Py_ssize_t b, double t) noexcept nogil:
         """Charge guest b's held decision with the loss observed on its donor a since it was taken:
         the donor's slowdown over that time (degradation), or its overrun at its present rate
         (walltime; its actual overrun when it has just ended)."""
         cdef Learner* learner = &self.per_donor[a] if self.scope == 1 else &self.shared
-        cdef double elapsed, progress, loss, late
+        cdef double elapsed, loss, late
         cdef double probabilities[N_EXPERTS]
         cdef int i
         if self.feedback == AT_DECISION or not self.has_pending[b]:
             return
         self.has_pending[b] = False
-        if self.loss == 0:
-            elapsed = t - self.pending[b, 2]
-            progress = self.pending[b, 3] - self._remaining_at(a, t)
-            if elapsed <= 0.0:
-                loss = 0.0
-            elif progress <= 0.0:
-                loss = 1.0
-            else:
-                loss = 2.0 * (elapsed / progress - 1.0)
-                loss = 0.0 if loss < 0.0 else (1.0 if loss > 1.0 else loss)
-        else:
+        elapsed = t - self.pending[b, 2]
+        if self.loss == WALLTIME:
             late = (t - self.start[a]) + self._remaining_at(a, t) / self.rate[a] - self.estimate[a]
             loss = (late if late > 0.0 else 0.0) / self.estimate[a]
             loss = loss if loss < 1.0 else 1.0
+        else:
+            loss = observed_degradation(elapsed, self.pending[b, 3] - self._remaining_at(a, t))
+            if self.loss == HOST_GUEST:
+                loss = 0.5 * (loss + observed_degradation(elapsed, self.pending[b, 4] - self._remaining_at(b, t)))
         for i in range(N_EXPERTS):
-            probabilities[i] = self.pending[b, 4 + i]
+            probabilities[i] = self.pending[b, 5 + i]
         self._charge(learner, <int> self.pending[b, 0], self.pending[b, 1], probabilities, loss)
 
     cdef void _log_case(self, double round, int chosen, double loss, double mixture,
@@ -1151,7 +1260,7 @@ cdef class SharingSimulation:
             if t == INFINITY:
                 return False
             if self.now > -INFINITY:
-                self.busy_area += (self.machine_size - self.free_procs) * (t - self.now)
+                self.busy_area += (self.allocation_unit * (self.capacity - self.free_procs)) * (t - self.now)
             while self.completions.size > 0 and self.completions.items[0].key == t:
                 j = heap_pop(&self.completions)
                 if self.state[j] == RUNNING and self.completion[j] == t:
@@ -1166,6 +1275,8 @@ cdef class SharingSimulation:
                 self.next_submission += 1
             self.now = t
             self._pass(t)
+            if self.every_job:
+                self._rebalance(t)
 
     # -- Python interface -----------------------------------------------------
 

@@ -15,13 +15,16 @@ import numpy as np
 from simcore.engine.predictors import make_predictor
 from simcore.engine.workload import Workload
 from simcore.studies.coscheduling._sharing import (
+    CPU_LIMIT_NAMES,
     EXPERT_NAMES,
     FEEDBACK_NAMES,
     INTERFERENCE_NAMES,
     LOSS_NAMES,
     MAX_LEVELS,
     QUOTA_NAMES,
+    SCHEDULER_NAMES,
     SCOPE_NAMES,
+    STATIC_NAMES,
     STRATEGY_NAMES,
     SharingSimulation,
 )
@@ -32,6 +35,9 @@ SCOPES = SCOPE_NAMES
 INTERFERENCES = INTERFERENCE_NAMES
 QUOTAS = QUOTA_NAMES
 FEEDBACKS = FEEDBACK_NAMES
+SCHEDULERS = SCHEDULER_NAMES
+STATIC_MODES = STATIC_NAMES
+CPU_LIMITS = CPU_LIMIT_NAMES
 # the estimates the experts may read (phase, Hp): the engine's predictors but the learned regression
 FEATURES = ("request", "clairvoyant", "ave2")
 EXPERTS = EXPERT_NAMES
@@ -71,6 +77,9 @@ class SharingSettings:
     feedback: str = "decision"  # or completion: the loss observed when the pair ends or is re-decided (ASAX)
     features: str = "request"  # the estimate the experts' phase and Hp read: request, clairvoyant or ave2
     guests: int = 1  # guests a donor may host at once, each on its own processors
+    scheduler: str = "easy"  # or first-fit: every job that fits starts, nothing reserved (the paper's Mesos)
+    static: str = "paired"  # or every-job: STATIC gives every job half of each of its processors (§2b)
+    cpu_limit: str = "quota"  # every-job STATIC: a hard cap (cgroup quota) or shares (work-conserving)
 
     def __post_init__(self):
         checks = (
@@ -85,6 +94,18 @@ class SharingSettings:
             ),
             (self.quotas in QUOTAS, f"quotas {self.quotas!r}: choose one of {', '.join(QUOTAS)}"),
             (self.feedback in FEEDBACKS, f"feedback {self.feedback!r}: choose one of {', '.join(FEEDBACKS)}"),
+            (self.scheduler in SCHEDULERS, f"scheduler {self.scheduler!r}: choose one of {', '.join(SCHEDULERS)}"),
+            (self.static in STATIC_MODES, f"static {self.static!r}: choose one of {', '.join(STATIC_MODES)}"),
+            (self.cpu_limit in CPU_LIMITS, f"cpu_limit {self.cpu_limit!r}: choose one of {', '.join(CPU_LIMITS)}"),
+            (
+                self.static == "paired" or (self.strategy == "STATIC" and self.interference == "constant"),
+                f"static {self.static!r} is the STATIC strategy's, with constant interference "
+                f"(got strategy {self.strategy}, interference {self.interference})",
+            ),
+            (
+                self.cpu_limit == "quota" or self.static == "every-job",
+                f"cpu_limit {self.cpu_limit!r} applies to static: every-job only (a pair's quotas are hard caps)",
+            ),
             (self.features in FEATURES, f"features {self.features!r}: choose one of {', '.join(FEATURES)}"),
             (
                 isinstance(self.guests, int) and not isinstance(self.guests, bool) and self.guests >= 1,
@@ -204,6 +225,9 @@ def _sharing_core(workload, settings, efficiency, memory_capacity, seed, learner
         users,
         int(users.max()) + 1 if users is not None and len(users) else 1,
         settings.guests,
+        SCHEDULERS.index(settings.scheduler),
+        STATIC_MODES.index(settings.static),
+        CPU_LIMITS.index(settings.cpu_limit),
     )
 
 
