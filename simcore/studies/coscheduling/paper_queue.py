@@ -26,8 +26,13 @@ import numpy as np
 import pandas as pd
 
 from simcore.engine.workload import Workload
-from simcore.reporting.published import ASAX_LOADS, ASAX_TABLE2_WORKFLOWS, ASAX_WORKFLOWS
-from simcore.studies.coscheduling.sharing import simulate_sharing
+from simcore.reporting.published import (
+    ASAX_LOADS,
+    ASAX_TABLE2_WORKFLOW_COLUMNS,
+    ASAX_TABLE2_WORKFLOWS,
+    ASAX_WORKFLOWS,
+)
+from simcore.studies.coscheduling.sharing import EXPERTS, SharingSettings, simulate_sharing
 from simcore.studies.coscheduling.study import allocation_utilisations, memory_allocation_utilisations, run_metrics
 
 # Cluster size (cores) -> the paper's load label: 512 / cores (Table 3).
@@ -63,6 +68,18 @@ def _check_size(cores: int) -> str:
 def _check_sets(sets: int) -> None:
     if isinstance(sets, bool) or not isinstance(sets, (int, np.integer)) or sets < 1:
         raise ValueError(f"the queue needs at least one set of the 15 workflow jobs, got sets={sets!r}")
+
+
+def table2_weighted_mean(strategy: str, load_label: str, column: str = "CPU util %") -> float:
+    """A column of the paper's Table 2 averaged over the 15 jobs of a set (each workflow class
+    weighted by its jobs: Montage, BLAST, Statistics 4, Synthetic 3), from the published CSV: the
+    strategy's mean over the queue's jobs, what our per-job means are compared with."""
+    index = ASAX_TABLE2_WORKFLOW_COLUMNS.index(column)
+    total = sum(
+        len(WORKFLOW_SIZES[name]) * ASAX_TABLE2_WORKFLOWS[(strategy, load_label, name)][index]
+        for name in ASAX_WORKFLOWS
+    )
+    return total / sum(len(sizes) for sizes in WORKFLOW_SIZES.values())
 
 
 def workflow_classes(cores: int, sets: int = PAPER_QUEUE_SETS) -> np.ndarray:
@@ -127,12 +144,18 @@ def paper_queue(cores: int, walltime_factor: float = DEFAULT_WALLTIME_FACTOR, se
 # -- the study on the queue (docs/coscheduling.md §6) -------------------------------------------
 
 PAPER_QUEUE_TRACE = "ASA_X-queue"  # the queue's name in the study's rows, as a trace's
+# The paper's Static and ASA_X ran on its Mesos framework: a first fit, no reservation (§3.2, §4.1);
+# its Slurm column is EASY. A configuration that names its own scheduler keeps it.
+PAPER_SCHEDULER = "first-fit"
+# Table 2: "each three times"; the learner carried from run to run in the paper's order (warm)
+PAPER_REPETITIONS = 3
 CLASS_COLUMNS = [
     "load",
     "kappa",
     "configuration",
     "strategy",
     "seed",
+    "window",
     "cores",
     "workflow",
     "jobs",
@@ -144,37 +167,83 @@ CLASS_COLUMNS = [
 ]
 
 
-def queue_runs(sweep, walltime_factor: float = DEFAULT_WALLTIME_FACTOR) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every run of `sweep` (its warm configurations left out: the queue is one window) on the queue
-    at each of the paper's sizes, memory on with M = the paper's memory per core: (rows as E1's, with
-    the paper's load 512 / cores and window 0; per workflow class, the Table 2 analogues)."""
+def queue_settings(settings: SharingSettings, options: dict, scheduler: str) -> SharingSettings:
+    """A configuration's settings on the queue: the sharing strategies on `scheduler` unless the
+    configuration names its own; SPACE (the paper's Slurm) on EASY."""
+    if options["strategy"] == "SPACE" or "scheduler" in options:
+        return settings
+    return replace(settings, scheduler=scheduler)
+
+
+def queue_runs(
+    sweep,
+    walltime_factor: float = DEFAULT_WALLTIME_FACTOR,
+    scheduler: str = PAPER_SCHEDULER,
+    repetitions: int = PAPER_REPETITIONS,
+    warm: bool = True,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every run of `sweep` (its warm configurations left out: `warm` decides for every learner here)
+    on the queue at each of the paper's sizes, `repetitions` times each, memory on with M = the
+    paper's memory per core: (rows as E1's, with the paper's load 512 / cores and the repetition as
+    the window; per workflow class, the Table 2 analogues). With `warm`, a learner is carried from
+    run to run in the paper's order: the sizes as Table 2 lists them, each `repetitions` times."""
+    if isinstance(repetitions, bool) or not isinstance(repetitions, (int, np.integer)) or repetitions < 1:
+        raise ValueError(f"repetitions must be an integer >= 1, got {repetitions!r}")
     rows, classes = [], []
     sweep = replace(sweep, memory=True, memory_capacity=float(NODE_MEMORY_PER_CORE_KB))
-    for cores in PAPER_QUEUE_SIZES:
-        workload = paper_queue(cores, walltime_factor)
-        names = workflow_classes(cores)
-        load = float(ASAX_LOADS[PAPER_LOAD_LABELS[cores]][0])
-        for name, options, kappa, seed, settings in sweep.grid(workload):
-            if options.get("warm"):
-                continue
-            result = simulate_sharing(workload, settings, seed=[seed, cores])
-            key = {"load": load, "kappa": kappa, "configuration": name, "strategy": options["strategy"], "seed": seed}
-            rows.append({"experiment": "E1", **key, "window": 0, "size_binds": False, **run_metrics(result)})
-            runtime = result.end - result.start
-            allocation, memory = allocation_utilisations(result), memory_allocation_utilisations(result)
-            for workflow in ASAX_WORKFLOWS:
-                jobs = names == workflow
-                classes.append(
+    queues = {cores: (paper_queue(cores, walltime_factor), workflow_classes(cores)) for cores in PAPER_QUEUE_SIZES}
+    for name, options, kappa, seed, settings in sweep.grid(queues[PAPER_QUEUE_SIZES[0]][0]):
+        if options.get("warm"):
+            continue
+        settings = queue_settings(settings, options, scheduler)
+        state = None
+        for cores, (workload, names) in queues.items():
+            load = float(ASAX_LOADS[PAPER_LOAD_LABELS[cores]][0])
+            for repetition in range(repetitions):
+                result = simulate_sharing(workload, settings, seed=[seed, cores, repetition], learner_state=state)
+                if warm and options["strategy"] == "ASAX":
+                    state = result.learner["state"]
+                key = {
+                    "load": load,
+                    "kappa": kappa,
+                    "configuration": name,
+                    "strategy": options["strategy"],
+                    "seed": seed,
+                    "window": repetition,
+                }
+                final = result.learner["state"]
+                rows.append(
                     {
+                        "experiment": "E1",
                         **key,
-                        "cores": cores,
-                        "workflow": workflow,
-                        "jobs": int(jobs.sum()),
-                        "runtime_h": float(runtime[jobs].mean() / 3600.0),
-                        "runtime_sd": float(runtime[jobs].std() / runtime[jobs].mean()),
-                        "allocation_utilisation": float(allocation[jobs].mean()),
-                        "memory_allocation_utilisation": float(memory[jobs].mean()),
-                        "mean_slowdown": float((runtime[jobs] / workload.run[jobs]).mean()),
+                        "size_binds": False,
+                        "scheduler": settings.scheduler,
+                        "learner_round": int(final["round"]),
+                        **{f"alpha_{expert}": float(final["alpha"][i]) for i, expert in enumerate(EXPERTS)},
+                        **run_metrics(result),
                     }
                 )
+                classes += _class_rows(result, names, key | {"cores": cores})
     return pd.DataFrame(rows), pd.DataFrame(classes, columns=CLASS_COLUMNS)
+
+
+def _class_rows(result, names: np.ndarray, key: dict) -> list[dict]:
+    """The Table 2 analogues of one run, per workflow class."""
+    runtime = result.end - result.start
+    allocation, memory = allocation_utilisations(result), memory_allocation_utilisations(result)
+    rows = []
+    for workflow in ASAX_WORKFLOWS:
+        jobs = names == workflow
+        rows.append(
+            {
+                **key,
+                "workflow": workflow,
+                "jobs": int(jobs.sum()),
+                "runtime_h": float(runtime[jobs].mean() / 3600.0),
+                "runtime_sd": float(runtime[jobs].std() / runtime[jobs].mean()),
+                "allocation_utilisation": float(allocation[jobs].mean()),
+                "memory_allocation_utilisation": float(memory[jobs].mean()),
+                "mean_slowdown": float((runtime[jobs] / result.workload.run[jobs]).mean()),
+            }
+        )
+    return rows

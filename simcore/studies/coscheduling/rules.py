@@ -45,7 +45,17 @@ def run_options(section: dict, trace: str, base_seed: int) -> str:
 
 def queue_options(section: dict) -> str:
     """`simcore coscheduling-paper-queue` options: the configurations, κ, seeds and walltimes."""
-    return f"{configurations_options(section)} --walltime-factor {section['paper_queue']['walltime_factor']}"
+    queue = section["paper_queue"]
+    return " ".join(
+        [
+            configurations_options(section),
+            f"--walltime-factor {queue['walltime_factor']}",
+            f"--queue-configurations '{json.dumps(queue.get('configurations', {}))}'",
+            f"--scheduler {queue.get('scheduler', 'first-fit')}",
+            f"--repetitions {queue.get('repetitions', 3)}",
+            f"--learner {queue.get('learner', 'warm')}",
+        ]
+    )
 
 
 def queue_file(root: str, section: dict, name: str) -> list[str]:

@@ -55,6 +55,9 @@ CONFIGURATION_KEYS = (
     "feedback",
     "features",
     "guests",
+    "scheduler",
+    "static",
+    "cpu_limit",
     "warm",
 )
 DETERMINISTIC = ("SPACE", "STATIC", "HEADROOM")
@@ -342,8 +345,6 @@ BASE_KEYS = ["trace", "experiment", "load", "window"]
 HEADROOM_KEYS = [*BASE_KEYS, "kappa"]
 GROUP_KEYS = ["trace", "experiment", "load", "kappa", "configuration", "strategy"]
 # "≈" in the paper's orderings: within 25 % of each other; "≫": at least 10 points more.
-SIMILAR = 1.25
-MUCH_MORE_POINTS = 10.0
 
 
 def against_space(runs: pd.DataFrame) -> pd.DataFrame:
@@ -369,6 +370,7 @@ def against_space(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 # Columns summarised by their mean and their 10th and 90th percentiles over windows (E1) or seeds (E2).
+QUEUE_COLUMNS = ("rounds", "scheduler", "learner_round", *(f"alpha_{expert}" for expert in EXPERTS))
 SPREAD_COLUMNS = (
     *(f"{metric}_ratio" for metric in RATIO_METRICS),
     *UTILISATIONS,
@@ -396,6 +398,12 @@ def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
         guest_share=("guest_share", "mean"),
         cases=("cases", "sum"),
         mean_loss=("mean_loss", "mean"),
+        # the paper queue's runs: the base scheduler they ran on, where their learner ended
+        **{
+            column: (column, "first" if column == "scheduler" else "mean")
+            for column in QUEUE_COLUMNS
+            if column in merged
+        },
     ).reset_index()
     for column in SPREAD_COLUMNS:
         stats = (
@@ -414,139 +422,6 @@ def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
-def similar(a: float, b: float) -> bool:
-    """Within a factor SIMILAR of each other (two zeros are similar)."""
-    if a == 0 or b == 0:
-        return a == b
-    return 1 / SIMILAR <= a / b <= SIMILAR
-
-
-CLAIMS = {
-    "wait": "wait STATIC ≈ ASAX < SPACE",
-    "response": "response ASAX < SPACE < STATIC",
-    "utilisation": "utilisation of allocated capacity STATIC ≥ ASAX ≫ SPACE",
-    "slowdown": "slowdown SPACE < ASAX < STATIC",
-}
-CLAIM_COLUMNS = ["trace", "experiment", "load", "kappa", "claim", "holds", "evidence", "reason"]
-
-
 def spread_text(row, column: str, scale: float = 1.0, fmt: str = ".2f") -> str:
     """'mean [p10, p90]' of a summary column."""
     return mean_and_range(row[column], row[f"{column}_p10"], row[f"{column}_p90"], fmt, scale)
-
-
-def _wait_claim(space, static, asax) -> tuple[str, list]:
-    evidence = (
-        f"wait / SPACE: STATIC {spread_text(static, 'mean_wait_ratio')}, ASAX {spread_text(asax, 'mean_wait_ratio')}; "
-        f"STATIC {static['mean_wait_h']:.3g} h, ASAX {asax['mean_wait_h']:.3g} h"
-    )
-    checks = [
-        (
-            row["mean_wait_ratio"] < 1,
-            f"{name} does not wait less than SPACE although it starts {100 * row['guest_share']:.1f} % of the jobs "
-            "as guests",
-        )
-        for name, row in (("ASAX", asax), ("STATIC", static))
-    ]
-    times = (
-        f"{asax['mean_wait_h'] / static['mean_wait_h']:.2f} times STATIC's"
-        if static["mean_wait_h"] > 0
-        else "not STATIC's 0 h"
-    )
-    checks.append(
-        (
-            similar(asax["mean_wait_h"], static["mean_wait_h"]),
-            f"ASAX's wait is {times} (beyond 1.25; guests: ASAX {100 * asax['guest_share']:.1f} %, STATIC "
-            f"{100 * static['guest_share']:.1f} %)",
-        )
-    )
-    return evidence, checks
-
-
-def _response_claim(space, static, asax) -> tuple[str, list]:
-    evidence = (
-        f"response / SPACE: ASAX {spread_text(asax, 'mean_response_ratio')}, "
-        f"STATIC {spread_text(static, 'mean_response_ratio')}"
-    )
-    return evidence, [
-        (
-            asax["mean_response_ratio"] < 1,
-            f"ASAX's shorter waits (wait / SPACE {asax['mean_wait_ratio']:.2f}) do not make up for its runtime "
-            f"change of {asax['runtime_change']:+.1f} %",
-        ),
-        (
-            static["mean_response_ratio"] > 1,
-            f"STATIC's runtime change of {static['runtime_change']:+.1f} % costs less than its wait saving "
-            f"(wait / SPACE {static['mean_wait_ratio']:.2f})",
-        ),
-    ]
-
-
-def _utilisation_claim(space, static, asax) -> tuple[str, list]:
-    evidence = (
-        f"utilisation of allocated capacity: SPACE {spread_text(space, 'allocation_utilisation', 100, '.1f')} %, "
-        f"STATIC {spread_text(static, 'allocation_utilisation', 100, '.1f')} %, "
-        f"ASAX {spread_text(asax, 'allocation_utilisation', 100, '.1f')} %"
-    )
-    share = asax["allocation_utilisation_of_ceiling"]
-    share = f", {100 * share:.0f} %" if pd.notna(share) else ""
-    return evidence, [
-        (
-            static["allocation_utilisation"] >= asax["allocation_utilisation"],
-            f"STATIC's {100 * static['allocation_utilisation']:.1f} % is below ASAX's "
-            f"{100 * asax['allocation_utilisation']:.1f} % (guests: STATIC {100 * static['guest_share']:.1f} %, "
-            f"ASAX {100 * asax['guest_share']:.1f} %)",
-        ),
-        (
-            asax["allocation_utilisation_gain"] >= MUCH_MORE_POINTS,
-            f"ASAX gains {asax['allocation_utilisation_gain']:+.1f} points{share} of the ceiling of "
-            f"{asax['allocation_utilisation_ceiling']:.1f} points, as {100 * asax['guest_share']:.1f} % of the "
-            "jobs run as guests and the others keep SPACE's use of their allocation",
-        ),
-    ]
-
-
-def _slowdown_claim(space, static, asax) -> tuple[str, list]:
-    evidence = (
-        f"mean sharing slowdown: SPACE {spread_text(space, 'mean_slowdown', fmt='.3f')}, "
-        f"ASAX {spread_text(asax, 'mean_slowdown', fmt='.3f')}, "
-        f"STATIC {spread_text(static, 'mean_slowdown', fmt='.3f')}"
-    )
-    return evidence, [
-        (space["mean_slowdown"] < asax["mean_slowdown"], "ASAX's pairs slow no job down"),
-        (
-            asax["mean_slowdown"] < static["mean_slowdown"],
-            f"ASAX slows jobs as much as STATIC or more (guests: ASAX {100 * asax['guest_share']:.1f} %, STATIC "
-            f"{100 * static['guest_share']:.1f} %)",
-        ),
-    ]
-
-
-# Each claim: (evidence, [(comparison holds, why not)]) from the SPACE, STATIC and ASAX summary rows.
-CLAIM_CHECKS = {
-    "wait": _wait_claim,
-    "response": _response_claim,
-    "utilisation": _utilisation_claim,
-    "slowdown": _slowdown_claim,
-}
-
-
-def claims(summary: pd.DataFrame, configurations=("SPACE", "STATIC", "ASAX")) -> pd.DataFrame:
-    """Whether each of the paper's orderings holds, per trace, experiment, load and κ, on the means
-    (docs/coscheduling.md §8), with the numbers (mean [10th, 90th percentile]) and, where it fails,
-    the measured reason."""
-    space_name, static_name, asax_name = configurations
-    rows = []
-    keys = ["trace", "experiment", "load", "kappa"]
-    space = summary[summary["configuration"] == space_name].set_index(["trace", "experiment", "load"])
-    for key, block in summary[summary["configuration"] != space_name].groupby(keys, sort=False):
-        by_name = block.set_index("configuration")
-        if static_name not in by_name.index or asax_name not in by_name.index:
-            continue
-        static, asax, base = by_name.loc[static_name], by_name.loc[asax_name], space.loc[key[:3]]
-        for claim, check in CLAIM_CHECKS.items():
-            evidence, comparisons = check(base, static, asax)
-            failures = [reason for holds, reason in comparisons if not holds]
-            rows.append({**dict(zip(keys, key)), "claim": claim, "holds": not failures, "evidence": evidence})
-            rows[-1]["reason"] = "; ".join(failures)
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS)

@@ -10,7 +10,8 @@ Structure (one loop over instants):
     completions at t: while some running job has c_j == t, complete the one with the smallest
         position; its partner's rate goes back to 1 unless the partner's own c == t;
     submissions at t (position order);
-    one pass: space phase (EASY on idle processors), then the co-allocation phase.
+    one pass: space phase (EASY, or first fit, on idle processors), then the co-allocation phase;
+    with STATIC every-job: no co-allocation phase, and every running job's rate set after the pass.
 
 Arithmetic choices where docs/coscheduling.md leaves the order of operations or a case open
 (the Cython core must make the same ones to agree bit for bit):
@@ -85,6 +86,31 @@ Arithmetic choices where docs/coscheduling.md leaves the order of operations or 
     allocation rate changes: ``q`` at a start, ``float(q_a - q_b) + float(q_b) * (1.0 - f)`` for a donor
     and ``float(q_b) * f`` for a guest when they pair, ``q`` for the survivor of a pair, 0 at the end.
     ``busy_area += float(busy) * (t - previous instant)`` at each instant before its completions.
+20. Base scheduler ``first-fit``: the space phase walks the whole queue in FCFS order and starts every
+    job with ``q_j <= free`` (``free -= q_j``); then ``T = math.inf`` and ``extra = 0`` for the
+    co-allocation phase and the dynamic quotas' re-decisions, so every L and every re-quota cost is 0
+    (the same tests as with EASY, which T = inf makes false). ``easy`` is the pass above, unchanged.
+21. STATIC ``every-job`` (docs §2b): no pairs, no walk, no re-decision. The space phase (EASY or first
+    fit) runs on ``free = 2 m - Σ q_j`` half-processors, a running job releasing its ``q_j`` at ``ê_j``
+    (the shadow time of 5. over these entries); a job starts at rate 1.0 (``ê = t + e``, ``c = t + W``),
+    which is also what the later jobs of the same pass see, and backfilling tests SEMANTICS'
+    ``t + e_j <= T``. After the pass, every running job in position order (those started in the pass,
+    and one with no work left, included) gets ``rho_new`` through 2. (untouched when equal):
+    ``kappa_t = kappa`` if ``Q = Σ q_j > m`` (integers) else ``0.0``; ``quota``:
+    ``(1.0 - kappa_t) * (1.0 if u == 0.0 else min(1.0, 0.5 / u))``; ``shares``: the water level in
+    (u, position) order, ``C = float(m)``, ``W = float(Q)``, ``if u * W <= C: C -= q * u; W -= q``
+    else ``λ = C / W`` and this and every later job is capped: ``(1.0 - kappa_t) * (λ / u)``; an
+    uncapped job ``(1.0 - kappa_t) * 1.0``. A rate change can leave ``c_j == t``: that job completes at a
+    further instant at the same t. Allocation rate ``0.5 * float(q_j)`` from the start to the end (so
+    ``A_j = 0.5 q_j (end - start)``); ``busy_area += 0.5 * float(Σ q_j) * (t - previous instant)``
+    (the same bits as ``0.5 * (float(Σ q_j) * dt)``: halving is exact); quota column 0.5, donor -1.
+22. Loss ``host+guest``: ``0.5 * (ℓ_a + ℓ_b)`` with ``ℓ_a = min(1.0, 2.0 * (1.0 / rho_a - 1.0))`` at
+    the donor rate of 1. (``donor_rate(a, b, k / K)``, as the degradation loss) and ``ℓ_b`` likewise at
+    the guest's rate ``guest_rate(a, b, k / K)`` with its own efficiency (pressure interference:
+    ``use = min(f, u_b)``). Feedback at completion holds the guest's work left at the decision too
+    (W_b for a guest about to start, ``max(0.0, R_b - rho_b (t - tau_b))`` at a re-decision) and
+    charges ``0.5 * (ℓ_a + ℓ_b)``, each the observed slowdown of 18. over the same elapsed time with
+    its own progress ``left - R(t)`` (``R(t)`` computed as in 3. with the job's present rate).
 """
 
 import math
@@ -92,8 +118,11 @@ import math
 import numpy as np
 
 STRATEGIES = ("SPACE", "STATIC", "ASAX", "HEADROOM")
-LOSSES = ("degradation", "walltime")
+LOSSES = ("degradation", "walltime", "host+guest")
 SCOPES = ("shared", "per-donor")
+SCHEDULERS = ("easy", "first-fit")
+STATIC_MODES = ("paired", "every-job")
+CPU_LIMITS = ("quota", "shares")
 EXPERT_COUNT = 4  # CPU, MEM, TYPE, PHASE, in this order everywhere
 STATIC_QUOTA = 0.5
 
@@ -101,6 +130,49 @@ STATIC_QUOTA = 0.5
 CPU_OR_MEM_TABLE = ((0.25, 0.50, 0.75), (0.0, 0.25, 0.50), (0.0, 0.0, 0.25))  # low, mid, high
 TYPE_TABLE = ((0.25, 0.50, 0.75), (0.0, 0.25, 0.50))  # sequential, parallel
 PHASE_TABLE = ((0.0, 0.25, 0.50), (0.0, 0.25, 0.50), (0.0, 0.50, 0.75))  # early, middle, late
+
+
+# ------------------------------------------------------ STATIC every-job ---
+
+
+def water_level(threads, machine_size):
+    """docs §2b.2, `cpu_limit: shares`: the water level of the running jobs' threads.
+
+    `threads`: (u_j, position, q_j) of every running job. Returns (λ, capped positions); λ is math.inf
+    and nobody is capped when the threads' demand fits on the machine. Decided arithmetic: the jobs in
+    (u_j, position) order, C = float(m), W = float(Q); a job with u_j * W <= C gets u_j
+    (C -= q_j * u_j, W -= q_j), the first one that does not sets λ = C / W, and it and every later job
+    are capped at λ."""
+    capacity = float(machine_size)
+    width = float(sum(q for _, _, q in threads))
+    ordered = sorted(threads)
+    for i, (u_j, _, q_j) in enumerate(ordered):
+        if u_j * width <= capacity:
+            capacity -= q_j * u_j
+            width -= q_j
+        else:
+            return capacity / width, {position for _, position, _ in ordered[i:]}
+    return math.inf, set()
+
+
+def every_job_rate(u_j, kappa_t, cpu_limit, level, capped):
+    """ρ_j of docs §2b.2: quota (1 - κ_t)·min(1, 0.5 / u_j); shares (1 - κ_t)·(λ / u_j) when capped,
+    else (1 - κ_t) (its threads get u_j: min(u_j, λ) / u_j = 1)."""
+    if cpu_limit == "quota":
+        return (1.0 - kappa_t) * (1.0 if u_j == 0.0 else min(1.0, STATIC_QUOTA / u_j))
+    if capped:
+        return (1.0 - kappa_t) * (level / u_j)
+    return (1.0 - kappa_t) * 1.0
+
+
+def observed_degradation(elapsed, progress):
+    """Feedback at completion: the slowdown observed since the decision, min(1, max(0, 2 (elapsed /
+    progress - 1))); 0 when no time passed, 1 when no work was done."""
+    if elapsed <= 0.0:
+        return 0.0
+    if progress <= 0.0:
+        return 1.0
+    return min(1.0, max(0.0, 2.0 * (elapsed / progress - 1.0)))
 
 
 # --------------------------------------------------------------- learner ---
@@ -224,7 +296,23 @@ def hedge_update(state, leaves, chosen_level, loss, learn=True):
 
 
 def _check_inputs(
-    submit, work, estimate, procs, efficiency, memory, machine_size, strategy, levels, kappa, loss, scope, learner_state
+    submit,
+    work,
+    estimate,
+    procs,
+    efficiency,
+    memory,
+    machine_size,
+    strategy,
+    levels,
+    kappa,
+    loss,
+    scope,
+    learner_state,
+    scheduler="easy",
+    static="paired",
+    cpu_limit="quota",
+    interference="constant",
 ):
     n = len(submit)
     for name, seq in (
@@ -261,6 +349,16 @@ def _check_inputs(
     if learner_state is not None:
         if len(learner_state["alpha"]) != EXPERT_COUNT or len(learner_state["risk"]) != EXPERT_COUNT:
             raise ValueError("learner_state needs 4 weights and 4 risks")
+    if scheduler not in SCHEDULERS:
+        raise ValueError("unknown scheduler %r" % (scheduler,))
+    if static not in STATIC_MODES:
+        raise ValueError("unknown static %r" % (static,))
+    if cpu_limit not in CPU_LIMITS:
+        raise ValueError("unknown cpu_limit %r" % (cpu_limit,))
+    if static == "every-job" and (strategy != "STATIC" or interference != "constant"):
+        raise ValueError("static every-job is a STATIC setting with interference constant")
+    if cpu_limit != "quota" and static != "every-job":
+        raise ValueError("cpu_limit %r needs static every-job" % (cpu_limit,))
 
 
 def simulate_reference(
@@ -289,6 +387,9 @@ def simulate_reference(
     features="request",
     user=None,
     guests=1,
+    scheduler="easy",
+    static="paired",
+    cpu_limit="quota",
 ):
     submit = [float(x) for x in submit]
     work = [float(x) for x in work]
@@ -311,6 +412,10 @@ def simulate_reference(
         loss,
         scope,
         learner_state,
+        scheduler,
+        static,
+        cpu_limit,
+        interference,
     )
     n = len(submit)
     m = int(machine_size)
@@ -319,6 +424,8 @@ def simulate_reference(
     memory_on = memory_capacity is not None
     M = float(memory_capacity) if memory_on else math.nan
     generator = np.random.Generator(np.random.PCG64(seed))
+    every_job = static == "every-job"  # docs §2b: no pairs; 2m half-processors, q_j of them per job
+    capacity = 2 * m if every_job else m
 
     # results
     start = [math.nan] * n
@@ -388,7 +495,11 @@ def simulate_reference(
         estimated_end[j] = t + estimate[j] / rho
         running.add(j)
         waiting.remove(j)
-        allocate(j, t, float(procs[j]))
+        if every_job:
+            guest_quota[j] = STATIC_QUOTA  # docs §2b.4: the quota column is 0.5 for every job
+            allocate(j, t, STATIC_QUOTA * float(procs[j]))  # half of each of its processors
+        else:
+            allocate(j, t, float(procs[j]))
 
     def change_rate(j, t, new_rho):
         if new_rho == rate[j]:
@@ -439,8 +550,20 @@ def simulate_reference(
         return processors
 
     def busy_processors():
-        # a paired guest sits on its donor's processors
+        # a paired guest sits on its donor's processors; with every-job: the half-processors in use
         return sum(procs[j] for j in running if current_donor[j] < 0)
+
+    def set_every_job_rates(t):
+        """docs §2b.2: at the end of the instant, every running job's rate, in position order, through
+        §2.5 (a job whose rate does not change is not touched)."""
+        jobs = sorted(running)
+        kappa_t = kappa if sum(procs[j] for j in jobs) > m else 0.0
+        if cpu_limit == "shares":
+            level, capped = water_level([(u[j], j, procs[j]) for j in jobs], m)
+        else:
+            level, capped = math.inf, set()
+        for j in jobs:
+            change_rate(j, t, every_job_rate(u[j], kappa_t, cpu_limit, level, j in capped))
 
     def shadow(head, free):
         """SEMANTICS §4 step 2 with the co-scheduling release entries of docs §3."""
@@ -538,7 +661,9 @@ def simulate_reference(
         histogram[chosen] += 1
         if feedback == "completion":
             if chosen > 0:
-                held[b] = (chosen, leaves, t, R_now)
+                # a new guest has not started yet: its work left is all of it
+                guest_left = remaining_now(b, t) if b in running else work[b]
+                held[b] = (chosen, leaves, t, R_now, guest_left)
             return chosen
         if chosen == 0:
             case_loss = 0.0
@@ -546,6 +671,12 @@ def simulate_reference(
             rho = donor_rate(a, b, chosen / K)
             if loss == "degradation":
                 case_loss = min(1.0, 2.0 * (1.0 / rho - 1.0))
+            elif loss == "host+guest":
+                # the guest's rate at the level with its own efficiency (§2.3)
+                guest_rho = guest_rate(a, b, chosen / K)
+                host_loss = min(1.0, 2.0 * (1.0 / rho - 1.0))
+                guest_loss = min(1.0, 2.0 * (1.0 / guest_rho - 1.0))
+                case_loss = 0.5 * (host_loss + guest_loss)
             else:
                 overrun = (t - start[a]) + R_now / rho - estimate[a]
                 case_loss = min(1.0, max(0.0, overrun) / estimate[a])
@@ -556,16 +687,13 @@ def simulate_reference(
         """Feedback at completion: the held decision of guest b charged with its donor's observed loss."""
         if b not in held:
             return
-        chosen, leaves, since, left = held.pop(b)
+        chosen, leaves, since, left, guest_left = held.pop(b)
         if loss == "degradation":
-            elapsed = t - since
-            progress = left - remaining_now(a, t)
-            if elapsed <= 0.0:
-                case_loss = 0.0
-            elif progress <= 0.0:
-                case_loss = 1.0
-            else:
-                case_loss = min(1.0, max(0.0, 2.0 * (elapsed / progress - 1.0)))
+            case_loss = observed_degradation(t - since, left - remaining_now(a, t))
+        elif loss == "host+guest":
+            host_loss = observed_degradation(t - since, left - remaining_now(a, t))
+            guest_loss = observed_degradation(t - since, guest_left - remaining_now(b, t))
+            case_loss = 0.5 * (host_loss + guest_loss)
         else:
             late = (t - start[a]) + remaining_now(a, t) / rate[a] - estimate[a]
             case_loss = min(1.0, max(0.0, late) / estimate[a])
@@ -673,9 +801,16 @@ def simulate_reference(
             if quotas == "dynamic":
                 redecide(t, math.inf, 0)  # no reservation to keep
             return
-        free = m - busy_processors()
+        free = capacity - busy_processors()
         queue = list(waiting)
-        if free > 0:
+        if scheduler == "first-fit":
+            # docs §3, base scheduler: every waiting job that fits, in FCFS order; nothing reserved
+            for j in queue:
+                if procs[j] <= free:
+                    begin(j, t, 1.0)
+                    free -= procs[j]
+            T, extra = math.inf, 0
+        elif free > 0:
             # SEMANTICS §4 step 1: start in queue order while the job fits
             i = 0
             while i < len(queue) and procs[queue[i]] <= free:
@@ -699,6 +834,8 @@ def simulate_reference(
             # decided: nothing starts, but the reservation of the first waiting job is still computed
             head = queue[0]
             T, extra = shadow(head, free)
+        if every_job:
+            return  # docs §2b: no pairs, no walk
         if quotas == "dynamic":
             extra = redecide(t, T, extra)
         if strategy != "SPACE":
@@ -714,7 +851,10 @@ def simulate_reference(
             instants.append(submit[next_submission])
         t = min(instants)
         if previous is not None:
-            busy_area += float(busy_processors()) * (t - previous)
+            if every_job:
+                busy_area += STATIC_QUOTA * float(busy_processors()) * (t - previous)  # half-processors
+            else:
+                busy_area += float(busy_processors()) * (t - previous)
         previous = t
         while True:
             due = [j for j in running if completion[j] == t]
@@ -727,6 +867,8 @@ def simulate_reference(
             waiting.append(next_submission)
             next_submission += 1
         scheduling_pass(t)
+        if every_job:
+            set_every_job_rates(t)
 
     final_state = copy_learner_state(shared_learner if scope == "shared" else initial_state)
     return {

@@ -1,9 +1,10 @@
 """The C co-scheduling core against the pure-Python reference, and against the EASY kernel.
 
-Thousands of small random workloads, every strategy, κ > 0, memory on and off, both losses,
-K = 4 and 10, shared and per-donor scope: starts, ends, pairs, quotas and the learner's
-weights must be identical (exact float equality). Then the invariants of the sharing model
-on the core's own schedules, and SPACE = EASY job for job on every real trace.
+Thousands of small random workloads, every strategy, κ > 0, memory on and off, every loss,
+K = 4 and 10, shared and per-donor scope, EASY and first fit, STATIC paired and on every job (CPU
+quota and shares): starts, ends, pairs, quotas and the learner's weights must be identical (exact
+float equality). Then the invariants of the sharing model on the core's own schedules, and SPACE =
+EASY job for job on every real trace.
 """
 
 from dataclasses import replace
@@ -43,19 +44,23 @@ def random_workload(rng: np.random.Generator) -> Workload:
 
 def random_settings(rng: np.random.Generator) -> SharingSettings:
     """Every strategy and option; the ablations (unprotected reservation, no fall-through, a frozen
-    learner), the pressure interference and the experts' estimates in about a third of the cases each;
-    ASAX with dynamic quotas and feedback at completion in half of its cases each."""
+    learner), the pressure interference, the experts' estimates and first fit in about a third of the
+    cases each; ASAX with dynamic quotas and feedback at completion in half of its cases each, each loss
+    in a third; STATIC on every job in half of its cases (constant interference), with a CPU quota or
+    shares in half of those each."""
     strategy = str(rng.choice(STRATEGIES))
+    every_job = strategy == "STATIC" and rng.random() < 0.5
+    interference = str(rng.choice(["constant", "pressure", "pressure"]))
     return SharingSettings(
         strategy=strategy,
         levels=int(rng.choice([4, 10])),
         kappa=float(rng.choice([0.0, 0.1, 0.2, 0.6])),
         memory=bool(rng.random() < 0.5),
         memory_capacity=CAPACITY,
-        loss=str(rng.choice(["degradation", "walltime"])),
+        loss=str(rng.choice(["degradation", "walltime", "host+guest"])),
         scope=str(rng.choice(["shared", "per-donor"])),
         efficiency="assume-cpu-bound",
-        interference=str(rng.choice(["constant", "pressure", "pressure"])),
+        interference="constant" if every_job else interference,  # every-job has no pressure model
         protect_reservation=bool(rng.random() < 0.7),
         fall_through=bool(rng.random() < 0.7),
         learn=bool(rng.random() < 0.7),
@@ -63,6 +68,9 @@ def random_settings(rng: np.random.Generator) -> SharingSettings:
         feedback="completion" if strategy == "ASAX" and rng.random() < 0.5 else "decision",
         features=str(rng.choice(["request", "clairvoyant", "ave2"])),
         guests=int(rng.choice([1, 1, 2, 3])),
+        scheduler="first-fit" if rng.random() < 1 / 3 else "easy",
+        static="every-job" if every_job else "paired",
+        cpu_limit=("shares" if rng.random() < 0.5 else "quota") if every_job else "quota",
     )
 
 
@@ -92,6 +100,9 @@ def reference_of(workload: Workload, settings: SharingSettings, seed: int, state
         features=settings.features,
         user=workload.user,
         guests=settings.guests,
+        scheduler=settings.scheduler,
+        static=settings.static,
+        cpu_limit=settings.cpu_limit,
     )
 
 
@@ -119,6 +130,11 @@ def test_core_equals_reference_on_random_workloads(block):
     # runs with pairs of each variant, and of dynamic quotas those with a quota changed
     variants = dict.fromkeys(["pressure", "unprotected", "no fall-through", "frozen", "completion", "ave2"], 0)
     variants["quota changed"] = variants["two guests at once"] = 0
+    variants["first-fit"] = variants["host+guest"] = variants["host+guest completion"] = 0
+    # STATIC on every job has no pairs: its runs, those with more half-processors in use than processors
+    # (κ applies), and with shares those whose threads want more than the machine (a water level)
+    variants["every-job quota"] = variants["every-job shares"] = 0
+    variants["every-job oversubscribed"] = variants["every-job water level"] = 0
     for case in range(CASES // 6):
         workload, settings = random_workload(rng), random_settings(rng)
         seed = int(rng.integers(0, 2**32))
@@ -127,6 +143,12 @@ def test_core_equals_reference_on_random_workloads(block):
         strategies_seen.add(settings.strategy)
         paired = int((core.donor >= 0).sum())
         pairs += paired
+        if settings.static == "every-job":
+            variants["every-job " + settings.cpu_limit] += 1
+            variants["every-job oversubscribed"] += processors_in_use(workload, core).max() > workload.machine_size
+            variants["every-job water level"] += (
+                settings.cpu_limit == "shares" and threads_wanted(workload, core).max() > workload.machine_size
+            )
         if paired:
             variants["pressure"] += settings.interference == "pressure" and settings.kappa > 0
             variants["unprotected"] += not settings.protect_reservation
@@ -136,6 +158,9 @@ def test_core_equals_reference_on_random_workloads(block):
             variants["ave2"] += settings.features == "ave2"
             variants["quota changed"] += core.learner["quota_changes"] > 0
             variants["two guests at once"] += hosted_at_once(core).max() > 1
+            variants["first-fit"] += settings.scheduler == "first-fit"
+            variants["host+guest"] += settings.strategy == "ASAX" and settings.loss == "host+guest"
+            variants["host+guest completion"] += settings.loss == "host+guest" and settings.feedback == "completion"
     assert strategies_seen == set(STRATEGIES)
     assert pairs > 200  # the cases exercise sharing, not only EASY
     assert min(variants.values()) >= 10, variants  # and every variant with pairs
@@ -167,6 +192,18 @@ def hosted_at_once(result) -> np.ndarray:
     return np.array(counts or [0])
 
 
+def threads_wanted(workload, result) -> np.ndarray:
+    """Per event of a run without pairs: the processors the running jobs' threads want, Σ q_j u_j
+    (an unknown efficiency read as 1)."""
+    efficiency = np.nan_to_num(np.asarray(workload.efficiency, dtype=float), nan=1.0)
+    want = workload.procs * efficiency
+    events = []
+    for j in range(len(workload)):
+        events += [(result.start[j], want[j]), (result.end[j], -want[j])]
+    events.sort(key=lambda event: (event[0], event[1]))  # releases first at equal times
+    return np.cumsum([change for _, change in events]) if events else np.zeros(1)
+
+
 def processors_in_use(workload, result, with_times=False):
     """Per event: processors holding at least one job (guests sit on their donors') after it; with
     `with_times`, (event times, processors in use after each) for integrating over time."""
@@ -191,7 +228,9 @@ def test_invariants_of_the_core_schedules():
         workload, settings = random_workload(rng), random_settings(rng)
         result = simulate_sharing(workload, settings, seed=case)
         guests = np.flatnonzero(result.donor >= 0)
-        assert (processors_in_use(workload, result) <= workload.machine_size).all(), case
+        # with every-job: half-processors, two a processor
+        capacity = workload.machine_size * (2 if settings.static == "every-job" else 1)
+        assert (processors_in_use(workload, result) <= capacity).all(), case
         donors = result.donor[guests]
         for guest, donor in zip(guests, donors):
             assert workload.procs[guest] <= workload.procs[donor]
@@ -207,14 +246,16 @@ def test_invariants_of_the_core_schedules():
                 assert len(during) <= settings.guests, case
                 assert workload.procs[during].sum() <= workload.procs[donor], case
         assert (result.end - result.start >= workload.run * (1 - 1e-12)).all()  # rates never exceed 1
-        if settings.strategy == "SPACE":
+        if settings.strategy == "SPACE" or settings.static == "every-job":
             assert len(guests) == 0
+        if settings.static == "every-job":
+            assert (result.quota == 0.5).all(), case
 
 
 def test_a_guest_never_delays_the_reservation():
     """With exact estimates every head starts by the shadow time it was first given, whatever
-    the strategy: the L <= extra rule keeps its processors free at T. Without it (the ablation),
-    guests do delay some heads."""
+    the strategy (EASY, STATIC paired): the L <= extra rule keeps its processors free at T. Without it
+    (the ablation), guests do delay some heads."""
     rng = np.random.default_rng(5)
     heads = delayed_unprotected = 0
     for case in range(600):
@@ -229,7 +270,11 @@ def test_a_guest_never_delays_the_reservation():
             efficiency=workload.efficiency,
             memory=workload.memory,
         )
-        settings = replace(random_settings(rng), protect_reservation=True)
+        # EASY (first fit reserves nothing) with pairs: on every job a rate set after the pass slows the
+        # jobs released by T, and nothing protects the reservation from that (docs §2b)
+        settings = replace(
+            random_settings(rng), protect_reservation=True, scheduler="easy", static="paired", cpu_limit="quota"
+        )
         result = simulate_sharing(workload, settings, seed=case)
         reserved = ~np.isnan(result.reservation)
         heads += int(reserved.sum())
@@ -252,10 +297,13 @@ def test_busy_area_is_the_integral_of_the_processors_in_use():
         result = simulate_sharing(workload, settings, seed=case)
         times, in_use = processors_in_use(workload, result, with_times=True)
         integral = float(np.sum(in_use[:-1] * np.diff(times))) if len(times) else 0.0
+        if settings.static == "every-job":
+            integral *= 0.5  # half-processors in use
         assert result.busy_area == pytest.approx(integral, rel=1e-12, abs=1e-9), (case, settings)
         assert result.allocated.sum() == pytest.approx(result.busy_area, rel=1e-12, abs=1e-9), (case, settings)
         used = result.efficiency * workload.procs * workload.run
-        assert (used <= result.allocated * (1 + 1e-12) + 1e-9).all()  # no job uses more than it is allocated
+        if settings.cpu_limit == "quota":  # shares: a job may use what the others leave idle
+            assert (used <= result.allocated * (1 + 1e-12) + 1e-9).all()  # no job uses more than it is allocated
         shared += int((result.donor >= 0).any())
     assert shared > 300
 
@@ -332,12 +380,23 @@ def _mid_bin_open_at_the_top(x):
     return 0 if x < 0.25 else (1 if x < 0.75 else 2)  # the contract's mid bin is [0.25, 0.75]
 
 
+def _water_level_not_refilled(threads, machine_size):
+    """cpu.shares as a plain proportional share m / Q: what the light jobs leave idle is not handed to
+    the others."""
+    width = float(sum(q for _, _, q in threads))
+    if sum(q * u for u, _, q in threads) <= machine_size:
+        return np.inf, set()
+    level = machine_size / width
+    return level, {position for u, position, _ in threads if u > level}
+
+
 @pytest.mark.parametrize(
     "name, planted",
     [
         ("happiness_level", _hp_ignoring_the_rate),  # dynamic quotas read a paired donor's Hp over R / rate
         ("hedge_update", _hedge_ignoring_learn),  # a frozen learner still updates
         ("cpu_or_mem_level", _mid_bin_open_at_the_top),  # a boundary off: u = 0.75 read as high
+        ("water_level", _water_level_not_refilled),  # STATIC every-job with shares: a wrong water level
     ],
 )
 def test_the_agreement_test_catches_a_planted_bug_in_the_reference(monkeypatch, name, planted):

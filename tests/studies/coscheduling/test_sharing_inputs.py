@@ -86,7 +86,7 @@ def kernel(**changes):
         ({"estimate": np.ones(2)}, "'estimate' has 2 jobs, 'submit' has 3"),
         ({"machine_size": 0}, "machine size must be >= 1"),
         ({"strategy": 5}, r"strategy code 5 is not in 0 to 4 \(SPACE, STATIC, ASAX, HEADROOM, EXTERNAL\)"),
-        ({"loss": 2}, "loss code 2 is not in 0 to 1"),
+        ({"loss": 3}, "loss code 3 is not in 0 to 2"),
         ({"scope": -1}, "scope code -1 is not in 0 to 1"),
         ({"levels": MAX_LEVELS + 1}, rf"levels must be in \[2, {MAX_LEVELS}\], got {MAX_LEVELS + 1}"),
         ({"levels": 1}, "levels must be in"),
