@@ -27,6 +27,7 @@ from simcore.engine.workload import Workload
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
 from simcore.reporting.style import PALETTE
 from simcore.studies.coscheduling import figures, study
+from simcore.studies.coscheduling.claims import CLAIM_COLUMNS, claims
 from simcore.studies.coscheduling.report import (
     ALLOCATION_GAIN,
     LOAD_LABELS,
@@ -43,7 +44,6 @@ from simcore.studies.coscheduling.sharing import (
     default_memory_capacity,
     simulate_sharing,
 )
-from simcore.studies.coscheduling.claims import CLAIM_COLUMNS, claims
 from simcore.studies.coscheduling.study import (
     BSLD_TAU,
     CEILINGS,
