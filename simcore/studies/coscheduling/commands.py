@@ -9,7 +9,6 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.engine.workload import EmptyWorkloadError
-from simcore.reporting.published import ASAX_TABLE3
 from simcore.studies.coscheduling.claims import claims
 from simcore.studies.coscheduling.paper_queue import (
     DEFAULT_WALLTIME_FACTOR,
@@ -17,6 +16,7 @@ from simcore.studies.coscheduling.paper_queue import (
     PAPER_REPETITIONS,
     PAPER_SCHEDULER,
     queue_runs,
+    table2_weighted_mean,
 )
 from simcore.studies.coscheduling.report import (
     LOAD_LABELS,
@@ -275,8 +275,10 @@ def run_plot(args) -> int:
         for name in ("STATIC", "ASAX")
         for values in [published_ratios(name, label)]
     }
-    published_utilisation = {  # the paper's Table 3 CPU utilisation (%), beside our U_alloc
-        (name, load): ASAX_TABLE3[(name, label)][1] for load, label in LOAD_LABELS.items() for name in STRATEGIES[:3]
+    published_utilisation = {  # the paper's Table 2 CPU utilisation (%, job-weighted), beside our U_alloc
+        (name, load): table2_weighted_mean(name, label)
+        for load, label in LOAD_LABELS.items()
+        for name in STRATEGIES[:3]
     }
     drawn = {  # figures.FIGURES, in order
         "ratios_e1": figures.ratio_figure(summary, args.trace, "E1", published),

@@ -148,7 +148,7 @@ def ratio_figure(summary: pd.DataFrame, trace: str, experiment: str, published: 
 def utilisation_figure(summary: pd.DataFrame, trace: str, published: dict | None = None):
     """Both utilisations against load, one row per experiment, one column per utilisation: a line
     per configuration (κ = its lowest value) with 10th-90th percentile bars, and each metric's
-    analytic ceiling over SPACE (grey, dashed); the paper's Table 3 utilisations (E1) hollow."""
+    analytic ceiling over SPACE (grey, dashed); the paper's Table 2 utilisations (job-weighted, E1) hollow."""
     block = _lowest_kappa(summary[summary["trace"] == trace]).sort_values("load", kind="stable")
     experiments = [e for e in EXPERIMENT_TITLES if (block["experiment"] == e).any()]
     styles = configuration_styles(block["configuration"].unique())
@@ -190,7 +190,7 @@ def utilisation_figure(summary: pd.DataFrame, trace: str, published: dict | None
                 names.append(name)
     if published:
         handles.append(PAPER_HANDLE)
-        names.append("paper, Table 3 (hollow; beside our lowest κ)")
+        names.append("paper, Table 2 (hollow; beside our lowest κ)")
     figure.legend(handles, names, loc="outside right center", title="configuration")
     kappa = block["kappa"].min() if len(block) else 0.0
     figure.suptitle(f"{trace}: both utilisations and their ceilings (κ = {kappa:g})")

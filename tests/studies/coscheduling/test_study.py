@@ -1397,7 +1397,7 @@ def test_utilisation_figure_panels_ceilings_and_the_papers_values():
         assert len(merged) == 1 and set(merged[0].split(" = ")) == {"STATIC", "STATIC2"}
         assert {"ceiling over SPACE (analytic)", "SPACE", "ASAX", "HEADROOM"} <= set(labels)
         assert not {"STATIC", "STATIC2"} & set(labels)
-        assert "paper, Table 3 (hollow; beside our lowest κ)" in labels
+        assert "paper, Table 2 (hollow; beside our lowest κ)" in labels
         # the ceiling over SPACE: U_alloc's 100 %, U_held's min(200 U, 100) of SPACE's U
         for axis, experiment in zip(figure.axes[::2], ("E1", "E2")):
             space = summary[(summary["experiment"] == experiment) & (summary["configuration"] == "SPACE")]
