@@ -89,6 +89,43 @@ EXPERT_QUARTERS[:] = [1, 0, 0, 2, 1, 0, 3, 2, 1,     # CPU: low / mid / high
                       0, 0, 0, 1, 1, 2, 2, 2, 3]     # PHASE: early / middle / late
 
 
+# Per-job buffers of released runs, by name, lent to the next run on as many jobs: the runs of a
+# sweep replay one workload again and again, and a large buffer freed by one run would be handed back
+# to the system by glibc and faulted in, page by page, by the next. One set is kept (the last released).
+_SPARE = {}
+F64 = np.dtype(np.float64)
+I64 = np.dtype(np.int64)
+INTC = np.dtype(np.intc)
+I8 = np.dtype(np.int8)
+U8 = np.dtype(np.uint8)
+
+
+cdef object _lend(dict owned, str name, tuple shape, object dtype, object fill):
+    """A buffer of `shape` and `dtype` filled with `fill` (None: not filled), a spare one if one
+    fits; recorded in `owned`, to be lent on when the run is released."""
+    buffer = _SPARE.pop(name, None)
+    if buffer is None or buffer.shape != shape or buffer.dtype != dtype:
+        buffer = np.empty(shape, dtype=dtype)
+    if fill is not None:
+        buffer.fill(fill)
+    owned[name] = buffer
+    return buffer
+
+
+cdef void* _lend_bytes(dict owned, str name, Py_ssize_t count, size_t size) except NULL:
+    """Room for `count` items (at least one) of `size` bytes, lent as _lend's buffers (not filled)."""
+    cdef unsigned char[::1] buffer = _lend(owned, name, ((count if count > 0 else 1) * size,), U8, None)
+    return &buffer[0]
+
+
+cdef double* _lend_copy(dict owned, str name, const double[::1] values) except NULL:
+    cdef double* copy = <double*> _lend_bytes(owned, name, values.shape[0], sizeof(double))
+    cdef Py_ssize_t j
+    for j in range(values.shape[0]):
+        copy[j] = values[j]
+    return copy
+
+
 cdef inline double capped(double share, double efficiency) noexcept nogil:
     """min(1, share/efficiency), with min(1, x/0) = 1."""
     if efficiency == 0.0:
@@ -224,6 +261,8 @@ cdef class SharingSimulation:
     may change afterwards without changing the run."""
 
     cdef object _bit_generator
+    cdef dict _buffers                # the per-job buffers lent to this run, by name
+    cdef readonly bint released       # its buffers lent on: the run can no longer be read
     cdef bitgen_t* rng
     cdef Py_ssize_t n, next_submission, n_done
     # the jobs: copies this object owns
@@ -326,14 +365,14 @@ cdef class SharingSimulation:
         self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self._bit_generator = bit_generator
         self.n = n
-        self.submit = copy_doubles(submit)
-        self.work = copy_doubles(work)
-        self.estimate = copy_doubles(estimate)
-        self.efficiency = copy_doubles(efficiency)
-        self.memory = copy_doubles(memory)
-        self.procs = <long long*> malloc((n if n > 0 else 1) * sizeof(long long))
-        if self.procs == NULL:
-            raise MemoryError()
+        cdef dict owned = {}
+        self._buffers = owned
+        self.submit = _lend_copy(owned, "submit", submit)
+        self.work = _lend_copy(owned, "work", work)
+        self.estimate = _lend_copy(owned, "estimate", estimate)
+        self.efficiency = _lend_copy(owned, "efficiency", efficiency)
+        self.memory = _lend_copy(owned, "memory", memory)
+        self.procs = <long long*> _lend_bytes(owned, "procs", n, sizeof(long long))
         for j in range(n):
             self.procs[j] = procs[j]
         self.machine_size = machine_size
@@ -359,54 +398,52 @@ cdef class SharingSimulation:
         self.feedback = feedback
         self.guests = guests
         self.now = -INFINITY
-        self.start = np.full(n, NAN)
-        self.end = np.full(n, NAN)
-        self.remaining = np.zeros(n)
-        self.rate = np.ones(n)
-        self.updated = np.zeros(n)
-        self.completion = np.zeros(n)
-        self.estimated_end = np.zeros(n)
-        self.quota = np.full(n, NAN)
-        self.allocated = np.zeros(n)
-        self.allocation_rate = np.zeros(n)
-        self.allocation_since = np.zeros(n)
-        self.reservation = np.full(n, NAN)
+        cdef tuple jobs = (n,)
+        self.start = _lend(owned, "start", jobs, F64, NAN)
+        self.end = _lend(owned, "end", jobs, F64, NAN)
+        self.remaining = _lend(owned, "remaining", jobs, F64, 0.0)
+        self.rate = _lend(owned, "rate", jobs, F64, 1.0)
+        self.updated = _lend(owned, "updated", jobs, F64, 0.0)
+        self.completion = _lend(owned, "completion", jobs, F64, 0.0)
+        self.estimated_end = _lend(owned, "estimated_end", jobs, F64, 0.0)
+        self.quota = _lend(owned, "quota", jobs, F64, NAN)
+        self.allocated = _lend(owned, "allocated", jobs, F64, 0.0)
+        self.allocation_rate = _lend(owned, "allocation_rate", jobs, F64, 0.0)
+        self.allocation_since = _lend(owned, "allocation_since", jobs, F64, 0.0)
+        self.reservation = _lend(owned, "reservation", jobs, F64, NAN)
         # set before they are read (at a pairing, at a submission): no need to fill what a run of
         # hundreds of thousands of jobs may never touch
         self.seen_estimate = self.estimate if predictor is None else copy_doubles(estimate)
-        self.level = np.empty(n, dtype=np.intc)
-        self.decided_leaves = np.empty(n, dtype=np.intc)
-        self.pending = np.zeros((n if feedback == AT_COMPLETION else 0, PENDING_FIELDS))
-        self.has_pending = np.zeros(n if feedback == AT_COMPLETION else 0, dtype=np.uint8)
-        self.partner = np.full(n, -1, dtype=np.int64)
-        self.first_guest = np.full(n, -1, dtype=np.int64)
-        self.next_guest = np.full(n, -1, dtype=np.int64)
-        self.guest_procs = np.zeros(n, dtype=np.int64)
-        self.n_guests = np.zeros(n, dtype=np.intc)
-        self.quota_now = np.empty(n)
-        self.donor = np.full(n, -1, dtype=np.int64)
-        self.state = np.zeros(n, dtype=np.int8)
-        self.is_guest = np.zeros(n, dtype=np.uint8)
+        self.level = _lend(owned, "level", jobs, INTC, None)
+        self.decided_leaves = _lend(owned, "decided_leaves", jobs, INTC, None)
+        held = n if feedback == AT_COMPLETION else 0
+        self.pending = _lend(owned, "pending", (held, PENDING_FIELDS), F64, 0.0)
+        self.has_pending = _lend(owned, "has_pending", (held,), U8, 0)
+        self.partner = _lend(owned, "partner", jobs, I64, -1)
+        self.first_guest = _lend(owned, "first_guest", jobs, I64, -1)
+        self.next_guest = _lend(owned, "next_guest", jobs, I64, -1)
+        self.guest_procs = _lend(owned, "guest_procs", jobs, I64, 0)
+        self.n_guests = _lend(owned, "n_guests", jobs, INTC, 0)
+        self.quota_now = _lend(owned, "quota_now", jobs, F64, None)
+        self.donor = _lend(owned, "donor", jobs, I64, -1)
+        self.state = _lend(owned, "state", jobs, I8, 0)
+        self.is_guest = _lend(owned, "is_guest", jobs, U8, 0)
         # With memory on, a job of unknown memory never shares.
-        self.may_share = (np.ones(n, dtype=np.uint8) if isnan(memory_capacity)
-                          else (~np.isnan(np.asarray(memory))).astype(np.uint8))
+        self.may_share = _lend(owned, "may_share", jobs, U8, 1)
+        if not isnan(memory_capacity):
+            np.logical_not(np.isnan(np.asarray(memory)), out=np.asarray(self.may_share).view(np.bool_))
         self.histogram = np.zeros(levels, dtype=np.int64)
         cdef size_t count = n if n > 0 else 1
-        self.waiting = <Py_ssize_t*> malloc(count * sizeof(Py_ssize_t))
-        self.releases = <Entry*> malloc(2 * count * sizeof(Entry))
-        self.unpaired = <Entry*> malloc(count * sizeof(Entry))
-        self.paired = <Entry*> malloc(count * sizeof(Entry))
+        self.waiting = <Py_ssize_t*> _lend_bytes(owned, "waiting", n, sizeof(Py_ssize_t))
+        self.releases = <Entry*> _lend_bytes(owned, "releases", 2 * n, sizeof(Entry))
+        self.unpaired = <Entry*> _lend_bytes(owned, "unpaired", n, sizeof(Entry))
+        self.paired = <Entry*> _lend_bytes(owned, "paired", n, sizeof(Entry))
         # at most one live entry per running job: a full heap is compacted (dynamic quotas change
         # rates any number of times)
         self.completion_capacity = 3 * count
-        self.completions.items = <Entry*> malloc(self.completion_capacity * sizeof(Entry))
-        if (self.waiting == NULL or self.releases == NULL or self.unpaired == NULL
-                or self.completions.items == NULL or self.paired == NULL):
-            raise MemoryError()
+        self.completions.items = <Entry*> _lend_bytes(owned, "completions", 3 * n, sizeof(Entry))
         if self.every_job:
-            self.by_efficiency = <Entry*> malloc(count * sizeof(Entry))
-            if self.by_efficiency == NULL:
-                raise MemoryError()
+            self.by_efficiency = <Entry*> _lend_bytes(owned, "by_efficiency", n, sizeof(Entry))
         if predictor is not None:
             if predictor.owner != 0:
                 raise ValueError("the predictor already serves a running simulation")
@@ -446,21 +483,10 @@ cdef class SharingSimulation:
         self.case_guest = -1
 
     def __dealloc__(self):
-        free(self.submit)
-        free(self.work)
-        free(self.estimate)
-        free(self.efficiency)
-        free(self.memory)
-        free(self.procs)
-        free(self.waiting)
-        free(self.releases)
-        free(self.unpaired)
-        free(self.completions.items)
+        # the per-job buffers are the lent ones (self._buffers, or the spare set once released)
         free(self.per_donor)
         free(self.alpha_log.rows)
         free(self.case_rows.rows)
-        free(self.paired)
-        free(self.by_efficiency)
         free(self.user)
         if self.seen_estimate != self.estimate:
             free(self.seen_estimate)
@@ -1280,13 +1306,28 @@ cdef class SharingSimulation:
 
     # -- Python interface -----------------------------------------------------
 
+    def release(self):
+        """Lend this run's per-job buffers to the next run on as many jobs (read its results first):
+        afterwards only `now`, `learner()` and `case_log()` can be read."""
+        if not self.released:
+            _SPARE.update(self._buffers)
+            self._buffers = None
+            self.released = True
+
+    cdef int _readable(self) except -1:
+        if self.released:
+            raise RuntimeError("the run's buffers were released to the next run (release())")
+        return 0
+
     def run(self):
         """Advance; True if paused at a case (external policy), False when done."""
+        self._readable()
         with nogil:
             paused = self._run()
         return paused
 
     def _pending(self):
+        self._readable()
         if self.case_donor < 0:
             raise RuntimeError("no case is pending: run() returns True when one is")
 
@@ -1338,6 +1379,7 @@ cdef class SharingSimulation:
         return np.array([self._case_loss(self.case_donor, self.case_guest, k, self.now) for k in range(self.levels)])
 
     def results(self):
+        self._readable()
         return {
             "start": np.asarray(self.start).copy(),
             "end": np.asarray(self.end).copy(),

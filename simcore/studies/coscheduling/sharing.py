@@ -273,6 +273,8 @@ class SharingRun:
         arrays = self._core.results()
         learner = self._core.learner()
         learner["state"]["round"] = int(learner["state"]["round"])
+        cases = self._core.case_log() if self.log_cases else None
+        self._core.release()  # its buffers to the next run: the results are copies
         return SharingResult(
             workload=self.workload,
             settings=self.settings,
@@ -286,7 +288,7 @@ class SharingRun:
             allocated=arrays["allocated"],
             busy_area=arrays["busy_area"],
             learner=learner,
-            cases=self._core.case_log() if self.log_cases else None,
+            cases=cases,
         )
 
 

@@ -17,9 +17,11 @@ from studies.coscheduling.reference_cosched import simulate_reference
 
 from simcore import read_swf, simulate
 from simcore.engine.workload import Workload
+from simcore.studies.coscheduling import _sharing
 from simcore.studies.coscheduling.sharing import (
     STRATEGIES,
     SharingInputError,
+    SharingRun,
     SharingSettings,
     simulate_sharing,
 )
@@ -413,3 +415,36 @@ def test_the_agreement_test_catches_a_planted_bug_in_the_reference(monkeypatch, 
         except AssertionError:
             caught += 1
     assert caught > 0
+
+
+def test_runs_lend_their_buffers_to_the_next_and_stay_independent():
+    """A finished run lends its per-job buffers to the next run on as many jobs (no new memory for a
+    sweep's replays of one workload); the schedules do not depend on which buffers a run got, or on
+    runs held open at the same time; a released run refuses to be read."""
+    rng = np.random.default_rng(11)
+    workload = random_workload(rng)
+    while len(workload) < 10:
+        workload = random_workload(rng)
+    settings = [random_settings(rng) for _ in range(6)]
+    alone = [simulate_sharing(workload, s, seed=case) for case, s in enumerate(settings)]
+    lent = _sharing._SPARE["start"]
+    again = simulate_sharing(workload, settings[0], seed=0)
+    assert _sharing._SPARE["start"] is lent  # the same buffer, lent and given back
+    # every run again, in reverse order and each with another run held open beside it
+    for case in reversed(range(len(settings))):
+        beside = SharingRun(workload, settings[(case + 1) % len(settings)], seed=99)
+        run = SharingRun(workload, settings[case], seed=case)
+        run.advance()
+        result = run.result()
+        for name in ("start", "end", "donor", "quota", "allocated"):
+            np.testing.assert_array_equal(getattr(result, name), getattr(alone[case], name), err_msg=name)
+        assert result.learner["state"] == alone[case].learner["state"]
+        beside.advance()
+        beside.result()
+    np.testing.assert_array_equal(again.start, alone[0].start)
+    assert run.core.released
+    with pytest.raises(RuntimeError, match="released"):
+        run.core.results()
+    with pytest.raises(RuntimeError, match="released"):
+        run.core.run()
+    assert run.core.learner()["cases"] == alone[0].learner["cases"]  # the learner's log stays
