@@ -39,6 +39,7 @@ cdef enum:
     CASE_FIELDS = 8     # round, level, loss, mixture's probability, each expert's probability
     PENDING_FIELDS = 9  # level, mixture, since, donor's and guest's work left, each expert's probability
     LEVELS_LIMIT = 64
+    DOUBLE_ROWS = 18    # the per-job doubles (__cinit__): the state, then the jobs' own numbers
     FAILED_KEPT = 8
 MAX_LEVELS = LEVELS_LIMIT
 
@@ -100,30 +101,14 @@ I8 = np.dtype(np.int8)
 U8 = np.dtype(np.uint8)
 
 
-cdef object _lend(dict owned, str name, tuple shape, object dtype, object fill):
-    """A buffer of `shape` and `dtype` filled with `fill` (None: not filled), a spare one if one
-    fits; recorded in `owned`, to be lent on when the run is released."""
-    buffer = _SPARE.pop(name, None)
-    if buffer is None or buffer.shape != shape or buffer.dtype != dtype:
-        buffer = np.empty(shape, dtype=dtype)
-    if fill is not None:
-        buffer.fill(fill)
-    owned[name] = buffer
-    return buffer
-
-
-cdef void* _lend_bytes(dict owned, str name, Py_ssize_t count, size_t size) except NULL:
-    """Room for `count` items (at least one) of `size` bytes, lent as _lend's buffers (not filled)."""
-    cdef unsigned char[::1] buffer = _lend(owned, name, ((count if count > 0 else 1) * size,), U8, None)
-    return &buffer[0]
-
-
-cdef double* _lend_copy(dict owned, str name, const double[::1] values) except NULL:
-    cdef double* copy = <double*> _lend_bytes(owned, name, values.shape[0], sizeof(double))
-    cdef Py_ssize_t j
-    for j in range(values.shape[0]):
-        copy[j] = values[j]
-    return copy
+cdef object _lend(dict owned, str name, tuple shape, object dtype):
+    """A block of `shape` and `dtype` (not filled), a spare one if one fits; recorded in `owned`,
+    to be lent on when the run is released."""
+    block = _SPARE.pop(name, None)
+    if block is None or block.shape != shape or block.dtype != dtype:
+        block = np.empty(shape, dtype=dtype)
+    owned[name] = block
+    return block
 
 
 cdef inline double capped(double share, double efficiency) noexcept nogil:
@@ -365,16 +350,27 @@ cdef class SharingSimulation:
         self.rng = <bitgen_t*> PyCapsule_GetPointer(bit_generator.capsule, "BitGenerator")
         self._bit_generator = bit_generator
         self.n = n
+        # The per-job state in a few blocks, one row an array, lent from run to run (_lend); at
+        # least one column, so that an empty workload has no NULL pointer.
         cdef dict owned = {}
+        cdef Py_ssize_t width = n if n > 0 else 1
         self._buffers = owned
-        self.submit = _lend_copy(owned, "submit", submit)
-        self.work = _lend_copy(owned, "work", work)
-        self.estimate = _lend_copy(owned, "estimate", estimate)
-        self.efficiency = _lend_copy(owned, "efficiency", efficiency)
-        self.memory = _lend_copy(owned, "memory", memory)
-        self.procs = <long long*> _lend_bytes(owned, "procs", n, sizeof(long long))
-        for j in range(n):
-            self.procs[j] = procs[j]
+        doubles = _lend(owned, "doubles", (DOUBLE_ROWS, width), F64)
+        integers = _lend(owned, "integers", (6, width), I64)
+        cdef double[:, ::1] own_doubles = doubles
+        cdef long long[:, ::1] own_integers = integers
+        doubles[13, :n] = submit
+        doubles[14, :n] = work
+        doubles[15, :n] = estimate
+        doubles[16, :n] = efficiency
+        doubles[17, :n] = memory
+        integers[5, :n] = procs
+        self.submit = &own_doubles[13, 0]
+        self.work = &own_doubles[14, 0]
+        self.estimate = &own_doubles[15, 0]
+        self.efficiency = &own_doubles[16, 0]
+        self.memory = &own_doubles[17, 0]
+        self.procs = &own_integers[5, 0]
         self.machine_size = machine_size
         self.every_job = static_mode == 1
         self.capacity = 2 * machine_size if self.every_job else machine_size
@@ -398,52 +394,55 @@ cdef class SharingSimulation:
         self.feedback = feedback
         self.guests = guests
         self.now = -INFINITY
-        cdef tuple jobs = (n,)
-        self.start = _lend(owned, "start", jobs, F64, NAN)
-        self.end = _lend(owned, "end", jobs, F64, NAN)
-        self.remaining = _lend(owned, "remaining", jobs, F64, 0.0)
-        self.rate = _lend(owned, "rate", jobs, F64, 1.0)
-        self.updated = _lend(owned, "updated", jobs, F64, 0.0)
-        self.completion = _lend(owned, "completion", jobs, F64, 0.0)
-        self.estimated_end = _lend(owned, "estimated_end", jobs, F64, 0.0)
-        self.quota = _lend(owned, "quota", jobs, F64, NAN)
-        self.allocated = _lend(owned, "allocated", jobs, F64, 0.0)
-        self.allocation_rate = _lend(owned, "allocation_rate", jobs, F64, 0.0)
-        self.allocation_since = _lend(owned, "allocation_since", jobs, F64, 0.0)
-        self.reservation = _lend(owned, "reservation", jobs, F64, NAN)
+        doubles[0:4].fill(NAN)
+        self.start, self.end = doubles[0, :n], doubles[1, :n]
+        self.quota, self.reservation = doubles[2, :n], doubles[3, :n]
+        doubles[4:11].fill(0.0)
+        self.remaining, self.updated, self.completion = doubles[4, :n], doubles[5, :n], doubles[6, :n]
+        self.estimated_end, self.allocated = doubles[7, :n], doubles[8, :n]
+        self.allocation_rate, self.allocation_since = doubles[9, :n], doubles[10, :n]
+        doubles[11].fill(1.0)
+        self.rate = doubles[11, :n]
+        self.quota_now = doubles[12, :n]     # set at a pairing
         # set before they are read (at a pairing, at a submission): no need to fill what a run of
         # hundreds of thousands of jobs may never touch
         self.seen_estimate = self.estimate if predictor is None else copy_doubles(estimate)
-        self.level = _lend(owned, "level", jobs, INTC, None)
-        self.decided_leaves = _lend(owned, "decided_leaves", jobs, INTC, None)
-        held = n if feedback == AT_COMPLETION else 0
-        self.pending = _lend(owned, "pending", (held, PENDING_FIELDS), F64, 0.0)
-        self.has_pending = _lend(owned, "has_pending", (held,), U8, 0)
-        self.partner = _lend(owned, "partner", jobs, I64, -1)
-        self.first_guest = _lend(owned, "first_guest", jobs, I64, -1)
-        self.next_guest = _lend(owned, "next_guest", jobs, I64, -1)
-        self.guest_procs = _lend(owned, "guest_procs", jobs, I64, 0)
-        self.n_guests = _lend(owned, "n_guests", jobs, INTC, 0)
-        self.quota_now = _lend(owned, "quota_now", jobs, F64, None)
-        self.donor = _lend(owned, "donor", jobs, I64, -1)
-        self.state = _lend(owned, "state", jobs, I8, 0)
-        self.is_guest = _lend(owned, "is_guest", jobs, U8, 0)
+        integers[0:4].fill(-1)
+        self.partner, self.first_guest = integers[0, :n], integers[1, :n]
+        self.next_guest, self.donor = integers[2, :n], integers[3, :n]
+        integers[4].fill(0)
+        self.guest_procs = integers[4, :n]
+        ints = _lend(owned, "ints", (3, width), INTC)
+        ints[0].fill(0)
+        self.n_guests, self.level, self.decided_leaves = ints[0, :n], ints[1, :n], ints[2, :n]
+        flags = _lend(owned, "flags", (3, width), U8)
+        flags[0:2].fill(0)
+        self.state, self.is_guest = flags[0, :n].view(I8), flags[1, :n]
         # With memory on, a job of unknown memory never shares.
-        self.may_share = _lend(owned, "may_share", jobs, U8, 1)
+        flags[2].fill(1)
         if not isnan(memory_capacity):
-            np.logical_not(np.isnan(np.asarray(memory)), out=np.asarray(self.may_share).view(np.bool_))
+            np.logical_not(np.isnan(np.asarray(memory)), out=flags[2, :n].view(np.bool_))
+        self.may_share = flags[2, :n]
+        held = n if feedback == AT_COMPLETION else 0
+        self.pending = _lend(owned, "pending", (held, PENDING_FIELDS), F64)
+        self.pending[:, :] = 0.0
+        self.has_pending = _lend(owned, "has_pending", (held,), U8)
+        self.has_pending[:] = 0
         self.histogram = np.zeros(levels, dtype=np.int64)
-        cdef size_t count = n if n > 0 else 1
-        self.waiting = <Py_ssize_t*> _lend_bytes(owned, "waiting", n, sizeof(Py_ssize_t))
-        self.releases = <Entry*> _lend_bytes(owned, "releases", 2 * n, sizeof(Entry))
-        self.unpaired = <Entry*> _lend_bytes(owned, "unpaired", n, sizeof(Entry))
-        self.paired = <Entry*> _lend_bytes(owned, "paired", n, sizeof(Entry))
-        # at most one live entry per running job: a full heap is compacted (dynamic quotas change
-        # rates any number of times)
-        self.completion_capacity = 3 * count
-        self.completions.items = <Entry*> _lend_bytes(owned, "completions", 3 * n, sizeof(Entry))
-        if self.every_job:
-            self.by_efficiency = <Entry*> _lend_bytes(owned, "by_efficiency", n, sizeof(Entry))
+        cdef size_t count = width
+        # the sorted lists and the heap: releases 2n, unpaired n, paired n, by_efficiency n, the
+        # completions 3n entries (at most one live entry per running job: a full heap is compacted,
+        # dynamic quotas change rates any number of times), then the waiting list
+        cdef unsigned char[::1] lists = _lend(
+            owned, "lists", (8 * width * sizeof(Entry) + width * sizeof(Py_ssize_t),), U8)
+        cdef Entry* entries = <Entry*> &lists[0]
+        self.releases = entries
+        self.unpaired = entries + 2 * width
+        self.paired = entries + 3 * width
+        self.by_efficiency = entries + 4 * width
+        self.completions.items = entries + 5 * width
+        self.completion_capacity = 3 * width
+        self.waiting = <Py_ssize_t*> (entries + 8 * width)
         if predictor is not None:
             if predictor.owner != 0:
                 raise ValueError("the predictor already serves a running simulation")

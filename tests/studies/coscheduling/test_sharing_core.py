@@ -427,9 +427,9 @@ def test_runs_lend_their_buffers_to_the_next_and_stay_independent():
         workload = random_workload(rng)
     settings = [random_settings(rng) for _ in range(6)]
     alone = [simulate_sharing(workload, s, seed=case) for case, s in enumerate(settings)]
-    lent = _sharing._SPARE["start"]
+    lent = _sharing._SPARE["doubles"]
     again = simulate_sharing(workload, settings[0], seed=0)
-    assert _sharing._SPARE["start"] is lent  # the same buffer, lent and given back
+    assert _sharing._SPARE["doubles"] is lent  # the same block, lent and given back
     # every run again, in reverse order and each with another run held open beside it
     for case in reversed(range(len(settings))):
         beside = SharingRun(workload, settings[(case + 1) % len(settings)], seed=99)
