@@ -348,8 +348,16 @@ def test_coscheduling_outputs(tiny_run):
     classes = pd.read_parquet(results / "runs" / "ASA_X-queue" / "classes.parquet")
     assert set(classes["workflow"]) == {"Montage", "BLAST", "Statistics", "Synthetic"}
     claims = pd.read_csv(results / "tables" / "claims.csv")
-    assert set(claims["claim"]) == {"wait", "response", "utilisation", "slowdown"}
-    assert (claims["reason"].fillna("") != "").eq(~claims["holds"]).all()  # a reason exactly where one fails
+    assert set(claims["claim"]) == {"wait", "response", "utilisation", "runtime"}
+    assert set(claims["configuration"]) == {"STATIC", "ASAX"}
+    assert set(claims["outcome"]) <= {"holds", "fails", "undetermined"}
+    # a reason exactly where a claim does not hold
+    assert (claims["reason"].fillna("") != "").eq(claims["outcome"] != "holds").all()
+    # the queue runs its sharing configurations on first fit, SPACE on EASY, each size three times
+    queue_runs = pd.read_parquet(results / "runs" / "ASA_X-queue" / "E1.parquet")
+    schedulers = queue_runs.groupby("strategy")["scheduler"].unique().map(set).to_dict()
+    assert schedulers["SPACE"] == {"easy"} and schedulers["STATIC"] >= {"first-fit"}
+    assert set(queue_runs["window"]) == {0, 1, 2}
     space = summary[summary["configuration"] == "SPACE"]
     assert (space["mean_wait_ratio"].dropna() == 1.0).all()
     weights = pd.read_parquet(results / "weights" / "lublin-256.parquet")
@@ -362,9 +370,10 @@ def test_coscheduling_outputs(tiny_run):
     reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
     rows = reproduction[reproduction["paper"] == "asax-2024"]
     # per trace, load and compared strategy: wait, response, utilisation gain and runtime change; the paper's
-    # queue: Table 3 (3 sizes x SPACE, STATIC, ASAX x 3 columns), Table 2 (the same x 4 workflows x 3 columns)
+    # queue: Table 2's job-weighted U (3 sizes x SPACE, STATIC, ASAX), Table 3 (the same x 3 columns),
+    # Table 2 per workflow (the same x 4 workflows x 3 columns)
     assert len(rows[rows["trace"] != "ASA_X-queue"]) == 2 * 3 * 2 * 4
-    assert len(rows[rows["trace"] == "ASA_X-queue"]) == 3 * 3 * 3 + 3 * 3 * 4 * 3
+    assert len(rows[rows["trace"] == "ASA_X-queue"]) == 3 * 3 + 3 * 3 * 3 + 3 * 3 * 4 * 3
     assert "absolute hours" in (tiny_run / "results" / "reproduction.md").read_text()
 
 
