@@ -344,7 +344,6 @@ CEILINGS = {
 BASE_KEYS = ["trace", "experiment", "load", "window"]
 HEADROOM_KEYS = [*BASE_KEYS, "kappa"]
 GROUP_KEYS = ["trace", "experiment", "load", "kappa", "configuration", "strategy"]
-# "≈" in the paper's orderings: within 25 % of each other; "≫": at least 10 points more.
 
 
 def against_space(runs: pd.DataFrame) -> pd.DataFrame:
@@ -369,8 +368,9 @@ def against_space(runs: pd.DataFrame) -> pd.DataFrame:
     return merged
 
 
-# Columns summarised by their mean and their 10th and 90th percentiles over windows (E1) or seeds (E2).
+# Columns of the paper queue's runs (and `rounds`, which hand-made frames may lack) summarised when present.
 QUEUE_COLUMNS = ("rounds", "scheduler", "learner_round", *(f"alpha_{expert}" for expert in EXPERTS))
+# Columns summarised by their mean and their 10th and 90th percentiles over windows (E1) or seeds (E2).
 SPREAD_COLUMNS = (
     *(f"{metric}_ratio" for metric in RATIO_METRICS),
     *UTILISATIONS,
