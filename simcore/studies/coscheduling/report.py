@@ -333,8 +333,8 @@ def _queue_lines(summary: pd.DataFrame, classes: pd.DataFrame | None) -> list[st
     """The paper's queue: ours against Table 2's job-weighted means (the consistent target), Table 3
     beside them with what makes it inconsistent, the learner's rounds and weights, and STATIC's two
     rate brackets."""
-    block = _queue_summary(summary, summary["configuration"].unique())
-    block = block[(block["strategy"] == "STATIC") | block["configuration"].isin((*PAPER_STRATEGIES, *QUEUE_LEARNERS))]
+    shown = summary["configuration"].isin((*PAPER_STRATEGIES, *QUEUE_LEARNERS)) | (summary["strategy"] == "STATIC")
+    block = _queue_summary(summary, summary.loc[shown, "configuration"].unique())
     if block.empty:
         return []
     schedulers = block.get("scheduler", pd.Series("easy", index=block.index)).fillna("easy")

@@ -44,16 +44,20 @@ def run_options(section: dict, trace: str, base_seed: int) -> str:
 
 
 def queue_options(section: dict) -> str:
-    """`simcore coscheduling-paper-queue` options: the configurations, κ, seeds and walltimes."""
+    """`simcore coscheduling-paper-queue` options: the configurations, κ, seeds and walltimes, and the
+    queue's own settings the config gives (the command's defaults are the paper's)."""
     queue = section["paper_queue"]
+    given = {
+        "--queue-configurations": f"'{json.dumps(queue['configurations'])}'" if "configurations" in queue else None,
+        "--scheduler": queue.get("scheduler"),
+        "--repetitions": queue.get("repetitions"),
+        "--learner": queue.get("learner"),
+    }
     return " ".join(
         [
             configurations_options(section),
             f"--walltime-factor {queue['walltime_factor']}",
-            f"--queue-configurations '{json.dumps(queue.get('configurations', {}))}'",
-            f"--scheduler {queue.get('scheduler', 'first-fit')}",
-            f"--repetitions {queue.get('repetitions', 3)}",
-            f"--learner {queue.get('learner', 'warm')}",
+            *(f"{flag} {value}" for flag, value in given.items() if value is not None),
         ]
     )
 
