@@ -27,6 +27,7 @@ from simcore.workloads.files import (
     write_variants,
     write_workload,
 )
+from simcore.workloads.lal import lal_workload
 from simcore.workloads.lublin import lublin_workload
 from simcore.workloads.resample import RESAMPLE_METHODS, resample_variants
 from simcore.workloads.sacct import (
@@ -38,6 +39,9 @@ from simcore.workloads.sacct import (
     parse_time_limit_seconds,
 )
 from simcore.workloads.schedule import write_schedule_swf
+
+# `simcore model --model NAME`: the generators, called with the job count, machine_size and seed
+MODEL_GENERATORS = {"lublin": lublin_workload, "lal": lal_workload}
 
 
 def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
@@ -191,7 +195,16 @@ def add_commands(commands) -> None:
     fetch.add_argument("--mirror", metavar="DIR_OR_URL", help="tried before the archive")
     fetch.add_argument("--output", "-o", required=True, type=output_file, metavar="FILE.swf.gz")
 
-    model = commands.add_parser("model", help="generate a Lublin-Feitelson workload (Parquet)")
+    model = commands.add_parser(
+        "model", help="generate a model workload (Parquet): Lublin-Feitelson jobs, or the LAL-shaped grid log"
+    )
+    model.add_argument(
+        "--model",
+        choices=sorted(MODEL_GENERATORS),
+        default="lublin",
+        help="lublin: Lublin-Feitelson rigid jobs with Tsafrir estimates (default; docs/workload_models.md); "
+        "lal: serial grid jobs shaped like the elastic paper's LAL log (docs/elastic.md §14)",
+    )
     model.add_argument("--jobs", type=int, required=True)
     model.add_argument("--machine-size", type=int, required=True)
     model.add_argument("--seed", type=int, required=True)
@@ -324,8 +337,8 @@ def run_fetch(args) -> int:
 
 
 def run_model(args) -> int:
-    workload = lublin_workload(args.jobs, args.machine_size, args.seed)
-    write_workload(workload, args.output, {"command": "model", "model": "lublin", "seed": args.seed})
+    workload = MODEL_GENERATORS[args.model](args.jobs, machine_size=args.machine_size, seed=args.seed)
+    write_workload(workload, args.output, {"command": "model", "model": args.model, "seed": args.seed})
     print(f"{args.output}: {len(workload):,} jobs on {args.machine_size} processors (seed {args.seed})")
     return 0
 

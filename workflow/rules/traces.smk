@@ -86,9 +86,10 @@ rule model_trace:
     resources:
         mem_mb=1000,
     params:
-        model=lambda wildcards: MODELS[wildcards.trace],
+        model=lambda wildcards: {"model": "lublin"} | MODELS[wildcards.trace],
     shell:
-        "simcore model --jobs {params.model[jobs]} --machine-size {params.model[machine_size]} "
+        "simcore model --model {params.model[model]} --jobs {params.model[jobs]} "
+        "--machine-size {params.model[machine_size]} "
         "--seed {params.model[seed]} --output {output} > {log} 2>&1"
 
 

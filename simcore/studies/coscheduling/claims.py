@@ -17,15 +17,13 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from simcore.reporting.intervals import UNDETERMINED, interval, within
 from simcore.reporting.published import ASAX_LOADS, ASAX_TABLE2, ASAX_TABLE3
 from simcore.studies.coscheduling.paper_queue import table2_weighted_mean
 from simcore.studies.coscheduling.study import against_space
 
 CLAIM_FACTOR = 2.0  # ours within a factor 2 of the paper's, either way
-CONFIDENCE = 0.95
-OUTCOMES = ("holds", "fails", "undetermined")
 # claim -> (what it says, our column in against_space's rows, the unit it is compared in)
 CLAIMS = {
     "wait": ("mean wait changes against SPACE as the paper's (Table 3)", "mean_wait_ratio", "%"),
@@ -76,21 +74,6 @@ def paper_at(claim: str, configuration: str, load: float) -> tuple[float, str]:
     return float(np.mean([paper_value(claim, configuration, label) for label in ASAX_LOADS])), "mean of its sizes"
 
 
-def interval(values) -> tuple[float, float, float]:
-    """Mean and 95 % Student interval of paired values (the mean alone, as both ends, for one value
-    or values that do not vary)."""
-    values = np.asarray(values, dtype=float)
-    values = values[~np.isnan(values)]
-    if len(values) == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(values.mean())
-    spread = float(values.std(ddof=1)) if len(values) > 1 else 0.0
-    if spread == 0.0:
-        return mean, mean, mean
-    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, len(values) - 1)) * spread / math.sqrt(len(values))
-    return mean, mean - half, mean + half
-
-
 def band(paper: float) -> tuple[float, float]:
     """Values within a factor CLAIM_FACTOR of the paper's, with its sign."""
     ends = (paper / CLAIM_FACTOR, paper * CLAIM_FACTOR)
@@ -99,14 +82,7 @@ def band(paper: float) -> tuple[float, float]:
 
 def judge(low: float, high: float, paper: float) -> str:
     """holds: the whole interval in the band; fails: none of it; undetermined otherwise."""
-    if math.isnan(low) or paper == 0:
-        return "undetermined"
-    lowest, highest = band(paper)
-    if lowest <= low and high <= highest:
-        return "holds"
-    if high < lowest or low > highest:
-        return "fails"
-    return "undetermined"
+    return UNDETERMINED if paper == 0 else within(low, high, *band(paper))
 
 
 def _ours(claim: str, block: pd.DataFrame) -> np.ndarray:

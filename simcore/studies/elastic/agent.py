@@ -24,6 +24,10 @@ GAMMA = 0.8
 ETA = 0.2
 SWEEPS = 5
 PRE_TRAINING_POOLS = ("explore", "rigid")  # the elastic learner's pre-training pool (docs/elastic.md §7)
+# The pool request's input (docs/elastic.md §4, input 20): the headroom (level − running) / P_max, or
+# the level / P_max (the former encoding, an ablation: the level tracks the load, so the learner
+# learns the load's link to the reward, not the level's effect).
+POOL_REQUESTS = ("headroom", "level")
 NO_JOB = np.zeros(0, dtype=np.int64)  # the job part of a pool-only decision
 
 
@@ -44,7 +48,8 @@ class Record:
 
 class Learner(Policy):
     """SARSA with the ESN; `lam` weighs W against fairness (rigid) or utilisation (elastic, read as
-    `utilisation`: "interval" or "cumulative", rewards.py)."""
+    `utilisation`: "interval" or "cumulative", rewards.py); an elastic learner sees a level as
+    `pool_request` ("headroom" or "level", POOL_REQUESTS)."""
 
     def __init__(
         self,
@@ -56,7 +61,11 @@ class Learner(Policy):
         pool_top: int,
         epsilon: float = EPSILON,
         utilisation: str = "interval",
+        pool_request: str = "headroom",
     ):
+        if pool_request not in POOL_REQUESTS:
+            raise ValueError(f"pool_request {pool_request!r}: choose one of {', '.join(POOL_REQUESTS)}")
+        self.pool_request = pool_request
         self.reservoir = reservoir
         self.readout = readout
         self.lam = lam
@@ -75,17 +84,19 @@ class Learner(Policy):
         """The action inputs of `jobs` in queue order; no job (a pool-only decision): one row of zeros."""
         return site.action_inputs(jobs) if len(jobs) else np.zeros((1, ACTION_INPUTS))
 
-    def _inputs(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
-        """One row per (job row, level), job-major and levels ascending (rigid: the job rows alone)."""
+    def _inputs(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray, running: int) -> np.ndarray:
+        """One row per (job row, level), job-major and levels ascending (rigid: the job rows alone);
+        `running` jobs run before the decision (the headroom's base)."""
         width = self.reservoir.W_in.shape[1]
         inputs = np.empty((len(job_rows), len(levels) if self.elastic else 1, width))
         inputs[:, :, :STATE_INPUTS] = state
         inputs[:, :, STATE_INPUTS : STATE_INPUTS + ACTION_INPUTS] = job_rows[:, None]
         if self.elastic:
-            inputs[:, :, -1] = levels / self.pool_top
+            request = levels - running if self.pool_request == "headroom" else levels
+            inputs[:, :, -1] = request / self.pool_top
         return inputs.reshape(-1, width)
 
-    def _decide(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> int:
+    def _decide(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray, running: int) -> int:
         """ε-greedy over the candidates (job row, level) of `_inputs`; commits the chosen one's state."""
         per_row = len(levels) if self.elastic else 1
         candidates = len(job_rows) * per_row
@@ -94,37 +105,37 @@ class Learner(Policy):
         elif candidates == 1:
             chosen = 0  # a lone candidate (most decisions) needs no score
         else:
-            chosen = int(self._values(state, job_rows, levels).argmax())  # the first of equal values wins
+            chosen = int(self._values(state, job_rows, levels, running).argmax())  # the first of equal values wins
         job, level = divmod(chosen, per_row)
-        z = self._commit(state, job_rows[job : job + 1], levels[level : level + 1])
+        z = self._commit(state, job_rows[job : job + 1], levels[level : level + 1], running)
         self._add(Decision(z, float(self.readout.values(z[None, 1:])[0])))
         return chosen
 
-    def _commit(self, state: np.ndarray, job_row: np.ndarray, level: np.ndarray) -> np.ndarray:
+    def _commit(self, state: np.ndarray, job_row: np.ndarray, level: np.ndarray, running: int) -> np.ndarray:
         """Step the reservoir on the chosen candidate's inputs; the readout's features z of the new state."""
-        self.state = self.reservoir.step(self.state, self._inputs(state, job_row, level)[0])
+        self.state = self.reservoir.step(self.state, self._inputs(state, job_row, level, running)[0])
         return features(self.state[self.reservoir.readout_units])
 
-    def _values(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    def _values(self, state: np.ndarray, job_rows: np.ndarray, levels: np.ndarray, running: int) -> np.ndarray:
         """Q of each candidate (job row, level) of `_inputs` on the reservoir's tentative next state.
 
         Each distinct job row is scored once: BLAS may round identical rows of a product differently,
         and candidates with identical inputs must have identical Q (the tie rule: the earliest job,
         then the smaller level); it also spares EST's repeated descriptions."""
         distinct, row = distinct_rows(job_rows)
-        tentative = self.reservoir.tentative_readout(self.state, self._inputs(state, distinct, levels))
+        tentative = self.reservoir.tentative_readout(self.state, self._inputs(state, distinct, levels, running))
         return self.readout.values(tentative).reshape(len(distinct), -1)[row].ravel()
 
     # -- the Policy interface ----------------------------------------------------------
 
     def choose(self, site: Site, levels: np.ndarray) -> tuple[int, int]:
         queue = np.asarray(site.queue, dtype=np.int64)
-        chosen = self._decide(site.state_inputs(), self._job_rows(site, queue), levels)
+        chosen = self._decide(site.state_inputs(), self._job_rows(site, queue), levels, len(site.running))
         per_job = len(levels) if self.elastic else 1
         return int(queue[chosen // per_job]), int(levels[chosen % per_job]) if self.elastic else site.pool
 
     def choose_pool(self, site: Site, levels: np.ndarray) -> int:
-        return int(levels[self._decide(site.state_inputs(), self._job_rows(site, NO_JOB), levels)])
+        return int(levels[self._decide(site.state_inputs(), self._job_rows(site, NO_JOB), levels, len(site.running))])
 
     # -- SARSA ---------------------------------------------------------------------------
 
@@ -176,7 +187,7 @@ class PreTraining(Learner):
     def _record(self, site: Site, job: np.ndarray, levels: np.ndarray) -> int:
         """The level (drawn when several are allowed) and the decision recorded with Q = 0."""
         level = int(self.pool_draws.choice(levels)) if len(levels) > 1 else int(levels[0])
-        z = self._commit(site.state_inputs(), self._job_rows(site, job), np.array([level]))
+        z = self._commit(site.state_inputs(), self._job_rows(site, job), np.array([level]), len(site.running))
         self.record.decisions.append(Decision(z, 0.0))
         return level
 
@@ -219,16 +230,18 @@ def pre_train(
     model: str,
     seed: int,
     top: int,
+    pool: int,
     levels: np.ndarray | None = None,
     utilisation: str = "interval",
+    pool_request: str = "headroom",
 ) -> tuple[Reservoir, Readout]:
     """The reservoir of `seed` and the readout fitted by the sweeps over an EDF run of the first jobs
-    from the rigid pool (inputs divided by `top`, the online run's P_max); with `levels`, the pool is
-    explored among them (PreTraining), else it stays rigid."""
+    from `pool` cores (inputs divided by `top`, the online run's P_max); with `levels`, the pool is
+    explored among them (PreTraining), else it stays as it is."""
     reservoir = Reservoir.generate(STATE_INPUTS + ACTION_INPUTS + (1 if elastic else 0), seed)
     readout = Readout()
-    pre = PreTraining(reservoir, readout, lam, elastic, seed, top, utilisation=utilisation)
-    run_site(jobs, pre, jobs.rigid_pool, 0, jobs.pre_training, model, levels, pool_top=top)
+    pre = PreTraining(reservoir, readout, lam, elastic, seed, top, utilisation=utilisation, pool_request=pool_request)
+    run_site(jobs, pre, pool, 0, jobs.pre_training, model, levels, pool_top=top)
     pre.sweeps()
     return reservoir, readout
 
@@ -243,17 +256,21 @@ def train_and_run(
     epsilon: float = EPSILON,
     utilisation: str = "interval",
     pre_training_pool: str = "explore",
+    pool_request: str = "headroom",
+    rigid_pool: int | None = None,
 ) -> tuple:
-    """Pre-train on the first jobs with EDF (an elastic learner's pool explored among `levels`, or
-    rigid), then run the online jobs (rigid or elastic from the rigid pool). Returns (the online
+    """Pre-train on the first jobs with EDF, then run the online jobs. A rigid learner runs both on
+    `rigid_pool` cores (default: the load-matched pool); an elastic one starts both from the
+    load-matched pool, its pre-training pool explored among `levels` (or kept). Returns (the online
     SiteRun, the learner's record)."""
     if pre_training_pool not in PRE_TRAINING_POOLS:
         raise ValueError(f"pre_training_pool {pre_training_pool!r}: choose one of {', '.join(PRE_TRAINING_POOLS)}")
-    top = int(levels[-1]) if elastic else jobs.rigid_pool
+    pool = jobs.load_pool if elastic or rigid_pool is None else rigid_pool
+    top = int(levels[-1]) if elastic else pool
     explored = levels if elastic and pre_training_pool == "explore" else None
-    reservoir, readout = pre_train(jobs, lam, elastic, model, seed, top, explored, utilisation)
-    learner = Learner(reservoir, readout, lam, elastic, seed, top, epsilon, utilisation)
-    online = run_site(jobs, learner, jobs.rigid_pool, jobs.pre_training, len(jobs), model, levels if elastic else None)
+    reservoir, readout = pre_train(jobs, lam, elastic, model, seed, top, pool, explored, utilisation, pool_request)
+    learner = Learner(reservoir, readout, lam, elastic, seed, top, epsilon, utilisation, pool_request)
+    online = run_site(jobs, learner, pool, jobs.pre_training, len(jobs), model, levels if elastic else None)
     learner.finish()
     return online, learner.record
 
@@ -275,7 +292,9 @@ class EnvAgent:
         slots, levels = np.flatnonzero(valid.any(axis=1)), np.flatnonzero(valid.any(axis=0))
         per_slot = observation[STATE_INPUTS : STATE_INPUTS + env.slots * SLOT_INPUTS].reshape(env.slots, SLOT_INPUTS)
         job_rows = np.vstack([per_slot[:, 1 : 1 + ACTION_INPUTS], np.zeros(ACTION_INPUTS)])[slots]  # last: no job
-        chosen = self.learner._decide(observation[:STATE_INPUTS], job_rows, env.levels[levels])
+        # the running jobs: the pool less the idle cores, both over P_max in the observation
+        running = round((observation[-3] - observation[3]) * env.pool_top) if env.elastic else 0
+        chosen = self.learner._decide(observation[:STATE_INPUTS], job_rows, env.levels[levels], running)
         slot, level = divmod(chosen, len(levels))
         return int(slots[slot] * len(env.levels) + levels[level]) if env.elastic else int(slots[slot])
 

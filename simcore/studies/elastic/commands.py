@@ -12,6 +12,7 @@ import pandas as pd
 from simcore.studies.elastic.jobsets import (
     MONITORING,
     PRE_TRAINING_JOBS,
+    RIGID_POOLS,
     SET_JOBS,
     JobSetError,
     consecutive_sets,
@@ -34,13 +35,14 @@ from simcore.workloads.files import (
 from simcore.workloads.vo_profiles import VO_PROFILES, apply_vo_profile
 
 RUN_KEYS = ("elastic", "model", "lambda")
-VARIANT_KEYS = ("utilisation", "pre_training_pool")  # optional: the elastic reward's ablations
+VARIANT_KEYS = ("utilisation", "pre_training_pool", "pool_request")  # optional: the elastic learner's ablations
 LOG_GROUPS = "the trace's groups"  # where a real log's VOs come from (its rows are compared with the paper)
 
 
 def _runs(text: str) -> dict:
     """--runs: JSON {name: {"elastic": bool, "model": "ORA" | "EST", "lambda": λ[, "utilisation":
-    "interval" | "cumulative"][, "pre_training_pool": "explore" | "rigid"]}}."""
+    "interval" | "cumulative"][, "pre_training_pool": "explore" | "rigid"][, "pool_request":
+    "headroom" | "level"]}}."""
     from simcore.studies.elastic.study import RunSettings
 
     runs = json.loads(text)
@@ -116,6 +118,13 @@ def add_commands(commands) -> None:
     )
     run.add_argument("--runs", type=_runs, help="JSON runs (default: the paper's nine)")
     run.add_argument("--seeds", type=_count, default=5, help="learner seeds (default 5)")
+    run.add_argument(
+        "--rigid-pool",
+        choices=RIGID_POOLS,
+        default="site",
+        help="the rigid runs' pool: the site's own cores (the log's machine, default; docs/elastic.md §1.4) "
+        "or the load-matched pool",
+    )
     run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
     run.add_argument("--series", required=True, metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)")
     run.add_argument("--pools", required=True, metavar="POOLS.parquet", help="the pool over time (seed 0)")
@@ -160,7 +169,7 @@ def run_experiment(args) -> int:
     except (JobSetError, ValueError) as error:
         raise JobSetError(f"{args.workload}: {error}") from None
     runs = args.runs or DEFAULT_RUNS
-    frame, series, pools = run_jobset(jobs, runs, args.seeds, progress_lines=True)
+    frame, series, pools = run_jobset(jobs, runs, args.seeds, args.rigid_pool, progress_lines=True)
     provenance = {
         "command": "elastic-run",
         "workload_file": args.workload,
@@ -172,7 +181,9 @@ def run_experiment(args) -> int:
         "monitoring": args.monitoring,
         "runs": {name: asdict(settings) for name, settings in runs.items()},
         "seeds": args.seeds,
-        "rigid_pool": jobs.rigid_pool,
+        "rigid_pool_rule": args.rigid_pool,
+        "rigid_pool": jobs.rigid_pool(args.rigid_pool),
+        "load_pool": jobs.load_pool,
         "groups": list(jobs.groups),
         "shares": jobs.shares.tolist(),
         "set_statistics": set_statistics(jobs),
@@ -180,7 +191,10 @@ def run_experiment(args) -> int:
     for table, path in ((frame, args.output), (series, args.series), (pools, args.pools)):
         table.insert(0, "trace", args.trace)
         write_parquet(table, path, provenance)
-    print(f"{args.output}: {jobs.name}, {len(frame)} runs, rigid pool {jobs.rigid_pool}")
+    print(
+        f"{args.output}: {jobs.name}, {len(frame)} runs, rigid pool {jobs.rigid_pool(args.rigid_pool)} "
+        f"({args.rigid_pool}), load-matched pool {jobs.load_pool}"
+    )
     return 0
 
 

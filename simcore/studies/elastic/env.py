@@ -72,7 +72,7 @@ def load_job_set(workload, set_number: int | None, filter_mode: str, pwa_mirror)
 
 
 class SchedulingEnv(gymnasium.Env):
-    """The elastic study's scheduling MDP (docs/elastic.md §2, §4, §5) on its rigid pool P_rig, with
+    """The elastic study's scheduling MDP (docs/elastic.md §2, §4, §5) on its rigid pool (`rigid_pool`), with
     the agent in the place of the SARSA learner: it picks which waiting serial job starts on an
     idle core.
 
@@ -113,7 +113,7 @@ class SchedulingEnv(gymnasium.Env):
     (decision number, reward) pairs for learners that credit each decision (SARSA).
 
     Episode: the online jobs of the job set from an empty site (§7), or with
-    ``episode="pre-training"`` its first jobs from the rigid pool P_rig (the site of the learner's
+    ``episode="pre-training"`` its first jobs from the same pool (the site of the learner's
     pre-training). It terminates when they are all done; nothing truncates it. It is deterministic
     (no random draw: the seed only seeds ``self.np_random``).
 
@@ -129,7 +129,9 @@ class SchedulingEnv(gymnasium.Env):
     the execution times the decisions see), `lam` (λ of the reward, in [0, 1]), `episode`
     (``"online"`` or ``"pre-training"``), `candidates` (above; default: descriptions under EST,
     queue under ORA), `window` (the queue's slots), `utilisation` (the elastic reward's U,
-    ``"interval"`` or ``"cumulative"``: see ElasticEnv), `invalid_action` and `invalid_penalty` (an
+    ``"interval"`` or ``"cumulative"``: see ElasticEnv), `rigid_pool` (``"site"``: the site's own cores,
+    the default; ``"load"``: the load-matched pool; the elastic MDP starts from the load-matched pool
+    whatever it says), `invalid_action` and `invalid_penalty` (an
     action the mask does not allow: docs/environments.md, "Invalid actions").
     """
 
@@ -149,6 +151,7 @@ class SchedulingEnv(gymnasium.Env):
         candidates: str | None = None,
         window: int = ORA_WINDOW,
         utilisation: str = "interval",
+        rigid_pool: str = "site",
         invalid_action: str = "first_valid",
         invalid_penalty: float = 0.0,
     ):
@@ -177,12 +180,11 @@ class SchedulingEnv(gymnasium.Env):
             raise ValueError(f"window {window}: at least one slot")
         online = episode == "online"
         self.first, self.last = (self.jobs.pre_training, len(self.jobs)) if online else (0, self.jobs.pre_training)
-        self.site_levels = pool_levels(self.jobs.rigid_pool) if self.elastic else None
-        self.levels = (
-            np.union1d(pool_levels(self.jobs.rigid_pool), [self.jobs.rigid_pool])
-            if self.elastic
-            else np.array([self.jobs.rigid_pool])
-        )
+        # the rigid MDP runs on the site's cores (or the load-matched pool); the elastic one starts
+        # from the load-matched pool, its levels' base (docs/elastic.md §1.4, §8.1)
+        self.pool = self.jobs.load_pool if self.elastic else self.jobs.rigid_pool(rigid_pool)
+        self.site_levels = pool_levels(self.jobs.load_pool) if self.elastic else None
+        self.levels = np.union1d(self.site_levels, [self.pool]) if self.elastic else np.array([self.pool])
         # the inputs' P_max: the elastic learner's pre-training encodes them as its online run will (§7)
         self.pool_top = int(self.levels[-1])
         size = STATE_INPUTS + self.slots * SLOT_INPUTS + (3 if self.elastic else 0)
@@ -211,7 +213,7 @@ class SchedulingEnv(gymnasium.Env):
         self.last_job, self.last_level = -1, -1
         self._loop = site_decisions(
             self.jobs,
-            self.jobs.rigid_pool,
+            self.pool,
             self.first,
             self.last,
             self.model,
@@ -345,7 +347,7 @@ class ElasticEnv(SchedulingEnv):
 
     Action: Discrete((S + 1) L), ``slot * L + level``: the slots are SchedulingEnv's
     (`candidates`), slot S is "no job" (valid only at a pool-only decision), and ``level`` indexes
-    ``env.levels``, the §8 pool levels and P_rig (the initial pool), ascending; when the pool may
+    ``env.levels``, the §8 pool levels and P_load (the initial pool), ascending; when the pool may
     not change only the current pool is valid. `action_masks()` and ``info["action_mask"]`` mark
     the valid actions; any other action of the space is taken as `invalid_action` says (docs/environments.md,
     "Invalid actions": by default the first valid one).

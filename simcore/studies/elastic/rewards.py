@@ -3,11 +3,13 @@ learner and the Gymnasium environments, delivered through `deliver(decision, rew
 both of its parts are known.
 
 - Rigid: `λ W_j + (1 − λ) F_j`, F_j at the job's election; known when j completes.
-- Elastic: `λ W_j + (1 − λ) U_n`. With ``utilisation="interval"`` (the default), U_n is the paper's
-  Eq. 3 for the pool just chosen: the work done in `[T_n, T')` over the pool's area there, T' the
-  next instant with a decision (or the run's end), so the level a decision picks changes its own
-  reward; known at T'. With ``"cumulative"`` (the contract's former reading), U is the run's since
-  its start, taken at the decision. A pool-only decision has W = 1 (no job is waiting).
+- Elastic: `λ W_j + (1 − λ) U_n`, known at T', the next instant with a decision (or the run's
+  end). With ``utilisation="interval"`` (the default, our per-interval modification of the paper's
+  Eq. 3), U_n is the work done in `[T_n, T')` over the pool's area there, so the level a decision
+  picks is what its own U measures. With ``"cumulative"`` (the paper's Eq. 3 as printed), U_n is
+  the run time of the jobs completed by T_n over the pool's area from the run's start to T': one
+  decision's level weighs on it only through its interval's share of the whole area (docs/elastic.md
+  §8.5 has the measured effect of each). A pool-only decision has W = 1 (no job is waiting).
 """
 
 from __future__ import annotations
@@ -32,13 +34,13 @@ class Rewards:
             raise ValueError(f"utilisation {utilisation!r}: choose one of {', '.join(UTILISATIONS)}")
         self.lam = lam
         self.elastic = elastic
-        self.interval = elastic and utilisation == "interval"
+        self.interval = utilisation == "interval"
         self.deliver = deliver
         self.decision_of_job: dict[int, int] = {}
         self.responsiveness: dict[int, float] = {}  # decision -> W, once known
         self.other: dict[int, float] = {}  # decision -> F or U, once known
         self.open: list[int] = []  # the decisions of the last decision instant: their interval is open
-        self.opened_at = (0.0, 0.0, 0.0)  # that instant, and the site's busy and pool areas then
+        self.opened_at = (0.0, 0.0, 0.0, 0.0)  # that instant, the site's busy and pool areas and completed work then
 
     def decided(self, site, decision: int, job: int) -> None:
         """Decision `decision` started `job` (-1: a pool-only decision) at site.t, the pool set."""
@@ -48,14 +50,12 @@ class Rewards:
             self.responsiveness[decision] = 1.0  # no job is waiting
         if not self.elastic:
             self.other[decision] = float(site.result.fairness[job])
-        elif self.interval:
+        else:
             if self.open and site.t > self.opened_at[0]:
                 self._close(site)  # the previous decision instant's interval ends at this one
             if not self.open:
-                self.opened_at = (site.t, site.busy_area, site.pool_area)
+                self.opened_at = (site.t, site.busy_area, site.pool_area, site.completed_work)
             self.open.append(decision)
-        else:
-            self.other[decision] = site.utilisation()
         self._try(decision)
 
     def completed(self, site, j: int) -> None:
@@ -70,9 +70,12 @@ class Rewards:
             self._close(site)
 
     def _close(self, site) -> None:
-        _, busy, area = self.opened_at
-        area = site.pool_area - area
-        utilisation = (site.busy_area - busy) / area if area > 0 else 1.0
+        _, busy, area, completed = self.opened_at
+        if self.interval:
+            area = site.pool_area - area
+            utilisation = (site.busy_area - busy) / area if area > 0 else 1.0
+        else:
+            utilisation = completed / site.pool_area if site.pool_area > 0 else 1.0
         for decision in self.open:
             self.other[decision] = utilisation
             self._try(decision)

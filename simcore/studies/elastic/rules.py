@@ -35,6 +35,7 @@ def run_options(section: dict, trace: str, base_seed: int) -> str:
             f"--monitoring {section['monitoring']}",
             f"--time-compression {section['time_compression'].get(trace, 1)}",
             f"--seeds {section['seeds']}",
+            f"--rigid-pool {section['rigid_pool'].get(trace, 'site')}",
             f"--runs '{json.dumps(section['runs'])}'",  # in the config's order
             f"--vo-profile {profile} --profile-seed {base_seed}" if profile else "",
         ]

@@ -105,6 +105,8 @@ class SiteRun:
     pool_times: list = field(default_factory=list)
     pool_sizes: list = field(default_factory=list)
     decisions: int = 0
+    interactive_waiting: int = 0  # job decisions made while an interactive job waited
+    batch_over_interactive: int = 0  # ... of which started a batch job
 
 
 class Site:
@@ -131,6 +133,7 @@ class Site:
         self.t = -math.inf
         self.queue: list[int] = []  # waiting jobs in (r, id) order
         self.queued_vo = np.zeros(VOS, dtype=np.int64)  # waiting jobs per VO
+        self.queued_interactive = 0
         self.running: dict[int, float] = {}  # job -> start
         self.expected: dict[int, float] = {}  # job -> e_j at its start
         self.completions: list[tuple[float, int]] = []
@@ -215,6 +218,7 @@ class Site:
     def submit(self, j: int) -> None:
         self.queue.append(j)
         self.queued_vo[self.jobs.vo[j]] += 1
+        self.queued_interactive += int(self.jobs.interactive[j])
 
     def start(self, j: int, level: int) -> None:
         """Start waiting job j on an idle core, the pool set to `level` first (elastic)."""
@@ -223,6 +227,10 @@ class Site:
         self.queue.remove(j)
         vo = self.jobs.vo[j]
         self.queued_vo[vo] -= 1
+        if self.queued_interactive:
+            self.result.interactive_waiting += 1
+            self.result.batch_over_interactive += int(not self.jobs.interactive[j])
+        self.queued_interactive -= int(self.jobs.interactive[j])
         self.running[j] = self.t
         self.expected[j] = self.estimator.estimate(j, self.t)
         self.n_running_vo[vo] += 1

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simcore.studies.elastic.agent import PRE_TRAINING_POOLS, train_and_run
+from simcore.studies.elastic.agent import POOL_REQUESTS, PRE_TRAINING_POOLS, train_and_run
 from simcore.studies.elastic.jobsets import JobSet
 from simcore.studies.elastic.metrics import (
     SAME_POOL,
@@ -31,21 +31,25 @@ from simcore.workloads.progress import progress
 
 @dataclass(frozen=True)
 class RunSettings:
-    """A learner run: rigid or elastic pool, ORA or EST, λ, and the elastic reward's U (`interval`,
-    the paper's Eq. 3 for the pool just chosen, or `cumulative`) and pre-training pool (`explore`
-    the levels, or keep it `rigid`); the last two are the ablations of docs/elastic.md §8."""
+    """A learner run: rigid or elastic pool, ORA or EST, λ, and the elastic learner's variants: its
+    reward's U (`interval`, our per-interval modification of the paper's Eq. 3, or `cumulative`, Eq. 3
+    as printed), its pre-training pool (`explore` the levels, or keep it `rigid`) and its pool
+    request's input (`headroom` or the `level`); the non-default ones are the ablations of
+    docs/elastic.md §4, §7 and §8."""
 
     elastic: bool
     model: str
     lam: float
     utilisation: str = "interval"
     pre_training_pool: str = "explore"
+    pool_request: str = "headroom"
 
     def __post_init__(self):
         for key, value, allowed in (
             ("model", self.model, MODELS),
             ("utilisation", self.utilisation, UTILISATIONS),
             ("pre_training_pool", self.pre_training_pool, PRE_TRAINING_POOLS),
+            ("pool_request", self.pool_request, POOL_REQUESTS),
         ):
             if value not in allowed:
                 raise ValueError(f"{key} {value!r}: choose one of {', '.join(allowed)}")
@@ -68,15 +72,24 @@ DEFAULT_RUNS = {
 
 
 def settings_columns(settings: RunSettings | None) -> dict:
-    """A row's learner settings (baselines: none): elastic, model, lambda, its U and pre-training pool."""
+    """A row's learner settings (baselines: none): elastic, model, lambda, its U, pre-training pool
+    and pool request."""
     if settings is None:
-        return {"elastic": None, "model": "", "lambda": np.nan, "reward_utilisation": "", "pre_training_pool": ""}
+        return {
+            "elastic": None,
+            "model": "",
+            "lambda": np.nan,
+            "reward_utilisation": "",
+            "pre_training_pool": "",
+            "pool_request": "",
+        }
     return {
         "elastic": settings.elastic,
         "model": settings.model,
         "lambda": settings.lam,
         "reward_utilisation": settings.utilisation,
         "pre_training_pool": settings.pre_training_pool,
+        "pool_request": settings.pool_request,
     }
 
 
@@ -112,15 +125,18 @@ def job_series(jobs: JobSet, name: str, start: np.ndarray, fairness: np.ndarray 
 
 
 def run_jobset(
-    jobs: JobSet, runs: dict, seeds: int, progress_lines: bool = False
+    jobs: JobSet, runs: dict, seeds: int, rigid: str = "site", progress_lines: bool = False
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Every learner run over `seeds` seeds, and the baselines once: (one row per run, the per-job
-    series of seed 0 and of the baselines, their pool over time). With `progress_lines`, a line on
-    stderr per learner run (a setting and a seed), then per baseline, named by the job set
-    (simcore.workloads.progress)."""
+    series of seed 0 and of the baselines, their pool over time). The rigid runs and FCFS and EDF
+    run on the pool of the `rigid` rule (jobsets.RIGID_POOLS); the elastic runs' levels are those
+    of the load-matched pool. With `progress_lines`, a line on stderr per learner run (a setting
+    and a seed), then per baseline, named by the job set (simcore.workloads.progress)."""
     online = (jobs.pre_training, len(jobs))
-    levels = pool_levels(jobs.rigid_pool)
+    rigid_pool = jobs.rigid_pool(rigid)
+    levels = pool_levels(jobs.load_pool)
     rows, series, pool_series = [], [], []
+    pools = {"rigid_pool": rigid_pool, "load_pool": jobs.load_pool, "site_pool": jobs.site_pool}
 
     def keep_series(name, start, fairness, times=None, sizes=None):
         series.append(job_series(jobs, name, start, fairness))
@@ -137,11 +153,12 @@ def run_jobset(
             "seed": seed,
             **settings_columns(settings),
             "matches": matches,
-            "rigid_pool": jobs.rigid_pool,
+            **pools,
             "mean_pool": mean_pool,
             "preferred_pool": preferred_pool(result.pool_times, result.pool_sizes, last),
             "core_hours": mean_pool * (last - float(result.pool_times[0])) / 3600,
             "utilisation": online_utilisation(jobs, result.end, result.pool_times, result.pool_sizes),
+            "batch_over_interactive": result.batch_over_interactive / max(result.interactive_waiting, 1),
             **run_metrics(jobs, result.start, result.fairness),
         }
 
@@ -159,13 +176,15 @@ def run_jobset(
             levels,
             utilisation=settings.utilisation,
             pre_training_pool=settings.pre_training_pool,
+            pool_request=settings.pool_request,
+            rigid_pool=rigid_pool,
         )
         rows.append(row(name, "ELA" if settings.elastic else "RIG", seed, result, settings))
         if settings.elastic:
             same_pool.append((name, seed, max(1, round(rows[-1]["mean_pool"]))))
         if seed == 0:
             keep_series(name, result.start, result.fairness, result.pool_times, result.pool_sizes)
-    baselines = [("FCFS", FCFS(), jobs.rigid_pool, 0, ""), ("EDF", EDF(), jobs.rigid_pool, 0, "")]
+    baselines = [("FCFS", FCFS(), rigid_pool, 0, ""), ("EDF", EDF(), rigid_pool, 0, "")]
     if same_pool:
         baselines.append(("FCFS P_max", FCFS(), int(levels[-1]), 0, ""))
     baselines += [
@@ -191,7 +210,7 @@ def run_jobset(
                 "seed": 0,
                 **settings_columns(None),
                 "matches": "",
-                "rigid_pool": jobs.rigid_pool,
+                **pools,
                 **run_metrics(jobs, recorded, fairness),
             }
         )
@@ -213,6 +232,7 @@ SUMMARISED = (
     "utilisation",
     "mean_pool",
     "core_hours",
+    "batch_over_interactive",
 )
 
 
@@ -234,9 +254,12 @@ def summary_table(runs: pd.DataFrame) -> pd.DataFrame:
     return table.assign(runs=runs.groupby("run", sort=False).size()).reset_index()
 
 
+SPEEDUP_COLUMNS = ["jobset", "seed", "run", "delay", "delay_rigid", "speedup"]
+
+
 def speedups(runs: pd.DataFrame) -> pd.DataFrame:
-    """1 − mean interactive delay (ELA) / mean interactive delay (RIG), same model and λ, per job set
-    and seed (the paper's Table 5)."""
+    """Per elastic run with a rigid counterpart (same model and λ), per job set and seed: both mean
+    interactive delays and 1 − ELA / RIG (NaN where the rigid run delays no interactive job)."""
     rows = []
     for name in runs.loc[runs["kind"] == "ELA", "run"].unique():
         rigid = name.replace("ELA", "RIG", 1)
@@ -245,6 +268,12 @@ def speedups(runs: pd.DataFrame) -> pd.DataFrame:
         both = runs[runs["run"] == name].merge(
             runs[runs["run"] == rigid], on=["jobset", "seed"], suffixes=("", "_rigid")
         )
-        both = both.assign(speedup=1 - both["delay_interactive_mean"] / both["delay_interactive_mean_rigid"])
-        rows.append(both[["jobset", "seed", "run", "speedup"]])
-    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=["jobset", "seed", "run", "speedup"])
+        delay, rigid_delay = both["delay_interactive_mean"], both["delay_interactive_mean_rigid"]
+        both = both.assign(delay=delay, delay_rigid=rigid_delay, speedup=1 - delay / rigid_delay.where(rigid_delay > 0))
+        rows.append(both[SPEEDUP_COLUMNS])
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=SPEEDUP_COLUMNS)
+
+
+def speedup(pairs: pd.DataFrame) -> float:
+    """The paper's Table 5 speedup of paired runs: 1 − mean delay (ELA) / mean delay (RIG)."""
+    return 1 - pairs["delay"].mean() / pairs["delay_rigid"].mean()

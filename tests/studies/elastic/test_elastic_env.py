@@ -19,7 +19,7 @@ import simcore.envs
 from simcore.engine.workload import Workload
 from simcore.studies.elastic.agent import EPSILON, EnvAgent, Learner, pre_train, train_and_run
 from simcore.studies.elastic.env import ElasticEnv, SchedulingEnv, example_job_set
-from simcore.studies.elastic.jobsets import job_set, rigid_pool, serial_jobs
+from simcore.studies.elastic.jobsets import job_set, load_pool, serial_jobs
 from simcore.studies.elastic.site import EDF, FCFS, Policy, pool_levels, run_site
 
 SCHEDULING_ID = "schedsweep/GridScheduling-v0"
@@ -57,7 +57,7 @@ def dense_example():
     jobs = example_job_set()
     submit = jobs.submit / 20
     online = slice(jobs.pre_training, len(jobs))
-    return replace(jobs, submit=submit, rigid_pool=rigid_pool(submit[online], jobs.run[online]))
+    return replace(jobs, submit=submit, load_pool=load_pool(submit[online], jobs.run[online]))
 
 
 MAIN_OPTIONS = {
@@ -193,10 +193,10 @@ def drive(env, direct_run, policy):
 def test_fcfs_and_edf_through_the_env_reproduce_run_site(jobs_of, job_policy):
     jobs = jobs_of()
     online = (jobs.pre_training, len(jobs))
-    rigid = run_site(jobs, job_policy(), jobs.rigid_pool, *online, model="EST")
-    drive(SchedulingEnv(jobs), rigid, job_policy())
+    rigid = run_site(jobs, job_policy(), jobs.load_pool, *online, model="EST")
+    drive(SchedulingEnv(jobs, rigid_pool="load"), rigid, job_policy())
     policy = LowestLevel(job_policy())
-    elastic = run_site(jobs, policy, jobs.rigid_pool, *online, model="EST", levels=pool_levels(jobs.rigid_pool))
+    elastic = run_site(jobs, policy, jobs.load_pool, *online, model="EST", levels=pool_levels(jobs.load_pool))
     assert len(elastic.pool_sizes) > 1
     drive(ElasticEnv(jobs), elastic, policy)
 
@@ -204,18 +204,29 @@ def test_fcfs_and_edf_through_the_env_reproduce_run_site(jobs_of, job_policy):
 def test_fcfs_under_ora_through_the_window():
     jobs = dense_example()
     online = (jobs.pre_training, len(jobs))
-    direct = run_site(jobs, FCFS(), jobs.rigid_pool, *online, model="ORA")
-    drive(SchedulingEnv(jobs, model="ORA", window=4), direct, FCFS())
+    direct = run_site(jobs, FCFS(), jobs.load_pool, *online, model="ORA")
+    drive(SchedulingEnv(jobs, model="ORA", window=4, rigid_pool="load"), direct, FCFS())
+
+
+def test_the_rigid_pool_is_the_sites_own_cores_unless_asked_for_the_load_matched_one():
+    jobs = dense_example()
+    assert jobs.site_pool != jobs.load_pool
+    assert SchedulingEnv(jobs).levels.tolist() == [jobs.site_pool]
+    assert SchedulingEnv(jobs, rigid_pool="load").levels.tolist() == [jobs.load_pool]
+    elastic = ElasticEnv(jobs)  # the elastic MDP starts from the load-matched pool, its levels' base
+    assert elastic.pool == jobs.load_pool and jobs.site_pool not in elastic.levels
+    with pytest.raises(ValueError, match="rigid pool 'max': choose one of site, load"):
+        SchedulingEnv(jobs, rigid_pool="max")
 
 
 def learner_through_env(jobs, elastic, model, candidates, epsilon, seed=3):
     """Our SARSA+ESN learner, pre-trained as the study does, run online through the env."""
-    levels = pool_levels(jobs.rigid_pool) if elastic else None  # an elastic pre-training explores them
-    top = int(levels[-1]) if elastic else jobs.rigid_pool
-    reservoir, readout = pre_train(jobs, 0.5, elastic, model, seed, top, levels)
+    levels = pool_levels(jobs.load_pool) if elastic else None  # an elastic pre-training explores them
+    top = int(levels[-1]) if elastic else jobs.load_pool
+    reservoir, readout = pre_train(jobs, 0.5, elastic, model, seed, top, jobs.load_pool, levels)
     learner = Learner(reservoir, readout, 0.5, elastic, seed, top, epsilon)
     env = (ElasticEnv if elastic else SchedulingEnv)(
-        jobs, model=model, lam=0.5, candidates=candidates, window=len(jobs)
+        jobs, model=model, lam=0.5, candidates=candidates, window=len(jobs), rigid_pool="load"
     )
     EnvAgent(learner, env).run_episode()
     return env.result, learner
@@ -232,7 +243,7 @@ def learner_through_env(jobs, elastic, model, candidates, epsilon, seed=3):
 )
 def test_sarsa_through_the_env_makes_the_direct_runs_decisions(jobs_of, elastic, model, candidates, epsilon):
     jobs = jobs_of()
-    direct, record = train_and_run(jobs, 0.5, elastic, model, 3, pool_levels(jobs.rigid_pool), epsilon)
+    direct, record = train_and_run(jobs, 0.5, elastic, model, 3, pool_levels(jobs.load_pool), epsilon)
     through, learner = learner_through_env(jobs, elastic, model, candidates, epsilon)
     np.testing.assert_array_equal(through.start, direct.start)
     assert (through.pool_times, through.pool_sizes) == (direct.pool_times, direct.pool_sizes)

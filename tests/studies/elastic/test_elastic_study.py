@@ -197,7 +197,13 @@ def test_run_writes_three_files_with_provenance(cli):
     assert provenance["workload_file"] == str(cli["grid_file"])
     assert (provenance["set"], provenance["set_jobs"], provenance["pre_training"]) == ("1", SET_JOBS, PRE_TRAINING)
     assert provenance["seeds"] == 2
-    defaults = {"model": "EST", "lam": 1.0, "utilisation": "interval", "pre_training_pool": "explore"}
+    defaults = {
+        "model": "EST",
+        "lam": 1.0,
+        "utilisation": "interval",
+        "pre_training_pool": "explore",
+        "pool_request": "headroom",
+    }
     assert provenance["runs"] == {
         "RIG-EST-1": {"elastic": False, **defaults},
         "ELA-EST-1": {"elastic": True, **defaults},
@@ -208,7 +214,8 @@ def test_run_writes_three_files_with_provenance(cli):
     assert provenance["code_version"]
     # the job set as the study cuts it
     (jobs,) = consecutive_sets(read_workload(cli["grid_file"]), GRID, SET_JOBS, 1, PRE_TRAINING)
-    assert provenance["rigid_pool"] == jobs.rigid_pool
+    assert (provenance["rigid_pool_rule"], provenance["rigid_pool"]) == ("site", jobs.site_pool)
+    assert provenance["load_pool"] == jobs.load_pool != jobs.site_pool
     assert provenance["groups"] == list(jobs.groups) and len(jobs.groups) == 6
     np.testing.assert_allclose(provenance["shares"], jobs.shares)
     assert provenance["set_statistics"] == set_statistics(jobs)
@@ -226,8 +233,9 @@ def test_run_rows_are_the_learners_per_seed_and_the_baselines_once(cli):
     assert list(runs["matches"]) == [""] * 7 + ["ELA-EST-1"] * 4 + [""]
     assert list(runs["elastic"]) == [False, False, True, True] + [None] * 8
     assert set(runs.loc[runs["kind"] != "baseline", "reward_utilisation"]) == {"interval"}
-    rigid_pool = read_provenance(cli["set1"]["runs"])["rigid_pool"]
-    assert set(runs["rigid_pool"]) == {rigid_pool}
+    provenance = read_provenance(cli["set1"]["runs"])
+    rigid_pool, load_pool = provenance["rigid_pool"], provenance["load_pool"]
+    assert set(runs["rigid_pool"]) == {rigid_pool} and set(runs["load_pool"]) == {load_pool}
     assert (runs["jobs"] == 1500 - 1000).all()
     # FCFS and EDF on the rounded average pool of the elastic run of the same seed
     elastic = runs[runs["run"] == "ELA-EST-1"].set_index("seed")["mean_pool"]
@@ -235,7 +243,7 @@ def test_run_rows_are_the_learners_per_seed_and_the_baselines_once(cli):
         fixed = runs[runs["run"] == name].set_index("seed")["mean_pool"]
         assert fixed.tolist() == pytest.approx([max(1, round(elastic[seed])) for seed in fixed.index], rel=1e-12)
     pools = runs.groupby("run")["mean_pool"].mean()
-    assert pools["FCFS P_max"] == pytest.approx(pool_levels(rigid_pool)[-1], rel=1e-12)
+    assert pools["FCFS P_max"] == pytest.approx(pool_levels(load_pool)[-1], rel=1e-12)  # the elastic levels' top
     # core-hours: the pool's area from the first online submission to the last completion
     nat = runs["run"] == "NAT"
     assert (runs.loc[~nat, "core_hours"] > 0).all() and runs.loc[nat, "core_hours"].isna().all()
@@ -278,12 +286,13 @@ def test_series_one_row_per_online_job_and_run_seed_0(cli):
 
 def test_pools_of_the_learner_runs_seed_0(cli):
     pools = pd.read_parquet(cli["set1"]["pools"])
-    rigid_pool = read_provenance(cli["set1"]["pools"])["rigid_pool"]
+    provenance = read_provenance(cli["set1"]["pools"])
     assert pools.columns[0] == "trace" and list(pools["run"].unique()) == LEARNERS
-    assert set(pools.loc[pools["run"] == "RIG-EST-1", "pool"]) == {rigid_pool}
+    assert set(pools.loc[pools["run"] == "RIG-EST-1", "pool"]) == {provenance["rigid_pool"]}  # the site's cores
     elastic = pools[pools["run"] == "ELA-EST-1"]
-    assert len(elastic) > 1 and elastic["pool"].iloc[0] == rigid_pool  # the elastic pool moves
-    assert set(elastic["pool"].iloc[1:]) <= set(pool_levels(rigid_pool))
+    # the elastic pool starts from the load-matched pool and moves among its levels
+    assert len(elastic) > 1 and elastic["pool"].iloc[0] == provenance["load_pool"]
+    assert set(elastic["pool"].iloc[1:]) <= set(pool_levels(provenance["load_pool"]))
     assert elastic["time"].is_monotonic_increasing
 
 
@@ -371,7 +380,7 @@ def test_counts_below_one_are_argument_errors(capsys, grid_file, tmp_path, optio
     [
         (
             {"elastic": False, "model": "EST"},
-            "run 'X' needs the keys elastic, model, lambda (optional: utilisation, pre_training_pool)",
+            "run 'X' needs the keys elastic, model, lambda (optional: utilisation, pre_training_pool, pool_request)",
         ),
         ({"elastic": False, "model": "EST", "lambda": 1, "seed": 3}, "run 'X' needs the keys"),
         ({"elastic": False, "model": "SARSA", "lambda": 1}, "run 'X': model 'SARSA': choose one of ORA, EST"),
@@ -464,8 +473,8 @@ def test_a_vo_profile_and_time_compression_on_a_model_workload(cli):
     profiled = apply_vo_profile(workload, "lpc-egee", 4)
     (plain,) = consecutive_sets(profiled, MODEL, SET_JOBS, 1, PRE_TRAINING)
     (compressed,) = consecutive_sets(replace(profiled, submit=profiled.submit / 5), MODEL, SET_JOBS, 1, PRE_TRAINING)
-    assert provenance["rigid_pool"] == compressed.rigid_pool
-    assert abs(compressed.rigid_pool - 5 * plain.rigid_pool) <= 3 and plain.rigid_pool >= 3
+    assert provenance["load_pool"] == compressed.load_pool
+    assert abs(compressed.load_pool - 5 * plain.load_pool) <= 3 and plain.load_pool >= 3
     assert provenance["groups"] == list(compressed.groups)
     # the series' submissions are the profile's divided by 5; no recorded waits, so no NAT
     series = pd.read_parquet(cli["model"]["series"])
@@ -473,7 +482,7 @@ def test_a_vo_profile_and_time_compression_on_a_model_workload(cli):
     np.testing.assert_allclose(rig["submit"], plain.submit[PRE_TRAINING:] / 5)
     runs = pd.read_parquet(cli["model"]["runs"])
     assert list(runs["run"]) == [*LEARNERS, *BASELINES, *SAME_POOL]
-    assert set(runs["rigid_pool"]) == {compressed.rigid_pool}
+    assert set(runs["load_pool"]) == {compressed.load_pool} and set(runs["rigid_pool"]) == {compressed.site_pool}
 
 
 # -- 4. elastic-tables ---------------------------------------------------------------------------
@@ -513,13 +522,17 @@ def test_tables_runs_and_summary(cli):
 def test_tables_speedups(cli):
     speedups = pd.read_csv(cli["tables"] / "speedups.csv")
     runs = all_runs(cli)
-    assert set(speedups.columns) == {"jobset", "seed", "run", "speedup", "trace"}
+    assert set(speedups.columns) == {"jobset", "seed", "run", "delay", "delay_rigid", "speedup", "trace"}
     assert len(speedups) == 2 * 2 + 1 and set(speedups["run"]) == {"ELA-EST-1"}
     assert speedups.groupby("trace").size().to_dict() == {GRID: 4, MODEL: 1}
     delay = runs.set_index(["jobset", "seed", "run"])["delay_interactive_mean"]
     for row in speedups.itertuples(index=False):
-        expected = 1 - delay[(row.jobset, row.seed, "ELA-EST-1")] / delay[(row.jobset, row.seed, "RIG-EST-1")]
-        assert row.speedup == pytest.approx(expected, rel=1e-12)
+        elastic, rigid = delay[(row.jobset, row.seed, "ELA-EST-1")], delay[(row.jobset, row.seed, "RIG-EST-1")]
+        assert (row.delay, row.delay_rigid) == (elastic, rigid)
+        if rigid > 0:
+            assert row.speedup == pytest.approx(1 - elastic / rigid, rel=1e-12)
+        else:  # no delay to speed up
+            assert np.isnan(row.speedup)
 
 
 def test_tables_markdown(cli):
@@ -528,11 +541,14 @@ def test_tables_markdown(cli):
     grid, model = text.index(f"### {GRID}\n"), text.index(f"### {MODEL}\n")
     claims_at = text.index("### The paper's claims")
     assert grid < model < claims_at
-    rigid = read_provenance(cli["set1"]["runs"])["rigid_pool"], read_provenance(cli["set2"]["runs"])["rigid_pool"]
+    provenances = [read_provenance(cli[name]["runs"]) for name in ("set1", "set2")]
+    rigid, load = ({p[key] for p in provenances} for key in ("rigid_pool", "load_pool"))
     assert (
-        f"2 job set(s) ({GRID} set 1, {GRID} set 2), 2 seed(s), rigid pool {rigid[0]}, {rigid[1]}; "
-        "VOs from the trace's groups." in text[grid:model]
+        f"2 job set(s) ({GRID} set 1, {GRID} set 2), 2 seed(s), rigid pool {rigid.pop()} (the site's "
+        f"{provenances[0]['rigid_pool']} cores), elastic levels from the load-matched pool "
+        f"{', '.join(str(p['load_pool']) for p in provenances)}; VOs from the trace's groups." in text[grid:model]
     )
+    assert not rigid  # one site: one rigid pool
     assert (
         "VOs from the fitted lpc-egee VO profile (seed 4; docs/elastic.md), submissions compressed 5 times."
         in text[model:claims_at]
@@ -540,11 +556,11 @@ def test_tables_markdown(cli):
     assert "| NAT | 1 |" in text[grid:model] and "| NAT |" not in text[model:claims_at]
     assert f"(paper {ELASTIC_SPEEDUP['ELA-EST-1']:.0f} %)" in text[grid:model]
     table = text[claims_at:]
-    assert "| trace | claim | the paper | holds | our numbers | why it fails |" in table
+    assert "| trace | claim | the paper | outcome | our numbers | why it does not hold |" in table
     checked = claims(all_runs(cli), pd.read_csv(cli["tables"] / "speedups.csv"))
     for row in checked.itertuples(index=False):  # every claim of every trace, as computed
-        holds = "yes" if row.holds else "no"
-        assert f"| {row.trace} | {row.claim} | {row.paper} | {holds} | {row.numbers} | {row.reason} |" in table
+        reason = "" if pd.isna(row.reason) else row.reason
+        assert f"| {row.trace} | {row.claim} | {row.paper} | {row.outcome} | {row.numbers} | {reason} |" in table
     assert set(checked.loc[checked["trace"] == GRID, "claim"]) > set(checked.loc[checked["trace"] == MODEL, "claim"])
     assert not any("NAT" in claim for claim in checked.loc[checked["trace"] == MODEL, "claim"])  # no NAT on a model
     # the job sets beside LAL's workload
@@ -573,7 +589,8 @@ def test_tables_rows_of_the_real_groups_trace_only(cli):
     (speedup,) = rows[rows["column"] == "speedup %"].itertuples(index=False)
     assert (speedup.table, speedup.row, speedup.published) == ("Table 5", f"{GRID} ELA-EST-1", 64.0)
     gains = pd.read_csv(cli["tables"] / "speedups.csv")
-    assert speedup.ours == pytest.approx(100 * gains.loc[gains["trace"] == GRID, "speedup"].mean(), rel=1e-12)
+    ours = gains[gains["trace"] == GRID]
+    assert speedup.ours == pytest.approx(100 * (1 - ours["delay"].mean() / ours["delay_rigid"].mean()), rel=1e-12)
 
 
 # -- 5. plot-elastic -----------------------------------------------------------------------------

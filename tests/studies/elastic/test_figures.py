@@ -103,7 +103,9 @@ def test_without_elastic_runs_the_rigid_pool_is_drawn(frames):
     assert "no elastic run" in pool.get_title()
     assert [line.get_ydata()[0] for line in pool.get_lines()] == [runs["rigid_pool"].iloc[0]]
     (utilisation,) = figures["utilisation"].axes
-    assert [line.get_label() for line in utilisation.get_lines()] == ["RIG-EST-1", "FCFS", "EDF"]
+    # identical curves share one line (on the site's cores no job of this set waits)
+    names = [name for line in utilisation.get_lines() for name in line.get_label().split(" = ")]
+    assert names == ["RIG-EST-1", "FCFS", "EDF"]
 
 
 def test_with_nat_the_fairness_differences_get_a_panel(frames):

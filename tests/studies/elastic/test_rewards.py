@@ -1,6 +1,6 @@
 """The rewards of the elastic study (rewards.py, docs/elastic.md §5.2), against a reference computed
-from the finished run alone: the interval utilisation of Eq. 3 for the pool just chosen, the
-cumulative variant, the rigid fairness reward, and when each reward is delivered."""
+from the finished run alone: the interval utilisation (our per-interval modification of Eq. 3), Eq. 3
+as printed (the cumulative variant), the rigid fairness reward, and when each reward is delivered."""
 
 import numpy as np
 import pytest
@@ -59,15 +59,15 @@ def reference(jobs, run, log, lam, utilisation, elastic):
         w = 1.0 if job < 0 else jobs.run[job] / max(jobs.run[job] + run.start[job] - jobs.submit[job], 1e-300)
         if job >= 0 and jobs.run[job] + run.start[job] - jobs.submit[job] == 0:
             w = 1.0
+        later = instants[instants > t]
+        until = later[0] if len(later) else finish  # the next decision instant, or the run's end
         if not elastic:
             other = run.fairness[job]
         elif utilisation == "interval":
-            later = instants[instants > t]
-            until = later[0] if len(later) else finish
             pool = area(run.pool_times, run.pool_sizes, t, until)
             other = busy(start, end, t, until) / pool if pool > 0 else 1.0
-        else:
-            pool = area(run.pool_times, run.pool_sizes, run.pool_times[0], t)
+        else:  # Eq. 3 as printed: the work completed by t over the pool's area from the start to `until`
+            pool = area(run.pool_times, run.pool_sizes, run.pool_times[0], until)
             other = jobs.run[online][end <= t].sum() / pool if pool > 0 else 1.0
         expected.append(lam * w + (1 - lam) * other)
     return np.array(expected)
@@ -85,18 +85,18 @@ CASES = [
 def test_elastic_rewards_equal_the_reference_from_the_run(jobs_of, utilisation, seed):
     jobs, lam = jobs_of(), 0.3
     policy = RandomLevels(lam, True, utilisation, seed)
-    run = run_site(jobs, policy, jobs.rigid_pool, jobs.pre_training, len(jobs), "EST", pool_levels(jobs.rigid_pool))
+    run = run_site(jobs, policy, jobs.load_pool, jobs.pre_training, len(jobs), "EST", pool_levels(jobs.load_pool))
     assert len(run.pool_sizes) > 3  # the drawn levels did change the pool
     assert sorted(policy.delivered) == list(range(len(policy.log)))  # every decision, once
     delivered = np.array([policy.delivered[n][0] for n in range(len(policy.log))])
     np.testing.assert_allclose(
         delivered, reference(jobs, run, policy.log, lam, utilisation, True), rtol=1e-9, atol=1e-12
     )
-    if utilisation == "interval":  # known only once a decision is made at a later instant (or the run ends)
-        times = np.array([t for t, _ in policy.log])
-        for n, (_, made) in policy.delivered.items():
-            later = np.flatnonzero(times > times[n])
-            assert made >= (later[0] + 1 if len(later) else len(times))
+    # either U is known only once a decision is made at a later instant (or the run ends)
+    times = np.array([t for t, _ in policy.log])
+    for n, (_, made) in policy.delivered.items():
+        later = np.flatnonzero(times > times[n])
+        assert made >= (later[0] + 1 if len(later) else len(times))
 
 
 class ClosedAtCompletions(Rewards):
@@ -126,7 +126,7 @@ class CompletedWork(Rewards):
 def test_the_reference_catches_a_planted_bug(book):
     jobs, lam = dense_example(), 0.3
     policy = RandomLevels(lam, True, "interval", 0, book)
-    run = run_site(jobs, policy, jobs.rigid_pool, jobs.pre_training, len(jobs), "EST", pool_levels(jobs.rigid_pool))
+    run = run_site(jobs, policy, jobs.load_pool, jobs.pre_training, len(jobs), "EST", pool_levels(jobs.load_pool))
     delivered = np.array([policy.delivered[n][0] for n in sorted(policy.delivered)])
     expected = reference(jobs, run, policy.log, lam, "interval", True)
     assert len(delivered) != len(expected) or not np.allclose(delivered, expected, rtol=1e-9, atol=1e-12)
@@ -135,7 +135,7 @@ def test_the_reference_catches_a_planted_bug(book):
 def test_rigid_rewards_are_responsiveness_and_fairness_at_election():
     jobs, lam = dense_example(), 0.6
     policy = RandomLevels(lam, False, "interval", 0)  # the utilisation mode does not apply to a rigid pool
-    run = run_site(jobs, policy, jobs.rigid_pool, jobs.pre_training, len(jobs), "EST")
+    run = run_site(jobs, policy, jobs.load_pool, jobs.pre_training, len(jobs), "EST")
     delivered = np.array([policy.delivered[n][0] for n in range(len(policy.log))])
     np.testing.assert_allclose(delivered, reference(jobs, run, policy.log, lam, None, False), rtol=1e-12)
 
@@ -171,14 +171,14 @@ def test_the_chosen_level_changes_its_own_interval_reward():
     """Two runs that differ only in the level of one pool-only decision: no job waits, so the work
     of its interval is the same and its U is in the inverse ratio of the pools."""
     jobs = busy_set()
-    levels = pool_levels(jobs.rigid_pool)
+    levels = pool_levels(jobs.load_pool)
     online = (jobs.pre_training, len(jobs))
     probe = KeepPool()
-    run_site(jobs, probe, jobs.rigid_pool, *online, "EST", levels)
+    run_site(jobs, probe, jobs.load_pool, *online, "EST", levels)
     vary = probe.pool_choices[0]
     small, large = KeepPool(vary, np.min), KeepPool(vary, np.max)
     for policy in (small, large):
-        run_site(jobs, policy, jobs.rigid_pool, *online, "EST", levels)
+        run_site(jobs, policy, jobs.load_pool, *online, "EST", levels)
     assert small.varied < large.varied
     assert 0 < large.delivered[vary] < small.delivered[vary]
     assert small.delivered[vary] / large.delivered[vary] == pytest.approx(large.varied / small.varied, rel=1e-12)

@@ -38,7 +38,7 @@ def test_vos_shares_types_and_rigid_pool():
     assert jobset.vo.tolist() == [1, 1, 3, 0, 0, 1, 2]
     np.testing.assert_allclose(jobset.shares, np.array([1100, 30, 10, 10, 0, 0, 0]) / 1150)
     assert jobset.interactive.tolist() == [True, True, True, True, False, True, True]
-    assert jobset.rigid_pool == round(1120 / (0.56 * 100))
+    assert jobset.load_pool == round(1120 / (0.56 * 100))
 
 
 def test_a_trace_without_groups_or_serial_jobs_is_named():
@@ -246,4 +246,4 @@ def test_monitoring_like_users_are_removed_and_counted_per_set():
         consecutive_sets(jobs, "t", size=900, monitoring="drop")
     (row,) = rank_sets([removed])
     assert row["monitoring_jobs_removed"] == 300 and row["online_jobs"] == 800
-    assert removed.rigid_pool < 20 and (row["rank"], row["excluded"]) == (0, f"P_rig {removed.rigid_pool} < 20")
+    assert removed.load_pool < 20 and (row["rank"], row["excluded"]) == (0, f"P_load {removed.load_pool} < 20")
