@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pandas as pd
 
+from simcore.reporting.intervals import OUTCOMES
 from simcore.reporting.published import ASAX_LOADS, ASAX_TABLE2, ASAX_TABLE2_WORKFLOWS, ASAX_TABLE3
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, reproduction_row
 from simcore.reporting.tables import markdown_table
-from simcore.studies.coscheduling.claims import CLAIM_FACTOR, CLAIMS, OUTCOMES
+from simcore.studies.coscheduling.claims import CLAIM_FACTOR, CLAIMS
 from simcore.studies.coscheduling.paper_queue import PAPER_LOAD_LABELS, PAPER_QUEUE_TRACE, table2_weighted_mean
 from simcore.studies.coscheduling.sharing import EXPERTS
 from simcore.studies.coscheduling.study import spread_text

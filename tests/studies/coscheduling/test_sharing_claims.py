@@ -1,4 +1,4 @@
-"""The paper's claims judged on size (simcore.studies.coscheduling.claims): the interval, the band,
+"""The paper's claims judged on size (simcore.studies.coscheduling.claims): the band,
 the three outcomes, the paper's values from the published tables, and every claim flipped across
 its thresholds on real runs of the paper's queue."""
 
@@ -14,23 +14,12 @@ from simcore.studies.coscheduling.claims import (
     CLAIMS,
     band,
     claims,
-    interval,
     judge,
     paper_at,
     paper_value,
 )
 from simcore.studies.coscheduling.paper_queue import queue_runs, table2_weighted_mean
 from simcore.studies.coscheduling.study import Sweep
-
-
-def test_interval_is_students_and_degenerate_without_spread():
-    assert interval([2.0, 2.0, 2.0]) == (2.0, 2.0, 2.0)
-    assert interval([5.0]) == (5.0, 5.0, 5.0)
-    assert all(math.isnan(value) for value in interval([]))
-    mean, low, high = interval([1.0, 2.0, 3.0])
-    # t(0.975, 2) = 4.3027; sd 1; n 3
-    assert mean == 2.0 and high - mean == pytest.approx(4.302653 / math.sqrt(3), rel=1e-6)
-    assert mean - low == pytest.approx(high - mean)
 
 
 def test_band_and_judge():

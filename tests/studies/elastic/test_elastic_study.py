@@ -569,6 +569,35 @@ def test_tables_markdown(cli):
     assert list(sets["jobset"]) == [f"{GRID} set 1", f"{GRID} set 2", f"{MODEL} set 1"]
 
 
+def test_the_lal_shaped_model_runs_on_its_81_cores_and_is_not_a_reproduction_row(tmp_path):
+    """`simcore model --model lal` through the study: the rigid pool is the model's 81 cores, its VOs
+    are named as drawn, and its rows stay out of the comparison with the paper's tables."""
+    model = tmp_path / "lal.parquet"
+    assert (
+        main(["model", "--model", "lal", "--jobs", "1600", "--machine-size", "81", "--seed", "3", "-o", str(model)])
+        == 0
+    )
+    runs = json.dumps({"RIG-EST-1": {"elastic": False, "model": "EST", "lambda": 1.0}})
+    files = outputs(tmp_path / "out")
+    command = ["elastic-run", str(model), "--trace", "lal-81", "--set", "all", "--pre-training", "100"]
+    written = ["-o", str(files["runs"]), "--series", str(files["series"]), "--pools", str(files["pools"])]
+    assert main([*command, "--seeds", "1", "--runs", runs, *written]) == 0
+    provenance = read_provenance(files["runs"])
+    assert provenance["vo_source"] == "the lal model's groups (seed 3)"
+    assert provenance["rigid_pool"] == 81 and set(pd.read_parquet(files["runs"])["rigid_pool"]) == {81}
+    rows = tmp_path / "rows.csv"
+    tables = [
+        "elastic-tables",
+        str(files["runs"]),
+        "--outdir",
+        str(tmp_path / "t"),
+        "--markdown",
+        str(tmp_path / "r.md"),
+    ]
+    assert main([*tables, "--rows", str(rows)]) == 0
+    assert pd.read_csv(rows).empty
+
+
 def test_tables_rows_of_the_real_groups_trace_only(cli):
     rows = pd.read_csv(cli["rows"])
     runs = all_runs(cli)
