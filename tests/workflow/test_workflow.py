@@ -393,9 +393,11 @@ def test_elastic_outputs(tiny_run):
     baselines = ["FCFS", "EDF", "FCFS P_max", *same_pool, "NAT"]
     assert kth["run"].tolist() == ["RIG-EST-0.5", "ELA-EST-0.5", "ELA-ORA-1", *baselines]  # one seed
     elastic = kth[kth["kind"] == "ELA"]
-    assert set(kth["jobset"]) == {"KTH-SP2 set 2"} and (elastic["mean_pool"] > elastic["rigid_pool"]).all()
+    assert set(kth["jobset"]) == {"KTH-SP2 set 2"} and (elastic["mean_pool"] > elastic["load_pool"]).all()
+    assert set(kth["rigid_pool"]) == {100}  # the site's own processors (rigid_pool: site, the default)
     model = read_provenance(results / "runs" / "lublin-256" / "1.parquet")
     assert model["vo_source"].startswith("the fitted lpc-egee VO profile") and model["time_compression"] == 5
+    assert model["rigid_pool_rule"] == "load" and model["rigid_pool"] == model["load_pool"]
     summary = pd.read_csv(results / "tables" / "summary.csv")
     assert summary.set_index(["trace", "run"]).loc[("KTH-SP2", "RIG-EST-0.5"), "runs"] == 2  # two sets, one seed
     sets = pd.read_csv(results / "tables" / "job_sets.csv")

@@ -362,9 +362,11 @@ class ElasticEnv(SchedulingEnv):
     | 13 + 10 S | pool-only decision (the queue is empty) | 0 or 1 |
 
     Reward: λ W_j + (1 - λ) U_t, U_t the utilisation of the interval from the decision to the next
-    decision instant (``utilisation="interval"``, §8.5, so the level chosen changes its own reward;
-    or ``"cumulative"``, the run's at the election), known when both are (a pool-only decision has
-    W = 1); delivered per step and listed in ``info["known_rewards"]`` as SchedulingEnv's.
+    decision instant (``utilisation="interval"``, our per-interval modification of Eq. 3, §8.5, so
+    the level chosen changes its own reward; or ``"cumulative"``, Eq. 3 as printed), known when both
+    are (a pool-only decision has W = 1); delivered per step and listed in ``info["known_rewards"]``
+    as SchedulingEnv's. A learner that encodes the level as the study's does (its headroom over
+    the running jobs, §4) reads the running jobs as pool − idle cores (indices 11 + 10 S and 3).
 
     Episode: SchedulingEnv's; in the pre-training episode the agent chooses the levels too, as the
     study's pre-training explores them.

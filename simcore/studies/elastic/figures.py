@@ -116,7 +116,7 @@ def time_axes(axes) -> None:
 
 
 def panels_of(block: pd.DataFrame, rows: pd.DataFrame) -> dict[str, list]:
-    """The runs of the rigid panel (the rigid learners, FCFS and EDF on P_rig, NAT) and of the
+    """The runs of the rigid panel (the rigid learners, FCFS and EDF on the rigid pool, NAT) and of the
     elastic panel (the elastic learners, EDF on each one's own mean pool, FCFS on P_max)."""
     names = list(dict.fromkeys(block["run"]))
     kinds = dict(zip(rows["run"], rows["kind"]))
@@ -201,7 +201,7 @@ def utilisation_figure(series: pd.DataFrame, pools: pd.DataFrame, runs: pd.DataF
     """The running utilisation U(T) (the paper's Figure 8) at each completion instant T: the work
     Σ p_j of the online jobs completed by T over the pool's area ∫ P(t) dt from the first online
     submission to T (`running_utilisation`); seed 0. Left: the rigid learners with FCFS and EDF on
-    P_rig; right: the elastic learners with EDF on each one's own mean pool."""
+    the rigid pool; right: the elastic learners with EDF on each one's own mean pool."""
     block, pools, rows, origin, rigid_pool = job_set_frames(series, pools, runs, jobset)
     styles = run_styles(block["run"])
     panels = {title: [n for n in names if n != "NAT"] for title, names in panels_of(block, rows).items()}
