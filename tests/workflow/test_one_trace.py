@@ -279,8 +279,8 @@ def test_learned_functions_follow_the_learned_policies_study(tmp_path):
 def test_only_applies_to_the_demo(tmp_path):
     output = dry_run(tmp_path, "demo", "--config", "only=[lublin-256]")
     assert "only=[lublin-256]: every study restricted to these traces (results/demo/)" in output
-    # the demo's model is lublin-128, its recorded schedule CI's Slurm's
-    assert announced(output, "skipped") == {"learned_policies", "recorded_schedule"}
+    # the demo's model is lublin-128, its recorded schedule CI's Slurm's, its elastic workload lal-81
+    assert announced(output, "skipped") == {"learned_policies", "recorded_schedule", "elastic"}
     jobs = planned_jobs(output)
     assert {job["wildcards"].get("trace") for job in jobs} <= {"lublin-256", None}
     assert all(job["wildcards"].get("root", "results/demo") == "results/demo" for job in jobs)
