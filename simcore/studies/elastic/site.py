@@ -166,10 +166,6 @@ class Site:
             self.busy_area += len(self.running) * (t - self.t)
         self.t = t
 
-    def utilisation(self) -> float:
-        """U(T): work of the jobs completed since the run's start over the pool's area (1 while 0)."""
-        return self.completed_work / self.pool_area if self.pool_area > 0 else 1.0
-
     def fairness_of(self, j: int) -> float:
         """F_j at j's election: 1 - D_j / max_k w_k with p_j counted for j's VO."""
         elapsed = self.n_running_vo * self.t - self.start_time_sum_vo

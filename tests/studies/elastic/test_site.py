@@ -156,6 +156,12 @@ def test_consecutive_sets_and_the_whole_set():
         consecutive_sets(jobs, "hand", size=50)
 
 
+def eq3_parts(site):
+    """Eq. 3's parts at a decision: the run time of the jobs completed since the run's start, and the
+    pool's area since then."""
+    return site.completed_work, site.pool_area
+
+
 class Recorder(FCFS):
     """FCFS that keeps, at each decision, the time, the inputs and each running job's frozen e_j."""
 
@@ -164,9 +170,7 @@ class Recorder(FCFS):
 
     def choose(self, site, levels):
         queue = np.asarray(site.queue)
-        self.seen.append(
-            (site.t, site.state_inputs(), site.action_inputs(queue), dict(site.expected), site.utilisation())
-        )
+        self.seen.append((site.t, site.state_inputs(), site.action_inputs(queue), dict(site.expected), eq3_parts(site)))
         return super().choose(site, levels)
 
 
@@ -208,14 +212,14 @@ def test_running_estimates_are_frozen_at_their_start():
     np.testing.assert_allclose(state[:2], [phi(990.0 / 2), phi(990.0)])
 
 
-def test_utilisation_since_the_online_start_is_one_while_no_area():
+def test_completed_work_and_pool_area_since_the_run_start():
     jobset = hand_set()
     policy = Recorder()
     run_site(jobset, policy, 2, jobset.pre_training, len(jobset), model="ORA")
-    at = {t: u for t, _, _, _, u in policy.seen}
-    # 2 cores from t = 10: jobs 1 (100 s) and 2 (30 s) start at 10 (no area yet: U = 1);
-    # job 2 ends at 40 (work 30 over 2 x 30), job 3 (5 s) ends at 45 (35 over 2 x 35)
-    assert at[10] == 1.0 and at[40] == 30 / 60 and at[45] == 35 / 70
+    at = {t: parts for t, _, _, _, parts in policy.seen}
+    # 2 cores from t = 10: jobs 1 (100 s) and 2 (30 s) start at 10 (nothing done, no area yet);
+    # job 2 ends at 40 (work 30, area 2 x 30), job 3 (5 s) ends at 45 (35, 2 x 35)
+    assert at[10] == (0.0, 0.0) and at[40] == (30.0, 60.0) and at[45] == (35.0, 70.0)
 
 
 def test_fairness_is_one_before_any_work():
