@@ -26,8 +26,8 @@ timed once in this process: CPU seconds (time.process_time) and wall seconds (ti
 3. **Projection.** The CPU time of the whole study of config/config.yaml's `elastic` section:
    every run x seeds, each costed as the measured run of the same pool and model (else as the
    dearest measured run; the stand-ins are listed), and the baselines of each set (FCFS and EDF on
-   P_rig, FCFS on P_max, FCFS and EDF per elastic run and seed: the measured FCFS and EDF), scaled
-   per job to each set's size. A set of `all` serial jobs (UniLu-Gaia: P_rig 129, so longer queues and
+   the rigid pool, FCFS on P_max, FCFS and EDF per elastic run and seed: the measured FCFS and EDF),
+   scaled per job to each set's size. A set of `all` serial jobs (UniLu-Gaia: P_load 129, so longer queues and
    more pool levels) is scaled by its job count too: an estimate, not a measurement. NAT, the
    metrics and the files are not counted. The study runs one job per job set (`simcore
    elastic-run --set K`), so its parallelism is the number of sets: on more cores than sets the
@@ -81,7 +81,7 @@ def measure_runs(jobs, runs: dict) -> dict[str, tuple[int, float, float]]:
     online = (jobs.pre_training, len(jobs))
     costs = {}
     for name, policy in (("FCFS", FCFS()), ("EDF", EDF())):
-        cpu, wall, result = timed(run_site, jobs, policy, jobs.rigid_pool, *online, model="EST")
+        cpu, wall, result = timed(run_site, jobs, policy, jobs.rigid_pool("site"), *online, model="EST")
         costs[name] = (result.decisions, cpu, wall)
     for name, spec in runs.items():
         cpu, wall, (result, _) = timed(
@@ -91,9 +91,11 @@ def measure_runs(jobs, runs: dict) -> dict[str, tuple[int, float, float]]:
             spec["elastic"],
             spec["model"],
             seed=0,
-            levels=pool_levels(jobs.rigid_pool),
+            levels=pool_levels(jobs.load_pool),
             utilisation=spec.get("utilisation", "interval"),
             pre_training_pool=spec.get("pre_training_pool", "explore"),
+            pool_request=spec.get("pool_request", "headroom"),
+            rigid_pool=jobs.rigid_pool("site"),
         )
         costs[name] = (result.decisions + jobs.pre_training, cpu, wall)
         print(f"  {name}: {cpu:.1f} CPU s", flush=True)
@@ -140,9 +142,10 @@ def first_valid(mask: np.ndarray) -> int:
 def sarsa_through_env(jobs, env_class, candidates: str) -> int:
     """Pre-training, then the online episode of our learner through the env; its decisions."""
     elastic = env_class.elastic
-    levels = pool_levels(jobs.rigid_pool) if elastic else None  # an elastic pre-training explores them
-    top = int(levels[-1]) if elastic else jobs.rigid_pool
-    reservoir, readout = pre_train(jobs, LAM, elastic, "EST", 0, top, levels)
+    levels = pool_levels(jobs.load_pool) if elastic else None  # an elastic pre-training explores them
+    pool = jobs.load_pool if elastic else jobs.rigid_pool("site")  # the envs' pools (docs/elastic.md §1.4)
+    top = int(levels[-1]) if elastic else pool
+    reservoir, readout = pre_train(jobs, LAM, elastic, "EST", 0, top, pool, levels)
     env = env_class(jobs, lam=LAM, candidates=candidates, window=len(jobs))
     EnvAgent(Learner(reservoir, readout, LAM, elastic, 0, top), env).run_episode()
     return env.result.decisions
@@ -152,16 +155,19 @@ def drivers(jobs, env_class) -> tuple[dict, dict]:
     """The env's drivers and the SARSA runs, each dict's baseline first: name -> call returning the steps."""
     online = (jobs.pre_training, len(jobs))
     elastic = env_class.elastic
-    levels = pool_levels(jobs.rigid_pool)
+    levels = pool_levels(jobs.load_pool)
+    pool = jobs.load_pool if elastic else jobs.rigid_pool("site")
     policies = {
         "FCFS, run_site (no env)": lambda: (
-            run_site(jobs, FCFS(), jobs.rigid_pool, *online, model="EST", levels=levels if elastic else None).decisions
+            run_site(jobs, FCFS(), pool, *online, model="EST", levels=levels if elastic else None).decisions
         ),
         "masked random": lambda: episode(env_class(jobs), masked_random(0)),
         "first valid action": lambda: episode(env_class(jobs), first_valid),
     }
     sarsa = {
-        "SARSA, train_and_run (no env)": lambda: train_and_run(jobs, LAM, elastic, "EST", 0, levels)[0].decisions,
+        "SARSA, train_and_run (no env)": lambda: (
+            train_and_run(jobs, LAM, elastic, "EST", 0, levels, rigid_pool=jobs.rigid_pool("site"))[0].decisions
+        ),
         "SARSA, EnvAgent, description slots": lambda: sarsa_through_env(jobs, env_class, "descriptions"),
         "SARSA, EnvAgent, every waiting job a slot": lambda: sarsa_through_env(jobs, env_class, "queue"),
     }
@@ -207,7 +213,9 @@ def stand_in(spec: dict, runs: dict, costs: dict) -> str:
     return max(same or runs, key=lambda name: costs[name][1])
 
 
-def projection(jobs, costs: dict, study: dict, runs: dict, pwa_mirror: Path, cores: int) -> tuple[list[str], float]:
+def projection(
+    jobs, costs: dict, study: dict, models: dict, runs: dict, pwa_mirror: Path, cores: int
+) -> tuple[list[str], float]:
     """The study's table (per trace) and lines, and its total CPU hours."""
     per_set = 0.0  # CPU s of one set of len(jobs) jobs
     notes = []
@@ -217,14 +225,17 @@ def projection(jobs, costs: dict, study: dict, runs: dict, pwa_mirror: Path, cor
         if used != name:
             notes.append(f"{name} as {used}")
     elastic_runs = sum(spec["elastic"] for spec in study["runs"].values())
-    # FCFS on P_rig and on P_max, EDF on P_rig; FCFS and EDF on each elastic run's own pool, per seed
+    # FCFS on the rigid pool and on P_max, EDF on the rigid pool; FCFS and EDF on each elastic run's own
+    # pool, per seed
     fcfs_runs = 1 + (1 if elastic_runs else 0) + elastic_runs * study["seeds"]
     edf_runs = 1 + elastic_runs * study["seeds"]
     per_set += fcfs_runs * costs["FCFS"][1] + edf_runs * costs["EDF"][1]
     lines = ["| trace | job sets | jobs per set | CPU s per set | CPU h |", "|---|--:|--:|--:|--:|"]
     sets = []
     for trace, count in study["job_sets"].items():
-        if count == "all":
+        if count == "all" and trace in models:  # a model's jobs are all serial, none monitoring-like
+            size, count = models[trace]["jobs"], 1
+        elif count == "all":
             workload = load_workload(trace, filter_mode=study["filter"], pwa_mirror=pwa_mirror)
             size = len(study_jobs(workload, study["monitoring"])[0])
             count = 1
@@ -263,9 +274,10 @@ def main(argv=None) -> int:
     read_cpu, _, workload = timed(load_workload, TRACE, filter_mode=study["filter"], pwa_mirror=args.pwa_mirror)
     first = study["job_sets"][TRACE][0]  # the set closest to the paper's workload
     jobs = consecutive_sets(workload, TRACE, count=first, monitoring=study["monitoring"])[-1]
-    levels = pool_levels(jobs.rigid_pool)
+    levels = pool_levels(jobs.load_pool)
     print(
-        f"{jobs.name}: {len(jobs):,} jobs ({jobs.pre_training:,} pre-training), P_rig = {jobs.rigid_pool}, "
+        f"{jobs.name}: {len(jobs):,} jobs ({jobs.pre_training:,} pre-training), rigid pool {jobs.rigid_pool('site')} "
+        f"(the site's cores), P_load = {jobs.load_pool}, "
         f"levels {levels[0]}-{levels[-1]}; trace read in {read_cpu:.1f} CPU s",
         flush=True,
     )
@@ -278,7 +290,7 @@ def main(argv=None) -> int:
             text.append(f"{verdict}: {name}, pre-training included: {cpu:.1f} CPU s (<= {TARGET_RUN_S:g})")
     if not args.quick:
         text += ["", *envs_table(measure_envs(jobs))]
-        lines, hours = projection(jobs, costs, study, runs, args.pwa_mirror, args.cores)
+        lines, hours = projection(jobs, costs, study, config["models"], runs, args.pwa_mirror, args.cores)
         verdict = "PASS" if hours <= TARGET_STUDY_H else "FAIL"
         text += ["", *lines, f"{verdict}: the whole study: {hours:.2f} CPU h (<= {TARGET_STUDY_H:g})"]
     print("\n".join(text))
