@@ -131,6 +131,11 @@ def positive(part: Part) -> str:
     return above(part.low, part.high, 0.0)
 
 
+def inside(lowest: float, highest: float):
+    """The judge of a part that must lie in [lowest, highest]."""
+    return lambda part: within(part.low, part.high, lowest, highest)
+
+
 def judged(claim: str, paper: str, parts: list[Part], judge=positive, extra=(), unjudged: str = "") -> tuple:
     """A claim's row from its parts: each judged on its interval (`judge`), the claim combined from
     them; a claim that does not hold names its parts that do not. `unjudged` ("outcome: why")
@@ -271,7 +276,7 @@ def lambda_rigid(found: Claims):
         f"λ_s has little effect (rigid runs): the change of interactive W within ±{LAMBDA_LITTLE}",
         f"W int. {min(published):.3f}-{max(published):.3f} over λ_s 0.5 and 1",
         parts,
-        judge=lambda part: within(part.low, part.high, -LAMBDA_LITTLE, LAMBDA_LITTLE),
+        judge=inside(-LAMBDA_LITTLE, LAMBDA_LITTLE),
     )
 
 
@@ -284,7 +289,7 @@ def est_close(found: Claims):
         f"EST ≈ ORA: interactive W within ±{EST_CLOSE}, rigid and elastic",
         "EST about as good as ORA (Tables 2-5)",
         parts,
-        judge=lambda part: within(part.low, part.high, -EST_CLOSE, EST_CLOSE),
+        judge=inside(-EST_CLOSE, EST_CLOSE),
     )
 
 
@@ -295,12 +300,12 @@ def elastic_quick(found: Claims):
     above_limit = text("Section 5.3", "ELA", "P(W > 0.9) interactive %, at least")
     late = Part.of("interactive waits >= 2 min", 1 - found.elastic["interactive_within_2_min"], 1, 100, " %", False)
     share = Part.of("P(W > 0.9)", found.elastic["W_interactive_above_0.9"], 1, 100, " %", False)
-    outcomes = [within(late.low, late.high, -np.inf, late_limit), within(share.low, share.high, above_limit, np.inf)]
+    bounds = {late.label: (-np.inf, late_limit), share.label: (above_limit, np.inf)}
     return judged(
         "elastic runs: few interactive waits above 2 minutes, most W above 0.9",
         f"<= {late_limit:.0f} % of interactive waits >= 2 min, P(W > 0.9) >= {above_limit:.0f} %",
         [late, share],
-        judge=lambda part: outcomes[0] if part is late else outcomes[1],
+        judge=lambda part: inside(*bounds[part.label])(part),
     )
 
 
@@ -326,7 +331,7 @@ def closer_to_one(found: Claims):
         f"elastic runs closer to W = 1 than rigid ones: at least {CLOSER_TOLERANCE:.0%} of the paper's factors",
         f"about {interactive:.0f}× (interactive), {batch:.0f}× (batch)",
         parts,
-        judge=lambda part: within(part.low, part.high, bounds[part.label], np.inf),
+        judge=lambda part: inside(bounds[part.label], np.inf)(part),
     )
 
 
@@ -438,7 +443,7 @@ def preferred(found: Claims):
         "the preferred pool is a little above the rigid one",
         f"90 cores of 81 (ratio {target:.2f})",
         [Part.of("preferred pool / rigid pool", ratio, 2, signed=False)],
-        judge=lambda part: within(part.low, part.high, target - PREFERRED_TOLERANCE, target + PREFERRED_TOLERANCE),
+        judge=inside(target - PREFERRED_TOLERANCE, target + PREFERRED_TOLERANCE),
         extra=[", ".join(f"{jobset} {value:.2f}" for jobset, value in per_set.items())],
     )
 
@@ -451,7 +456,7 @@ def elastic_utilisation(found: Claims):
         f"elastic utilisation ≈ {target:.1f} (± {UTILISATION_BAND})",
         f"{target:.1f} (asymptotic)",
         [Part.of("elastic U", found.elastic["utilisation"], 2, signed=False)],
-        judge=lambda part: within(part.low, part.high, target - UTILISATION_BAND, target + UTILISATION_BAND),
+        judge=inside(target - UTILISATION_BAND, target + UTILISATION_BAND),
     )
 
 
@@ -475,7 +480,7 @@ def rigid_utilisation(found: Claims):
 def fairness_close(found: Claims):
     if found.nat.empty or found.rigid.empty:
         return None
-    judge = lambda part: within(part.low, part.high, -FAIRNESS_CLOSE, FAIRNESS_CLOSE)  # noqa: E731
+    judge = inside(-FAIRNESS_CLOSE, FAIRNESS_CLOSE)
     ours = Part.of("F RL − NAT", differences(found.rigid, found.nat, "fairness_mean"))
     others = [
         Part.of(f"F {name} − NAT", differences(found.run(name), found.nat, "fairness_mean"))
