@@ -12,6 +12,7 @@ MODULES = (
     "simcore.engine._orders",  # queue-order key functions and registry
     "simcore.engine._predictor",  # Predictor interface, simple predictors
     "simcore.engine._regression",  # regression predictor, NAG, losses
+    "simcore.engine._jobs",  # a workload's arrays, validated once
     "simcore.engine._core",  # the event loop
     "simcore.engine._selection",  # job selection: observation, rewards, vector step
     "simcore.engine._swf",  # SWF tokenizer

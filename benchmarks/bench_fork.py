@@ -73,7 +73,7 @@ def fork_rows(name: str, path: Path, forks: int) -> list[str]:
         sim = Simulation(workload, "FCFS", estimate=estimate, jobs=jobs)
         sim.run_until(instant)
         waiting = sim.waiting(np.zeros(0, dtype=np.int64))
-        running = sim._core.running_jobs(np.zeros(0, dtype=np.int64))
+        running = int(np.sum(sim.end_times >= instant))  # started before the instant (NaN: not started)
         fork = median_seconds(sim.fork, forks)
         made = median_seconds(partial(Simulation, workload, "FCFS", estimate=estimate, jobs=jobs), max(forks // 10, 5))
         check = sim.fork().finish().start

@@ -1,5 +1,5 @@
 # What an event loop trusts of a workload's arrays, checked once when it copies them
-# (simcore/engine/_core.pyx's Jobs, the co-scheduling loop's Sharing): one definition, so
+# (simcore/engine/_jobs.pyx's Jobs, the co-scheduling loop's Sharing): one definition, so
 # that both name a bad job in the same words. Inline: each module that cimports them
 # compiles its own copy, and the per-job checks run inside the caller's one loop over
 # the jobs (the first bad job is reported, whichever rule it breaks).

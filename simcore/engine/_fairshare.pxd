@@ -17,13 +17,15 @@
 # change after it (`saved_at`), so that a job submitted between computations
 # gets its factor from that computation, as the contract says.
 
-from libc.math cimport INFINITY, M_LN2, exp2, floor, ldexp
+from libc.math cimport INFINITY, M_LN2, exp2, floor, isfinite, ldexp
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
-# The parameters' order in the tuple the core is given (simcore/engine/priority.py, Multifactor)
-cdef enum:
-    MULTIFACTOR_PARAMS = 7
+# slurm.conf's Priority* parameters, named as simcore/engine/priority.py's Multifactor fields
+# (the event loop is given that dataclass's mapping, which Cython converts to this struct).
+cdef struct Multifactor:
+    double weight_age, weight_fairshare, weight_job_size, max_age, decay_half_life, calc_period
+    bint favor_small
 
 # g(T) stays below 2^REBASE_HALF_LIVES: far from overflow, with room for sums.
 cdef enum:
@@ -31,8 +33,7 @@ cdef enum:
 
 
 cdef struct FairShare:
-    double weight_age, weight_fairshare, weight_job_size, max_age, half_life, calc_period
-    bint favor_small
+    Multifactor params
     double machine_size, share       # share: 1 / users (one equal share each)
     int n_users
     double origin, scale
@@ -49,6 +50,19 @@ cdef struct FairShare:
     double* factor
 
 
+cdef inline int check_multifactor(Multifactor params) except -1:
+    """The parameters' bounds (simcore/engine/priority.py's Multifactor checks them
+    first, in the configuration's words)."""
+    cdef double value
+    for value in (params.weight_age, params.weight_fairshare, params.weight_job_size,
+                  params.max_age, params.decay_half_life, params.calc_period):
+        if not (isfinite(value) and value >= 0):
+            raise ValueError(f"multifactor {params}: every parameter must be a finite number >= 0")
+    if not (params.max_age > 0 and params.decay_half_life > 0):
+        raise ValueError(f"multifactor {params}: max_age and decay_half_life must be > 0")
+    return 0
+
+
 cdef inline bint _allocate(FairShare* fs) noexcept nogil:
     """The per-user arrays (fs.n_users set); False: out of memory (free them with fairshare_free)."""
     cdef size_t doubles = fs.n_users * sizeof(double), counts = fs.n_users * sizeof(long long)
@@ -63,19 +77,15 @@ cdef inline bint _allocate(FairShare* fs) noexcept nogil:
                 or fs.saved_at == NULL or fs.factor_at == NULL or fs.factor == NULL)
 
 
-cdef inline bint fairshare_init(FairShare* fs, const double* params, int n_users,
+cdef inline bint fairshare_init(FairShare* fs, Multifactor params, int n_users,
                                 double machine_size) noexcept nogil:
-    """Allocate and reset for n_users users; params as MULTIFACTOR_PARAMS
-    doubles (weights of age, fair share and size, MaxAge, half-life, calc
-    period, favor_small). False: out of memory."""
+    """Allocate and reset for n_users users. False: out of memory."""
     memset(fs, 0, sizeof(FairShare))
-    fs.weight_age, fs.weight_fairshare, fs.weight_job_size = params[0], params[1], params[2]
-    fs.max_age, fs.half_life, fs.calc_period = params[3], params[4], params[5]
-    fs.favor_small = params[6] != 0.0
+    fs.params = params
     fs.machine_size = machine_size
     fs.n_users = n_users
     fs.share = 1.0 / n_users
-    fs.scale = fs.half_life / M_LN2
+    fs.scale = fs.params.decay_half_life / M_LN2
     if not _allocate(fs):
         return False
     fairshare_reset(fs)
@@ -141,7 +151,7 @@ cdef inline void _save_usage(FairShare* fs, int u) noexcept nogil:
 
 
 cdef inline void fairshare_started(FairShare* fs, int u, long long q, double start) noexcept nogil:
-    cdef double weight = q * exp2((start - fs.origin) / fs.half_life)
+    cdef double weight = q * exp2((start - fs.origin) / fs.params.decay_half_life)
     _save_usage(fs, u)
     fs.procs[u] += q
     fs.starts[u] += weight
@@ -151,8 +161,8 @@ cdef inline void fairshare_started(FairShare* fs, int u, long long q, double sta
 
 cdef inline void fairshare_completed(FairShare* fs, int u, long long q, double start,
                                      double end) noexcept nogil:
-    cdef double began = q * exp2((start - fs.origin) / fs.half_life)
-    cdef double used = fs.scale * (q * exp2((end - fs.origin) / fs.half_life) - began)
+    cdef double began = q * exp2((start - fs.origin) / fs.params.decay_half_life)
+    cdef double used = fs.scale * (q * exp2((end - fs.origin) / fs.params.decay_half_life) - began)
     _save_usage(fs, u)
     fs.procs[u] -= q
     fs.starts[u] -= began
@@ -164,7 +174,7 @@ cdef inline void fairshare_completed(FairShare* fs, int u, long long q, double s
 
 cdef inline void fairshare_compute(FairShare* fs, double t) noexcept nogil:
     """The computation at instant t (t >= due): every factor from now on is t's."""
-    cdef double half_lives = (t - fs.origin) / fs.half_life, shrink
+    cdef double half_lives = (t - fs.origin) / fs.params.decay_half_life, shrink
     cdef int u
     if half_lives > REBASE_HALF_LIVES:
         half_lives = floor(half_lives)
@@ -174,13 +184,13 @@ cdef inline void fairshare_compute(FairShare* fs, double t) noexcept nogil:
             fs.starts[u] *= shrink
         fs.done_total *= shrink
         fs.starts_total *= shrink
-        fs.origin += half_lives * fs.half_life
+        fs.origin += half_lives * fs.params.decay_half_life
     fs.computations += 1
     fs.at = t
-    fs.growth = exp2((t - fs.origin) / fs.half_life)
+    fs.growth = exp2((t - fs.origin) / fs.params.decay_half_life)
     fs.usage_total = fs.done_total + fs.scale * (fs.procs_total * fs.growth - fs.starts_total)
-    if fs.calc_period > 0.0:
-        fs.due = fs.calc_period * (floor(t / fs.calc_period) + 1.0)
+    if fs.params.calc_period > 0.0:
+        fs.due = fs.params.calc_period * (floor(t / fs.params.calc_period) + 1.0)
     else:
         fs.due = t
 
@@ -199,10 +209,10 @@ cdef inline double fairshare_priority(FairShare* fs, double submit, long long q,
                                       int u) noexcept nogil:
     """P_j = floor(W_age A_j + W_fs F_u + W_size Z_j) with the last computation's T and F."""
     cdef double age = fs.at - submit, size
-    age = min(1.0, max(0.0, age) / fs.max_age)
-    if fs.favor_small:
+    age = min(1.0, max(0.0, age) / fs.params.max_age)
+    if fs.params.favor_small:
         size = 1.0 - (q - 1) / fs.machine_size
     else:
         size = q / fs.machine_size
-    return floor(fs.weight_age * age + fs.weight_fairshare * fairshare_factor(fs, u)
-                 + fs.weight_job_size * size)
+    return floor(fs.params.weight_age * age + fs.params.weight_fairshare * fairshare_factor(fs, u)
+                 + fs.params.weight_job_size * size)

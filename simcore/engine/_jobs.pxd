@@ -1,6 +1,7 @@
 # Declares JobArrays, the workload as the event loop (simcore/engine/_core.pyx)
-# holds it and hands it to a predictor's bind(): C pointers into the
-# Simulation's NumPy arrays, valid while that Simulation lives. A module that
+# holds it and hands it to a predictor's bind(): C pointers into the arrays of
+# a Jobs (_jobs.pyx: the workload validated and copied once), valid while
+# that Jobs lives. A module that
 # reads jobs at C level (a predictor in its own file, see _predictor.pxd) gets
 # the type with
 #
@@ -17,3 +18,9 @@ cdef struct JobArrays:
     const long long* procs
     const int* user            # dense user index in [0, n_users)
     int n_users
+
+
+# A workload's arrays, validated once and owned (_jobs.pyx); simulations share one.
+cdef class Jobs:
+    cdef JobArrays arrays
+    cdef readonly long long machine_size

@@ -43,3 +43,9 @@ cdef int register_order(str name, key_fn_t key, bint dynamic, str meaning,
 # The key function, dynamic flag and class rank of order `code` (ValueError if
 # unknown).
 cdef int order_entry(int code, key_fn_t* key, bint* dynamic, int* class_rank) except -1
+
+# Checks of the event loop's arguments (ValueError): `code` is a registered
+# order (`what` names the argument); the FUNCTION order's parameters (`needed`:
+# FUNCTION is the queue or backfill order).
+cdef int check_order(int code, str what) except -1
+cdef int check_function(list params, bint needed) except -1

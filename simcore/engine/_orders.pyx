@@ -13,7 +13,7 @@ simulation's priority function (FUNCTION_PARAMS doubles), read only by the
 parametric order FUNCTION.
 """
 
-from libc.math cimport sqrt, log2, log10, fmax
+from libc.math cimport fmax, isfinite, log2, log10, sqrt
 
 cdef double key_fcfs(double t, double r, double e, double q,
                      const double* params) noexcept nogil:
@@ -140,6 +140,34 @@ cdef int order_entry(int code, key_fn_t* key, bint* dynamic, int* class_rank) ex
     key[0] = ORDER_KEY[code]
     dynamic[0] = ORDER_DYNAMIC[code]
     class_rank[0] = ORDER_CLASS_RANK[code]
+    return 0
+
+
+cdef int check_order(int code, str what) except -1:
+    if not 0 <= code < len(ORDER_NAMES):
+        raise ValueError(f"{what} code {code} is not a queue order: "
+                         f"allowed are 0 to {len(ORDER_NAMES) - 1} ({', '.join(ORDER_NAMES)})")
+    return 0
+
+
+cdef int check_function(list params, bint needed) except -1:
+    """A FUNCTION order (`needed`) needs the priority function's FUNCTION_PARAMS
+    numbers: φ codes in [0, 3], op codes in [0, 2] (phi, combine), θ finite."""
+    if params is None:
+        if needed:
+            raise ValueError("the order FUNCTION needs a priority function's parameters")
+        return 0
+    if len(params) != FUNCTION_PARAMS:
+        raise ValueError(f"a priority function has {FUNCTION_PARAMS} "
+                         f"parameters, got {len(params)}")
+    for k, top in enumerate((3, 3, 3, 2, 2)):
+        if params[k] not in range(top + 1):
+            raise ValueError(f"priority function parameter {k} is {params[k]}, "
+                             f"a code in 0 to {top}")
+    for k in range(5, FUNCTION_PARAMS):
+        if not isfinite(params[k]):
+            raise ValueError(f"priority function coefficient {k - 4} is {params[k]}, "
+                             "not a finite number")
     return 0
 
 

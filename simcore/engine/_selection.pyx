@@ -21,7 +21,115 @@ from libc.stdlib cimport free, malloc
 
 from cython.parallel cimport prange
 
-from simcore.engine._core cimport WAITING, Simulation, WaitList
+from simcore.engine._core cimport BACKFILL_NONE_CODE, BACKFILL_QUEUE_CODE, Simulation
+from simcore.engine._waitlist cimport WAITING, WaitList
+from simcore.engine._orders cimport check_order
+
+
+# -- the decision mode of the event loop: the agent picks the head ----------
+#
+# A simulation driven this way runs to each instant where a job waits and no
+# head is chosen; the chosen head starts as soon as it fits, and until then
+# each instant backfills the other waiting jobs around its reservation (EASY,
+# recomputed at each instant) unless the backfill is none. These functions
+# drive the event loop's own steps (_core.pxd) and hold only the head.
+
+cdef bint to_decision(Simulation sim) noexcept nogil:
+    """Run until a head must be chosen (True: a job waits and none is chosen)
+    or every job is done (False)."""
+    cdef long long extra
+    cdef double shadow
+    while True:
+        if sim.head >= 0:
+            if sim.jobs.procs[sim.head] <= sim.free_procs:
+                sim._start(sim.head, sim.now, False)
+                sim.head = -1
+                continue
+            if sim.pass_open and not sim.head_passed and sim.backfill != BACKFILL_NONE_CODE:
+                sim.head_passed = True
+                shadow = sim._reserve(sim.head, &extra)
+                sim._backfill_list(
+                    &sim.lists[sim.queue_list if sim.backfill == BACKFILL_QUEUE_CODE else sim.backfill_list],
+                    sim.head, sim.now, shadow, &extra)
+        elif sim.n_waiting > 0:
+            return True
+        if sim._next_instant(INFINITY) == INFINITY:
+            return False
+        sim.pass_open = sim.free_procs > 0
+        sim.passes += sim.pass_open
+        sim.head_passed = False
+
+
+cdef bint _next_decision(Simulation sim) except -1:
+    """to_decision, then the predictor is free at the end."""
+    cdef bint pending
+    if sim.profile_walk:
+        raise ValueError("job selection runs EASY (reservations 1) or no backfilling; "
+                         f"this simulation has reservation depth {sim.depth}")
+    with nogil:
+        pending = to_decision(sim)
+    if not pending:
+        sim._release_predictor()
+    return pending
+
+
+cdef inline void choose(Simulation sim, Py_ssize_t j) noexcept nogil:
+    sim.head = j
+    sim.head_passed = False
+
+
+cdef int _check_head(Simulation sim, Py_ssize_t j) except -1:
+    """j may be chosen as the head: a decision is pending and j waits."""
+    if sim.head >= 0 or sim.n_waiting == 0:
+        raise RuntimeError("no decision is pending: call next_decision() first")
+    if not sim._is_waiting(j):
+        raise ValueError(f"job {j} is not waiting at t = {sim.now}")
+    return 0
+
+
+def next_decision(Simulation sim not None):
+    """Run `sim` to the next instant where a head must be chosen; True if one
+    must, False when every job is done."""
+    return _next_decision(sim)
+
+
+def choose_head(Simulation sim not None, Py_ssize_t j):
+    """Waiting job j is `sim`'s head, at the pending decision."""
+    _check_head(sim, j)
+    choose(sim, j)
+
+
+def waiting_jobs(Simulation sim not None, long long[::1] out):
+    """Fill `out` with `sim`'s first waiting jobs in queue order; return how
+    many there are in all (a window: out may be shorter)."""
+    cdef WaitList* queue = &sim.lists[sim.queue_list]
+    cdef Py_ssize_t i = 0, j, count = 0, size = out.shape[0]
+    sim._prepare(queue, sim.now)
+    while count < size and i < queue.size:
+        j = queue.items[i].idx
+        i += 1
+        if sim.perjob.state[j] == WAITING:
+            out[count] = j
+            count += 1
+    return sim.n_waiting
+
+
+def first_by_order(Simulation sim not None, int order, const long long[::1] jobs):
+    """The position in `jobs` (waiting jobs) of the one queue order `order`
+    puts first now (its key at this instant; ties: the earlier position)."""
+    cdef WaitList by_order
+    cdef Py_ssize_t i, best = -1
+    cdef double key, best_key = INFINITY
+    check_order(order, "queue order")
+    for i in range(jobs.shape[0]):
+        if not sim._is_waiting(jobs[i]):
+            raise ValueError(f"job {jobs[i]} is not waiting at t = {sim.now}")
+    sim._set_order(&by_order, order)
+    for i in range(jobs.shape[0]):
+        key = sim._key(&by_order, jobs[i], sim.now)
+        if best < 0 or key < best_key:
+            best, best_key = i, key
+    return best
 
 
 # The default observation's layout: JOB_FEATURES numbers per slot (filled,
@@ -83,7 +191,7 @@ cdef Py_ssize_t _observe(Simulation sim, const Settings* s, float* out,
     while filled < s.window and i < wl.size:
         j = wl.items[i].idx
         i += 1
-        if sim.state[j] != WAITING:
+        if sim.perjob.state[j] != WAITING:
             continue
         slots[filled] = j
         k = JOB_FEATURES * filled
@@ -92,7 +200,7 @@ cdef Py_ssize_t _observe(Simulation sim, const Settings* s, float* out,
         out[k + 2] = _log_scale(sim.jobs.requested[j], s.scale)
         out[k + 3] = sim.jobs.procs[j] / m
         out[k + 4] = 1.0 if sim.jobs.procs[j] <= sim.free_procs else 0.0
-        out[k + 5] = _log_scale(sim.estimate[j], s.scale)
+        out[k + 5] = _log_scale(sim.perjob.estimate[j], s.scale)
         filled += 1
     for i in range(filled, s.window):
         slots[i] = -1
@@ -129,7 +237,7 @@ cdef double _episode_reward(Simulation sim, const Settings* s) noexcept nogil:
         return 0.0
     for j in range(sim.n):
         run = sim.jobs.run[j]
-        wait = sim.start[j] - sim.jobs.submit[j]
+        wait = sim.perjob.start[j] - sim.jobs.submit[j]
         flow = wait + run
         if s.reward == REWARD_BSLD:
             total += max(flow / max(run, s.tau), 1.0)
@@ -142,7 +250,7 @@ cdef double _episode_reward(Simulation sim, const Settings* s) noexcept nogil:
         else:
             total += sim.jobs.procs[j] * run
             first = min(first, sim.jobs.submit[j])
-            last = max(last, sim.start[j] + run)
+            last = max(last, sim.perjob.start[j] + run)
     if s.reward != REWARD_UTILISATION:
         return -total / sim.n
     return total / (sim.machine_size * (last - first)) if last > first else 0.0
@@ -187,7 +295,7 @@ cdef class SelectionSettings:
         if out.shape[0] != self.observation_size or slots.shape[0] != self.window:
             raise ValueError(f"an observation of {self.window} slots has {self.observation_size} "
                              f"values: got {out.shape[0]} values and {slots.shape[0]} slots")
-        if not simulation._next_decision():
+        if not _next_decision(simulation):
             return _clear(&self.c, &out[0], &slots[0])
         return _observe(simulation, &self.c, &out[0], &slots[0])
 
@@ -203,10 +311,10 @@ cdef class SelectionSettings:
         if out.shape[0] != heads.shape[0]:
             raise ValueError(f"{heads.shape[0]} heads and {out.shape[0]} rewards")
         for i in range(heads.shape[0]):
-            simulation._check_head(heads[i])
+            _check_head(simulation, heads[i])
         for i in range(heads.shape[0]):
             fork = simulation._fork()
-            fork._choose(heads[i])
+            choose(fork, heads[i])
             with nogil:
                 _finish_in_queue_order(fork)
             fork._materialize()
@@ -218,12 +326,12 @@ cdef void _finish_in_queue_order(Simulation sim) noexcept nogil:
     queue order (the first slot of the observation)."""
     cdef WaitList* wl = &sim.lists[sim.queue_list]
     cdef Py_ssize_t i
-    while sim._to_decision():
+    while to_decision(sim):
         sim._prepare(wl, sim.now)
         i = 0
-        while sim.state[wl.items[i].idx] != WAITING:
+        while sim.perjob.state[wl.items[i].idx] != WAITING:
             i += 1
-        sim._choose(wl.items[i].idx)
+        choose(sim, wl.items[i].idx)
 
 
 cdef object _read_only(object array):
@@ -358,7 +466,7 @@ cdef class SelectionBatch:
             if restarts[i] >= 0:
                 simulation._check_restart(restarts[i])
             elif self.heads[i] >= 0:
-                simulation._check_head(self.heads[i])
+                _check_head(simulation, self.heads[i])
         for i in range(n):
             if restarts[i] >= 0:
                 simulation = self.simulations[i]
@@ -388,8 +496,8 @@ cdef class SelectionBatch:
             self.reward_values[i] = -self.invalid_penalty
             return
         if self.heads[i] >= 0:
-            sim._choose(self.heads[i])
-        if sim._to_decision():
+            choose(sim, self.heads[i])
+        if to_decision(sim):
             filled = _observe(sim, s, out, slots)
         else:
             filled = _clear(s, out, slots)

@@ -7,6 +7,7 @@ one member with its coefficients; the core's FUNCTION order schedules by it
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -137,9 +138,9 @@ class Multifactor:
             )
         return cls(**given)
 
-    def params(self) -> tuple:
-        """The core's encoding (simcore/engine/_fairshare.pxd): the fields in order, as floats."""
-        return tuple(float(getattr(self, name)) for name in self.__dataclass_fields__)
+    def params(self) -> dict:
+        """The core's encoding (simcore/engine/_fairshare.pxd's struct of the same fields)."""
+        return dataclasses.asdict(self)
 
     def __str__(self) -> str:
         changed = [

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.engine import _core, _orders, _predictor
+from simcore.engine import _core, _jobs, _orders, _predictor, _selection
 from simcore.engine.metrics import job_metrics, summarize
 from simcore.engine.predictors import make_predictor
 from simcore.engine.priority import Multifactor, PriorityFunction
@@ -91,7 +91,7 @@ class Simulation:
         reservations=1,
         multifactor: Multifactor | dict | None = None,
         *,
-        jobs: _core.Jobs | None = None,
+        jobs: _jobs.Jobs | None = None,
     ):
         """`reservations`: the reservation depth (docs/semantics.md, "Reservation depth"). `jobs`: `core_jobs(workload)`
         when several simulations of one workload share it (simulate_orders), validated and copied once.
@@ -147,20 +147,20 @@ class Simulation:
         (True), or to the end (False). Use `waiting` and `choose` in between; a simulation driven
         this way must not be run with `run_until` too."""
         began = time.perf_counter()
-        pending = self._core.next_decision()
+        pending = _selection.next_decision(self._core)
         self.kernel_seconds += time.perf_counter() - began
         return pending
 
     def waiting(self, out: np.ndarray) -> int:
         """Fill `out` (int64) with the first waiting jobs in queue order; return how many jobs wait
         in all."""
-        return self._core.waiting_jobs(out)
+        return _selection.waiting_jobs(self._core, out)
 
     def choose(self, job: int) -> None:
         """The waiting job (a position in the workload) that is the head from now on: it starts
         as soon as it fits; until then the others backfill around its reservation (EASY) unless
         the backfill is none."""
-        self._core.choose_head(job)
+        _selection.choose_head(self._core, job)
 
     def advance_and_observe(self, selection, out: np.ndarray, slots: np.ndarray) -> int:
         """Job selection: `next_decision()`, then the observation `selection` (a
@@ -178,7 +178,7 @@ class Simulation:
     def first_by_order(self, order: str, jobs: np.ndarray) -> int:
         """The index in `jobs` (waiting jobs, int64) of the one `order` puts first now (its key at
         this instant; ties: the earlier index)."""
-        return self._core.first_by_order(order_code(order), jobs)
+        return _selection.first_by_order(self._core, order_code(order), jobs)
 
     def fork(self) -> Simulation:
         """An independent copy of this simulation at the current instant (same options, same
@@ -235,13 +235,13 @@ class Simulation:
         )
 
 
-def core_jobs(workload: Workload) -> _core.Jobs:
+def core_jobs(workload: Workload) -> _jobs.Jobs:
     """The core's copy of the workload's jobs (submit, time used, request, processors, dense user),
     validated: a WorkloadError names the job that breaks a rule, whichever check finds it."""
     workload.validate()
     users, n_users = workload.dense_users()
     try:
-        return _core.Jobs(
+        return _jobs.Jobs(
             np.ascontiguousarray(workload.submit, dtype=np.float64),
             np.ascontiguousarray(np.minimum(workload.run, workload.requested), dtype=np.float64),
             np.ascontiguousarray(workload.requested, dtype=np.float64),

@@ -8,10 +8,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from conftest import assert_fuzz_run_is_clean
-from simcore.engine._selection import SelectionBatch, SelectionSettings
+from simcore.engine._selection import (
+    SelectionBatch,
+    SelectionSettings,
+    choose_head,
+    first_by_order,
+    next_decision,
+)
 
 import simcore
-from simcore.engine import _core
+from simcore.engine import _core, _jobs
 from simcore.engine.predictors import make_predictor
 from simcore.engine.simulation import core_jobs
 
@@ -112,7 +118,7 @@ def test_the_core_checks_its_job_arrays(arrays, message):
         given[name] = np.array(given[name], dtype=dtype)
     given["user"] = np.array(given["user"], dtype=np.intc)
     with pytest.raises(ValueError, match=message):
-        _core.Jobs(**given)
+        _jobs.Jobs(**given)
 
 
 @pytest.mark.parametrize(
@@ -165,11 +171,11 @@ def test_observation_and_order_queries_check_their_arguments():
     ]:
         with pytest.raises(ValueError, match=message):
             SelectionSettings(*arguments)
-    assert simulation.next_decision()
+    assert next_decision(simulation)
     with pytest.raises(ValueError, match="job 1000 is not waiting"):
-        simulation.first_by_order(0, np.array([1000], dtype=np.int64))
+        first_by_order(simulation, 0, np.array([1000], dtype=np.int64))
     with pytest.raises(ValueError, match="queue order code 55"):
-        simulation.first_by_order(55, np.zeros(1, dtype=np.int64))
+        first_by_order(simulation, 55, np.zeros(1, dtype=np.int64))
 
 
 def test_a_selection_batch_checks_its_simulations_and_its_steps():
@@ -189,7 +195,7 @@ def test_a_selection_batch_checks_its_simulations_and_its_steps():
     none = np.full(2, -1, np.int64)
     assert batch.step(np.array([0, batch.filled[1]]), none) == 1  # not a filled slot: nothing changes
     np.testing.assert_array_equal(batch.observations, observations)
-    cores[0].choose_head(int(batch.slots[0, 0]))  # driven outside the batch: no decision is pending
+    choose_head(cores[0], int(batch.slots[0, 0]))  # driven outside the batch: no decision is pending
     with pytest.raises(RuntimeError, match="no decision is pending"):
         batch.step(first, none)
     with pytest.raises(ValueError, match="got one Simulation twice"):

@@ -117,9 +117,9 @@ def test_a_restart_leaves_the_values_a_fork_borrows(pwa_trace):
     selection.rollout_rewards(cores[0], batch.slots[0, :1].copy(), reward)
     batch.step(first_slots, np.array([5000]))  # the original restarts on another episode
     head = np.zeros(1, dtype=np.int64)
-    while fork.next_decision():
-        fork.waiting_jobs(head)
-        fork.choose_head(int(head[0]))
+    while _selection.next_decision(fork):
+        _selection.waiting_jobs(fork, head)
+        _selection.choose_head(fork, int(head[0]))
     expected = simcore.simulate(episode, "FCFS")  # the first slot is EASY-FCFS
     np.testing.assert_array_equal(fork.results()["start"], expected.start)
     assert np.isclose(reward[0], episode_reward(episode, expected.start, "bsld"), rtol=1e-12, atol=0)

@@ -10,6 +10,7 @@ schedules. Checked here on the kernel's own key functions, rounding included, th
 
 import numpy as np
 import pytest
+from simcore.engine._selection import first_by_order
 
 import simcore
 from simcore.engine import _core, _orders
@@ -62,12 +63,12 @@ def test_a_class_rank_holds_for_every_pair_of_one_class(name, seed):
     for older, newer in np.sort(pairs, axis=1):
         # the promised first, listed first: it stays first unless the other's key is smaller
         listed = [older, newer] if ORDER_CLASS_RANKS[name] == OLDEST_FIRST else [newer, older]
-        assert simulation.first_by_order(code, np.array(listed, dtype=np.int64)) == 0, (name, listed)
+        assert first_by_order(simulation, code, np.array(listed, dtype=np.int64)) == 0, (name, listed)
 
 
 def test_the_check_finds_a_broken_promise():
     # SEXP ranks a class newest first: promising oldest first is caught
     simulation, pairs = waiting_pairs(0)
     code = simcore.ORDERS.index("SEXP")
-    firsts = [simulation.first_by_order(code, np.array(pair, dtype=np.int64)) for pair in np.sort(pairs, axis=1)]
+    firsts = [first_by_order(simulation, code, np.array(pair, dtype=np.int64)) for pair in np.sort(pairs, axis=1)]
     assert 1 in firsts

@@ -14,7 +14,7 @@ and copies its inputs itself, once, so that the loop can trust them.
 import numpy as np
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
-from libc.math cimport INFINITY, NAN, exp, floor, isfinite, isnan, log, sqrt
+from libc.math cimport INFINITY, NAN, floor, isfinite, isnan
 from libc.stdlib cimport free, malloc, realloc
 from numpy.random cimport bitgen_t
 
@@ -22,6 +22,10 @@ from simcore.engine._checks cimport check_lengths, check_machine_size, check_pro
 from simcore.engine._jobs cimport JobArrays
 from simcore.engine._predictor cimport Predictor
 from simcore.engine._sorted cimport Entry, Heap, heap_pop, heap_push, sorted_insert, sorted_remove
+from simcore.studies.coscheduling._asax cimport (
+    LEVELS_LIMIT, N_EXPERTS, Asax, Learner, asax_charge, asax_draw, asax_free, asax_init, asax_learner,
+    asax_leaves, asax_probabilities,
+)
 
 STRATEGY_NAMES = ("SPACE", "STATIC", "ASAX", "HEADROOM", "EXTERNAL")
 LOSS_NAMES = ("degradation", "walltime", "host+guest")
@@ -35,10 +39,8 @@ STATIC_NAMES = ("paired", "every-job")
 CPU_LIMIT_NAMES = ("quota", "shares")
 
 cdef enum:
-    N_EXPERTS = 4
     CASE_FIELDS = 8     # round, level, loss, mixture's probability, each expert's probability
     PENDING_FIELDS = 9  # level, mixture, since, donor's and guest's work left, each expert's probability
-    LEVELS_LIMIT = 64
     DOUBLE_ROWS = 18    # the per-job doubles (__cinit__): the state, then the jobs' own numbers
     FAILED_KEPT = 8
 MAX_LEVELS = LEVELS_LIMIT
@@ -80,15 +82,6 @@ cdef enum JobState:
     WAITING = 1
     RUNNING = 2
     DONE = 3
-
-# Suggested quota f* as a multiple of 1/4, at [expert][Hp bin][metric bin]
-# (section 5.4; TYPE has two bins, its third column is unused).
-cdef int EXPERT_QUARTERS[N_EXPERTS * 9]
-EXPERT_QUARTERS[:] = [1, 0, 0, 2, 1, 0, 3, 2, 1,     # CPU: low / mid / high
-                      1, 0, 0, 2, 1, 0, 3, 2, 1,     # MEM
-                      1, 0, 0, 2, 1, 0, 3, 2, 0,     # TYPE: sequential / parallel
-                      0, 0, 0, 1, 1, 2, 2, 2, 3]     # PHASE: early / middle / late
-
 
 # Per-job buffers of released runs, by name, lent to the next run on as many jobs: the runs of a
 # sweep replay one workload again and again, and a large buffer freed by one run would be handed back
@@ -137,12 +130,6 @@ cdef inline double observed_degradation(double elapsed, double progress) noexcep
     return 0.0 if loss < 0.0 else (1.0 if loss > 1.0 else loss)
 
 
-cdef inline int metric_bin(double value) noexcept nogil:
-    if value < 0.25:
-        return 0
-    return 1 if value <= 0.75 else 2
-
-
 # Rows of `width` doubles appended during a run (the learner's weights, its cases).
 cdef struct RowLog:
     double* rows
@@ -174,20 +161,6 @@ cdef object log_array(RowLog* appended, str what):
         raise MemoryError(f"the {what} log could not grow")
     values = np.array([appended.rows[r] for r in range(appended.size * appended.width)])
     return values.reshape(appended.size, appended.width)
-
-
-cdef struct Learner:
-    double alpha[N_EXPERTS]
-    double risk[N_EXPERTS]
-    double round
-
-
-cdef inline void learner_reset(Learner* learner) noexcept nogil:
-    cdef int i
-    for i in range(N_EXPERTS):
-        learner.alpha[i] = 1.0 / N_EXPERTS
-        learner.risk[i] = 0.0
-    learner.round = 1.0
 
 
 cdef int _check_jobs(const double[::1] submit, const double[::1] work,
@@ -259,7 +232,7 @@ cdef class SharingSimulation:
     cdef long long* procs
     cdef long long machine_size, free_procs
     cdef int strategy, levels, loss, scope, interference, quotas, feedback, scheduler, cpu_limit
-    cdef bint protect_reservation, fall_through, learn, log_cases
+    cdef bint protect_reservation, fall_through, log_cases
     # STATIC on every job (section 2b): the machine counts half-processors, each job holds half of
     # each of its processors; running jobs by (efficiency, position), for the water level of shares
     cdef bint every_job
@@ -318,10 +291,8 @@ cdef class SharingSimulation:
     cdef int n_failed, failed_slot
     cdef readonly Py_ssize_t case_donor, case_guest
     cdef unsigned char admissible[LEVELS_LIMIT]   # the pending case's levels
-    # the learner
-    cdef Learner shared
-    cdef Learner* per_donor
-    cdef double leaf[4][LEVELS_LIMIT]  # leaf distribution per f* in {0, .25, .5, .75}
+    # the learner (_asax.pxd)
+    cdef Asax asax
     cdef readonly long long cases
     cdef readonly double loss_sum
     cdef long long[::1] histogram
@@ -388,7 +359,6 @@ cdef class SharingSimulation:
         # first fit reserves nothing: there is no reservation to protect
         self.protect_reservation = protect_reservation and scheduler == EASY
         self.fall_through = fall_through
-        self.learn = learn
         self.log_cases = log_cases
         self.quotas = quotas
         self.feedback = feedback
@@ -463,27 +433,18 @@ cdef class SharingSimulation:
             predictor.bind(self.jobs)
             predictor.owner = <size_t> <void*> self
             self.predictor = predictor
-        if scope == 1:
-            self.per_donor = <Learner*> malloc(count * sizeof(Learner))
-            if self.per_donor == NULL:
-                raise MemoryError()
-            for j in range(n):
-                learner_reset(&self.per_donor[j])
-        learner_reset(&self.shared)
+        if not asax_init(&self.asax, levels, n if scope == 1 else 0, learn):
+            raise MemoryError()
         if learner_state is not None:
-            for i in range(N_EXPERTS):
-                self.shared.alpha[i] = learner_state["alpha"][i]
-                self.shared.risk[i] = learner_state["risk"][i]
-            self.shared.round = learner_state["round"]
+            self.asax.shared = learner_state     # a mapping of Learner's fields
         self.alpha_log.width = N_EXPERTS
         self.case_rows.width = CASE_FIELDS
-        self._build_leaves()
         self.case_donor = -1
         self.case_guest = -1
 
     def __dealloc__(self):
         # the per-job buffers are the lent ones (self._buffers, or the spare set once released)
-        free(self.per_donor)
+        asax_free(&self.asax)
         free(self.alpha_log.rows)
         free(self.case_rows.rows)
         free(self.user)
@@ -491,24 +452,6 @@ cdef class SharingSimulation:
             free(self.seen_estimate)
         if self.predictor is not None and self.predictor.owner == <size_t> <void*> self:
             self.predictor.owner = 0
-
-    cdef void _build_leaves(self):
-        cdef int s, k, k_star, neighbours, others
-        cdef double f_star
-        for s in range(4):
-            f_star = 0.25 * s
-            k_star = <int> floor(f_star * self.levels + 1e-9)
-            if k_star > self.levels - 1:
-                k_star = self.levels - 1
-            neighbours = (k_star > 0) + (k_star < self.levels - 1)
-            others = self.levels - 1 - neighbours
-            for k in range(self.levels):
-                if k == k_star:
-                    self.leaf[s][k] = 0.6
-                elif k == k_star - 1 or k == k_star + 1:
-                    self.leaf[s][k] = 0.3 / neighbours
-                else:
-                    self.leaf[s][k] = 0.1 / others
 
     # -- rates and the release list ------------------------------------------
 
@@ -1121,15 +1064,12 @@ cdef class SharingSimulation:
         return 3 * hp + (0 if (t - s) / e < 0.25 else (1 if (t - s) / e < 0.75 else 2))
 
     cdef void _leaves(self, Py_ssize_t a, double t, int* leaf) noexcept nogil:
-        """Each expert's leaf for donor a at t, as an index into self.leaf."""
+        """Each expert's leaf for donor a at t (asax_leaves)."""
         cdef double u = self.efficiency[a], mem = 0.0
-        cdef int bins = self._state_bins(a, t), hp = bins // 3, phase_bin = bins % 3
+        cdef int bins = self._state_bins(a, t)
         if not isnan(self.memory_capacity) and not isnan(self.memory[a]):
             mem = self.memory[a] / self.memory_capacity
-        leaf[0] = EXPERT_QUARTERS[hp * 3 + metric_bin(u)]
-        leaf[1] = EXPERT_QUARTERS[9 + hp * 3 + metric_bin(mem)]
-        leaf[2] = EXPERT_QUARTERS[18 + hp * 3 + (0 if u * self.procs[a] < 1.5 else 1)]
-        leaf[3] = EXPERT_QUARTERS[27 + hp * 3 + phase_bin]
+        asax_leaves(&self.asax, bins // 3, bins % 3, u, mem, u * self.procs[a] >= 1.5, leaf)
 
     cdef double _case_loss(self, Py_ssize_t a, Py_ssize_t b, int k, double t) noexcept nogil:
         cdef double f = <double> k / self.levels, paired_rate, late, loss
@@ -1147,30 +1087,14 @@ cdef class SharingSimulation:
     cdef int _learner_choice(self, Py_ssize_t a, Py_ssize_t b, double t) noexcept nogil:
         """The learner's level for the pending case (donor a, guest b): drawn from the mixture
         over the admissible levels, then charged now or, with feedback at completion, held."""
-        cdef Learner* learner = &self.per_donor[a] if self.scope == 1 else &self.shared
+        cdef Learner* learner = asax_learner(&self.asax, a)
         cdef int leaf[N_EXPERTS]
-        cdef int i, k, chosen = 0
-        cdef double mixture, total = 0.0, cumulative = 0.0, draw
-        cdef double kept[LEVELS_LIMIT]
+        cdef int chosen
+        cdef double mixture
         cdef double probabilities[N_EXPERTS]
         self._leaves(a, t, leaf)
-        for k in range(self.levels):
-            mixture = 0.0
-            for i in range(N_EXPERTS):
-                mixture += learner.alpha[i] * self.leaf[leaf[i]][k]
-            kept[k] = mixture if self.admissible[k] else 0.0
-            total += kept[k]
-        draw = self.rng.next_double(self.rng.state)
-        for k in range(self.levels):
-            if self.admissible[k]:
-                chosen = k
-                cumulative += kept[k]
-                if draw * total < cumulative:
-                    break
-        mixture = 0.0
-        for i in range(N_EXPERTS):
-            probabilities[i] = self.leaf[leaf[i]][chosen]
-            mixture += learner.alpha[i] * probabilities[i]
+        chosen = asax_draw(&self.asax, learner, leaf, self.admissible, self.rng.next_double(self.rng.state))
+        mixture = asax_probabilities(&self.asax, learner, leaf, chosen, probabilities)
         self.cases += 1
         self.histogram[chosen] += 1
         if self.feedback == AT_DECISION:
@@ -1183,29 +1107,12 @@ cdef class SharingSimulation:
 
     cdef void _charge(self, Learner* learner, int chosen, double mixture, double* probabilities,
                       double loss) noexcept nogil:
-        """A case's loss charged to the experts (section 5.5): risks, and a Hedge round past 1."""
-        cdef int i
-        cdef double gamma, norm, worst = -INFINITY
+        """A case's loss charged to the experts (asax_charge), logged."""
         self.loss_sum += loss
         if self.log_cases:
             self._log_case(learner.round, chosen, loss, mixture, probabilities)
-        for i in range(N_EXPERTS):
-            learner.risk[i] += probabilities[i] * loss
-            if learner.risk[i] > worst:
-                worst = learner.risk[i]
-        if worst > 1.0:
-            gamma = sqrt(2.0 * log(<double> N_EXPERTS) / learner.round)
-            norm = 0.0
-            for i in range(N_EXPERTS):
-                if self.learn:      # a frozen learner (learn off) keeps its rounds, not its updates
-                    learner.alpha[i] = learner.alpha[i] * exp(-gamma * learner.risk[i])
-                norm += learner.alpha[i]
-            for i in range(N_EXPERTS):
-                learner.alpha[i] = learner.alpha[i] / norm
-                learner.risk[i] = 0.0
-            learner.round += 1.0
-            if self.scope == 0:
-                self._log_alpha()
+        if asax_charge(&self.asax, learner, probabilities, loss) and self.scope == 0:
+            self._log_alpha()
 
     cdef void _hold(self, Py_ssize_t b, int chosen, double mixture, double* probabilities, double t,
                     double donor_left, double guest_left) noexcept nogil:
@@ -1224,7 +1131,7 @@ cdef class SharingSimulation:
         """Charge guest b's held decision with the loss observed on its donor a since it was taken:
         the donor's slowdown over that time (degradation), or its overrun at its present rate
         (walltime; its actual overrun when it has just ended)."""
-        cdef Learner* learner = &self.per_donor[a] if self.scope == 1 else &self.shared
+        cdef Learner* learner = asax_learner(&self.asax, a)
         cdef double elapsed, loss, late
         cdef double probabilities[N_EXPERTS]
         cdef int i
@@ -1263,7 +1170,7 @@ cdef class SharingSimulation:
         if row == NULL:
             return
         for i in range(N_EXPERTS):
-            row[i] = self.shared.alpha[i]
+            row[i] = self.asax.shared.alpha[i]
 
     cdef void _predict(self, Py_ssize_t j, double t) noexcept nogil:
         """The estimate the experts will read of job j, submitted at t: clipped to [1, request]."""
@@ -1403,9 +1310,5 @@ cdef class SharingSimulation:
             "quota_changes": self.quota_changes,
             "loss_sum": self.loss_sum,
             "histogram": np.asarray(self.histogram).copy(),
-            "state": {
-                "alpha": [self.shared.alpha[i] for i in range(N_EXPERTS)],
-                "risk": [self.shared.risk[i] for i in range(N_EXPERTS)],
-                "round": self.shared.round,
-            },
+            "state": self.asax.shared,     # Learner's fields as a mapping
         }

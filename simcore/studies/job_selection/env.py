@@ -13,7 +13,7 @@ import gymnasium
 import numpy as np
 
 from simcore.engine._selection import JOB_FEATURES as JOB_FEATURES  # the default layout's, for policies
-from simcore.engine._selection import SelectionSettings, observation_size
+from simcore.engine._selection import SelectionSettings, choose_head, observation_size
 from simcore.engine.actions import carried_out, check_invalid_action
 from simcore.engine.metrics import TAU, job_metrics
 from simcore.engine.priority import THESIS_FUNCTIONS
@@ -255,7 +255,7 @@ class JobSelectionEnv(gymnasium.Env):
             self.invalid_actions += invalid
             if action is None:  # skip: the same decision again, at a cost
                 return self._observation(), -self.invalid_penalty, False, False, self._info()
-        self.sim._core.choose_head(self._slots.item(action))  # the core directly: one call a step
+        choose_head(self.sim._core, self._slots.item(action))  # the core directly: one call a step
         self.decisions += 1
         self._advance()
         info = self._info()
