@@ -8,18 +8,10 @@
 See docs/semantics.md for the exact semantics.
 """
 
+from simcore.engine.policies import BACKFILLS, BANDIT_ORDERS, ORDER_MEANINGS, ORDERS, Policy
 from simcore.engine.predictors import PREDICTORS
-from simcore.engine.priority import PriorityFunction
-from simcore.engine.simulation import (
-    BACKFILLS,
-    BANDIT_ORDERS,
-    CORRECTIONS,
-    ORDER_MEANINGS,
-    ORDERS,
-    Simulation,
-    SimulationResult,
-    simulate,
-)
+from simcore.engine.priority import Multifactor, PriorityFunction
+from simcore.engine.simulation import CORRECTIONS, Simulation, SimulationResult, simulate
 from simcore.engine.swf import FILTER_MODES, SwfFormatError, read_swf
 from simcore.engine.workload import Workload, WorkloadError
 
@@ -33,6 +25,8 @@ __all__ = [
     "ORDERS",
     "ORDER_MEANINGS",
     "PREDICTORS",
+    "Multifactor",
+    "Policy",
     "PriorityFunction",
     "Simulation",
     "SimulationResult",

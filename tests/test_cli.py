@@ -41,7 +41,7 @@ def test_example_is_deterministic(example, tmp_path):
 def test_simulate_prints_a_readable_summary(example):
     done = simcore_cli("simulate", example, "--policy", "SAF", "--threshold", "144000")
     assert done.returncode == 0, done.stderr
-    assert "EASY(SAF, threshold=144000.0)" in done.stdout
+    assert "SAF, threshold 144000 s, EASY; estimate request, correction request" in done.stdout
     assert "AVEbsld" in done.stdout and "kernel" in done.stdout
 
 

@@ -132,8 +132,9 @@ def check_schema(config: dict, schema_path) -> None:
 def registries() -> dict[str, tuple[str, ...]]:
     """The names each ``x-registry`` of the schema accepts."""
     from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS
+    from simcore.engine.policies import BACKFILLS, NAMED_ORDERS
     from simcore.engine.priority import THESIS_FUNCTIONS
-    from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS
+    from simcore.engine.simulation import CORRECTIONS
 
     return {
         "orders": NAMED_ORDERS,

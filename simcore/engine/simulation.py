@@ -8,53 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from simcore.engine import _core, _jobs, _orders, _predictor, _selection
+from simcore.engine import _core, _jobs, _predictor, _selection
 from simcore.engine.metrics import job_metrics, summarize
+from simcore.engine.policies import EASY_FCFS, ORDERS, Policy, order_code
 from simcore.engine.predictors import make_predictor
 from simcore.engine.priority import Multifactor, PriorityFunction
 from simcore.engine.workload import Workload, WorkloadError
 
-ORDERS = tuple(_orders.ORDER_NAMES)
-BANDIT_ORDERS = ORDERS[: _orders.BANDIT_ORDER_COUNT]  # the bandit paper's 12, its learners' candidates
-ORDER_MEANINGS = dict(_orders.ORDER_MEANINGS)
 CORRECTIONS = tuple(_core.CORRECTION_NAMES)
-NAMED_ORDERS = tuple(order for order in ORDERS if order != "FUNCTION")  # need nothing but their name (or defaults)
-BACKFILLS = ("none", "queue") + NAMED_ORDERS
-
-
-def order_code(name: str) -> int:
-    try:
-        return ORDERS.index(name)
-    except ValueError:
-        raise ValueError(f"unknown queue order {name!r}; choose one of {', '.join(ORDERS)}") from None
-
-
-def backfill_code(name: str) -> int:
-    if name == "none":
-        return _core.BACKFILL_NONE
-    if name == "queue":
-        return _core.BACKFILL_QUEUE
-    if name in ORDERS:
-        return ORDERS.index(name)
-    raise ValueError(f"unknown backfill variant {name!r}; choose none, queue or an order ({', '.join(ORDERS)})")
-
-
-def check_threshold(threshold) -> float | None:
-    if threshold is None:
-        return None
-    threshold = float(threshold)
-    if not threshold >= 0 or not np.isfinite(threshold):
-        raise ValueError(f"threshold must be a finite number of seconds >= 0, got {threshold}")
-    return threshold
-
-
-def reservation_depth(reservations) -> int:
-    """The core's code of a reservation depth (docs/semantics.md, "Reservation depth"): an int >= 0, or "all" (-1)."""
-    if reservations == "all":
-        return -1
-    if isinstance(reservations, bool) or not isinstance(reservations, (int, np.integer)) or reservations < 0:
-        raise ValueError(f"reservations {reservations!r}: a depth >= 0 (0: no backfilling, 1: EASY) or 'all'")
-    return int(reservations)
 
 
 def _estimate_label(estimate) -> str:
@@ -67,16 +28,15 @@ def _estimate_label(estimate) -> str:
 
 
 class Simulation:
-    """An EASY(order, threshold) simulation that can run in segments.
+    """A simulation of one Policy that can run in segments.
 
     >>> sim = Simulation(workload, order="FCFS")
     >>> sim.run_until(86400.0)      # every instant t < one day
     >>> sim.set_order("SAF")        # in force from the next pass on
     >>> result = sim.finish()
 
-    The order (or backfill order) FUNCTION schedules by `function`, a
-    simcore.engine.priority.PriorityFunction; MULTIFACTOR by `multifactor`, a
-    simcore.engine.priority.Multifactor or a mapping of its fields (default: its defaults).
+    The policy is `policy` (simcore.engine.policies.Policy), or made of the keyword options
+    order, threshold, backfill, function, reservations and multifactor as Policy takes them.
     """
 
     def __init__(
@@ -91,47 +51,23 @@ class Simulation:
         reservations=1,
         multifactor: Multifactor | dict | None = None,
         *,
+        policy: Policy | None = None,
         jobs: _jobs.Jobs | None = None,
     ):
-        """`reservations`: the reservation depth (docs/semantics.md, "Reservation depth"). `jobs`: `core_jobs(workload)`
-        when several simulations of one workload share it (simulate_orders), validated and copied once.
-        `multifactor` given, the fair-share state is kept from the start whatever the order, so that
-        `set_order("MULTIFACTOR")` later finds it (the bandit's candidates)."""
+        """`jobs`: `core_jobs(workload)` when several simulations of one workload share it
+        (simulate_orders), validated and copied once."""
         if correction not in CORRECTIONS:
             raise ValueError(f"unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}")
-        if function is None and "FUNCTION" in (order, backfill):
-            raise ValueError(
-                "the order FUNCTION needs a priority function: "
-                "function=simcore.engine.priority.PriorityFunction(form, theta)"
-            )
-        if function is not None and not isinstance(function, PriorityFunction):
-            raise ValueError(f"function must be a simcore.engine.priority.PriorityFunction, got {function!r}")
+        if policy is None:
+            policy = Policy(order, threshold, backfill, reservations, multifactor, function)
+        self.policy = policy
         self.workload = workload
-        self.options = {
-            "order": order,
-            "threshold": check_threshold(threshold),
-            "backfill": backfill,
-            "estimate": _estimate_label(estimate),
-            "correction": correction,
-        }
-        if function is not None:
-            self.options["function"] = str(function)
-        depth = reservation_depth(reservations)
-        if depth != 1:  # EASY's runs keep their options (and outputs) as before the depth existed
-            self.options["reservations"] = reservations
-        if multifactor is not None or "MULTIFACTOR" in (order, backfill):
-            multifactor = Multifactor.of(multifactor)
-            self.options["multifactor"] = str(multifactor)
+        self.options = self.policy.provenance(estimate=_estimate_label(estimate), correction=correction)
         self._core = _core.Simulation(
             core_jobs(workload) if jobs is None else jobs,
-            order_code(order),
-            self.options["threshold"],
-            backfill_code(backfill),
-            make_predictor(estimate, len(workload)),
-            CORRECTIONS.index(correction),
-            None if function is None else function.params(),
-            reservations=depth,
-            multifactor=None if multifactor is None else multifactor.params(),
+            predictor=make_predictor(estimate, len(workload)),
+            correction=CORRECTIONS.index(correction),
+            **self.policy.core_arguments(),
         )
         self.kernel_seconds = 0.0
 
@@ -261,17 +197,14 @@ def episode_cores(workload: Workload, count: int, episode_jobs: int, order: str,
     if not isinstance(estimate, str):
         raise ValueError(f"estimate {estimate!r}: episodes take a predictor's name")
     jobs = core_jobs(workload)
+    policy = Policy(order, backfill=backfill)
     return [
         _core.Simulation(
             jobs,
-            order_code(order),
-            None,
-            backfill_code(backfill),
-            make_predictor(estimate, len(workload)),
-            CORRECTIONS.index("request"),
-            None,
-            episode_jobs,
-            multifactor=Multifactor().params() if order == "MULTIFACTOR" else None,
+            predictor=make_predictor(estimate, len(workload)),
+            correction=CORRECTIONS.index("request"),
+            episode_jobs=episode_jobs,
+            **policy.core_arguments(),
         )
         for _ in range(count)
     ]
@@ -287,35 +220,28 @@ def simulate(
     function: PriorityFunction | None = None,
     reservations=1,
     multifactor: Multifactor | dict | None = None,
+    *,
+    policy: Policy | None = None,
 ) -> SimulationResult:
-    """Simulate EASY(order, threshold) with the given backfill variant.
-
-    backfill: "none", "queue" or an order name ("SPF" is EASY-SJBF).
+    """Simulate one policy: `policy` (simcore.engine.policies.Policy), or the one made of order,
+    threshold, backfill ("none", "queue" or an order name: "SPF" is EASY-SJBF), function (the
+    order FUNCTION's), reservations (docs/semantics.md, "Reservation depth": 0 no backfilling,
+    1 EASY, k, or "all", conservative backfilling) and multifactor (the order MULTIFACTOR's
+    parameters, a Multifactor or a mapping of its fields).
     estimate: "request", "clairvoyant", "ave2" (see simcore.engine.predictors) or
     one prediction per job. correction: "request", "incremental", "doubling".
-    function: the priority function of the order FUNCTION. reservations: the reservation depth
-    (docs/semantics.md, "Reservation depth"): 0 no backfilling, 1 EASY, k, or "all" (conservative backfilling; a depth
-    of 2 or more needs backfill "queue"). multifactor: the parameters of the order MULTIFACTOR
-    (simcore.engine.priority.Multifactor or a mapping of its fields; default: its defaults).
     """
     return Simulation(
-        workload, order, threshold, backfill, estimate, correction, function, reservations, multifactor
+        workload, order, threshold, backfill, estimate, correction, function, reservations, multifactor, policy=policy
     ).finish()
 
 
-def simulate_orders(
-    workload: Workload, orders, threshold=None, backfill: str = "queue", reservations=1, multifactor=None
-) -> list[SimulationResult]:
-    """simulate() of `workload` under each of `orders` (request estimates), its jobs validated and
-    copied for the core once: on a few jobs (the bandit's exact feedback per period) that is most
-    of the time."""
+def simulate_orders(workload: Workload, orders, policy: Policy = EASY_FCFS) -> list[SimulationResult]:
+    """simulate() of `workload` under `policy` with each of `orders` (request estimates), its jobs
+    validated and copied for the core once: on a few jobs (the bandit's exact feedback per
+    period) that is most of the time."""
     jobs = core_jobs(workload)
-    return [
-        Simulation(
-            workload, order, threshold, backfill, reservations=reservations, multifactor=multifactor, jobs=jobs
-        ).finish()
-        for order in orders
-    ]
+    return [Simulation(workload, policy=policy.with_order(order), jobs=jobs).finish() for order in orders]
 
 
 @dataclass

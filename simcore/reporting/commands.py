@@ -13,13 +13,8 @@ import pandas as pd
 from simcore.reporting.cost import cost_markdown, cost_table, read_benchmarks
 from simcore.reporting.reproduction import assemble
 from simcore.reporting.workloads import workloads_markdown, workloads_table
-from simcore.workloads.commands import (
-    add_simulation_arguments,
-    output_file,
-    policy_description,
-    read_trace,
-    simulate_as_asked,
-)
+from simcore.workloads.arguments import output_file
+from simcore.workloads.commands import add_simulation_arguments, read_trace, simulate_as_asked, simulation_description
 from simcore.workloads.files import read_provenance, write_csv, write_text
 
 SECONDS_PER = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -137,7 +132,7 @@ def run_gantt(args) -> int:
     _, workload, _ = read_trace(args)
     result = simulate_as_asked(workload, args)
     trace = Path(args.trace).name.removesuffix(".gz").removesuffix(".swf")
-    save(gantt_figure(result, args.window, f"{trace}\n{policy_description(args, result)}"), args.output)
+    save(gantt_figure(result, args.window, f"{trace}\n{simulation_description(args)}"), args.output)
     print(", ".join(args.output))
     return 0
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from simcore.engine.simulation import ORDERS
+from simcore.engine.policies import ORDERS
 from simcore.reporting.style import (
     MIN_SUMMARISED,
     band,

@@ -1,6 +1,6 @@
 """The `simcore` subcommands that work on one trace or workload: simulate,
-filter, info (the engine), fetch, model, resample, example, import-sacct; and the argument
-types that the studies' command modules share."""
+filter, info (the engine), fetch, model, resample, example, import-sacct (the argument types the
+commands share are in simcore.workloads.arguments, a policy's in simcore.engine.policies)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import time
 
 import numpy as np
 
+from simcore.engine.policies import Policy, add_policy_arguments
 from simcore.engine.predictors import PREDICTORS
-from simcore.engine.priority import THESIS_FUNCTIONS
-from simcore.engine.simulation import BACKFILLS, CORRECTIONS, NAMED_ORDERS, reservation_depth, simulate
+from simcore.engine.simulation import CORRECTIONS, simulate
 from simcore.engine.swf import FILTER_MODES, parse_swf
+from simcore.workloads.arguments import output_file, swf_file, table_file
 from simcore.workloads.catalogue import fetch_trace, load_catalogue
 from simcore.workloads.example import write_example
 from simcore.workloads.files import (
-    check_writable,
     file_sha256,
     read_workload,
     workload_provenance,
@@ -56,104 +56,11 @@ def _add_trace_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def threshold(text: str) -> float:
-    """argparse type: seconds >= 0."""
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds >= 0, got {text}")
-    return value
-
-
-def optional_threshold(text: str):
-    """argparse type: seconds >= 0, or `none`."""
-    return None if text.lower() == "none" else threshold(text)
-
-
-def any_case(names):
-    """argparse type for `choices=names`: a name in any case (spf: SPF); argparse rejects
-    what matches none."""
-    by_lower = {name.lower(): name for name in names}
-
-    def canonical(text: str) -> str:
-        return by_lower.get(text.lower(), text)
-
-    return canonical
-
-
-def output_file(text: str) -> str:
-    """argparse type of an output file: refused at once when it cannot be written, rather
-    than after the work."""
-    try:
-        check_writable(text)
-    except OSError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
-
-
-def table_file(text: str) -> str:
-    """argparse type of a per-job table: a writable .parquet or .csv file."""
-    if not text.endswith((".parquet", ".csv")):
-        raise argparse.ArgumentTypeError(f"{text}: name a .parquet or a .csv file")
-    return output_file(text)
-
-
-def swf_file(text: str) -> str:
-    """argparse type of an SWF output: a writable .swf or .swf.gz file."""
-    if not text.endswith((".swf", ".swf.gz")):
-        raise argparse.ArgumentTypeError(f"{text}: name a .swf or a .swf.gz file")
-    return output_file(text)
-
-
-def positive_float(text: str) -> float:
-    """argparse type: a number > 0."""
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return value
-
-
 def add_simulation_arguments(parser: argparse.ArgumentParser) -> None:
-    """The trace and the policy of a simulation: what `simulate` and `gantt` (simcore.reporting) share."""
+    """The trace, the policy and the estimates of a simulation: what `simulate` and `gantt`
+    (simcore.reporting) share."""
     _add_trace_arguments(parser)
-    orders = NAMED_ORDERS + tuple(THESIS_FUNCTIONS)
-    parser.add_argument(
-        "--policy",
-        "--order",  # the word of the README and of simulate(order=...)
-        dest="policy",
-        choices=orders,
-        type=any_case(orders),
-        default="FCFS",
-        metavar="ORDER",
-        help=f"queue order, one of {', '.join(NAMED_ORDERS)}, or one of the thesis's functions "
-        f"{', '.join(THESIS_FUNCTIONS)}, in any case (default: FCFS)",
-    )
-    parser.add_argument(
-        "--threshold", type=threshold, metavar="SECONDS", help="jobs waiting longer than this go first (default: none)"
-    )
-    parser.add_argument(
-        "--backfill",
-        choices=BACKFILLS,
-        type=any_case(BACKFILLS),
-        default="queue",
-        metavar="none|queue|ORDER",
-        help="backfill in queue order (default), not at all, or by an order (SPF = EASY-SJBF)",
-    )
-    parser.add_argument(
-        "--reservations",
-        type=reservations_argument,
-        default=1,
-        metavar="D|all",
-        help="reservation depth: 0 no backfilling, 1 EASY (default), k, or all (conservative backfilling)",
-    )
-    parser.add_argument(
-        "--multifactor",
-        nargs="+",
-        type=multifactor_argument,
-        metavar="KEY=VALUE",
-        help="parameters of the order MULTIFACTOR (weight_age, weight_fairshare, weight_job_size, max_age, "
-        "decay_half_life, calc_period in s, favor_small=true|false; default: Slurm's defaults, "
-        "docs/semantics.md)",
-    )
+    add_policy_arguments(parser)
     parser.add_argument(
         "--estimate", choices=tuple(PREDICTORS), default="request", help="running-time estimate (default: request)"
     )
@@ -371,61 +278,13 @@ def read_trace(args):
 
 
 def simulate_as_asked(workload, args):
-    """simulate() of `workload` with the policy options of add_simulation_arguments."""
-    function = THESIS_FUNCTIONS.get(args.policy)
-    return simulate(
-        workload,
-        order="FUNCTION" if function else args.policy,
-        threshold=args.threshold,
-        backfill=args.backfill,
-        estimate=args.estimate,
-        correction=args.correction,
-        function=function,
-        reservations=args.reservations,
-        multifactor=None if args.multifactor is None else dict(args.multifactor),
-    )
+    """simulate() of `workload` with the options of add_simulation_arguments."""
+    return simulate(workload, estimate=args.estimate, correction=args.correction, policy=Policy.from_args(args))
 
 
-def policy_description(args, result) -> str:
-    """`EASY(FCFS, threshold=None), backfill=queue, ...`: the policy options as asked."""
-    return (
-        f"EASY({args.policy}, threshold={args.threshold}), backfill={args.backfill}, "
-        f"estimate={args.estimate}, correction={args.correction}"
-        + ("" if args.reservations == 1 else f", reservations={args.reservations}")
-        + (f", {result.options['multifactor']}" if "multifactor" in result.options else "")
-    )
-
-
-def reservations_argument(text: str):
-    """--reservations: an integer depth >= 0 or `all`."""
-    if text.lower() == "all":
-        return "all"
-    try:
-        return reservation_depth(int(text))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: a depth >= 0 (0: no backfilling, 1: EASY) or all") from None
-
-
-def variant_range_arguments(parser) -> None:
-    """A study's chunk of variants: the variants file, --select FIRST:STOP, --trace."""
-    parser.add_argument("variants", metavar="VARIANTS.parquet")
-    parser.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    parser.add_argument("--trace", required=True, help="trace name written into the rows")
-
-
-def multifactor_argument(text: str) -> tuple[str, object]:
-    """One --multifactor KEY=VALUE: a number, or true/false for favor_small (checked by Multifactor)."""
-    key, equals, value = text.partition("=")
-    if not equals:
-        raise argparse.ArgumentTypeError(f"{text!r}: KEY=VALUE, e.g. weight_fairshare=10000")
-    if key == "favor_small":
-        if value.lower() not in ("true", "false"):
-            raise argparse.ArgumentTypeError(f"{text!r}: favor_small is true or false")
-        return key, value.lower() == "true"
-    try:
-        return key, float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: {key} takes a number") from None
+def simulation_description(args) -> str:
+    """The policy and the estimates asked for, as a phrase."""
+    return f"{Policy.from_args(args).describe()}; estimate {args.estimate}, correction {args.correction}"
 
 
 def run_simulate(args) -> int:
@@ -452,7 +311,7 @@ def run_simulate(args) -> int:
         print(json.dumps({**trace, **result.options, **summary}, sort_keys=True))
         return 0
     print(f"trace        {args.trace}  ({workload.filter_mode} filter, m = {workload.machine_size})")
-    print(f"policy       {policy_description(args, result)}")
+    print(f"policy       {simulation_description(args)}")
     rows = [
         ("jobs", f"{summary['jobs']:,}"),
         ("mean wait", f"{summary['avg_wait']:,.1f} s"),

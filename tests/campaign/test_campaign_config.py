@@ -7,7 +7,7 @@ from conftest import REPO
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-import simcore.engine.simulation
+import simcore.engine.policies
 from simcore.campaign.config import check_registry_names, check_schema, registries, type_overrides
 from simcore.studies.bandit.learners import LEARNERS
 
@@ -86,8 +86,8 @@ def test_every_configured_registry_name_is_checked_against_its_registry():
 
 
 def test_an_order_added_to_the_registry_is_accepted_without_editing_the_schema(monkeypatch):
-    monkeypatch.setattr(simcore.engine.simulation, "NAMED_ORDERS", simcore.engine.simulation.NAMED_ORDERS + ("LWF",))
-    monkeypatch.setattr(simcore.engine.simulation, "BACKFILLS", simcore.engine.simulation.BACKFILLS + ("LWF",))
+    monkeypatch.setattr(simcore.engine.policies, "NAMED_ORDERS", simcore.engine.policies.NAMED_ORDERS + ("LWF",))
+    monkeypatch.setattr(simcore.engine.policies, "BACKFILLS", simcore.engine.policies.BACKFILLS + ("LWF",))
     config = yaml.safe_load(yaml.safe_dump(CAMPAIGN))
     config["fixed_policy"]["orders"].append("LWF")
     config["fixed_policy"]["backfills"] = ["queue", "LWF"]

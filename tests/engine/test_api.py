@@ -111,7 +111,9 @@ def test_simulate_orders_shares_the_jobs_and_equals_simulate(threshold, backfill
         user=rng.integers(0, 5, n),
     )
     orders = simcore.BANDIT_ORDERS
-    shared = simcore.engine.simulation.simulate_orders(workload, orders, threshold, backfill)
+    shared = simcore.engine.simulation.simulate_orders(
+        workload, orders, simcore.Policy(threshold=threshold, backfill=backfill)
+    )
     for order, result in zip(orders, shared, strict=True):
         alone = simcore.simulate(workload, order=order, threshold=threshold, backfill=backfill)
         np.testing.assert_array_equal(result.start, alone.start)

@@ -16,16 +16,10 @@ from strategies import COMMON, cases, make_workload, with_function, workloads
 
 import simcore
 from simcore.engine import _core
+from simcore.engine.policies import NAMED_ORDERS, backfill_code, order_code, reservation_depth
 from simcore.engine.predictors import make_predictor
 from simcore.engine.priority import Multifactor
-from simcore.engine.simulation import (
-    CORRECTIONS,
-    NAMED_ORDERS,
-    backfill_code,
-    core_jobs,
-    order_code,
-    reservation_depth,
-)
+from simcore.engine.simulation import CORRECTIONS, core_jobs
 
 COMPARED = ("start", "end", "backfilled", "corrections", "order_at_start", "reservation")
 

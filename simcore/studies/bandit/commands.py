@@ -11,7 +11,7 @@ import pandas as pd
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
 from simcore.studies.bandit.report import TABLE3, reproduction_section, strategies_markdown, table3_rows
 from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
-from simcore.workloads.commands import variant_range_arguments
+from simcore.workloads.arguments import variant_range_arguments
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 TABLE_COLUMNS = ["trace", *CONFIG_COLUMNS, "mean", "p10", "p90", "variants"]

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from simcore.engine.simulation import ORDERS
+from simcore.engine.policies import ORDERS
 from simcore.reporting.style import SEQUENTIAL_MAP, plt
 from simcore.workloads.resample import WEEK
 

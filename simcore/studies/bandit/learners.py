@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from simcore.engine.priority import Multifactor
-from simcore.engine.simulation import BANDIT_ORDERS, NAMED_ORDERS, Simulation, simulate_orders
+from simcore.engine.policies import BANDIT_ORDERS, EASY_FCFS, NAMED_ORDERS, Policy
+from simcore.engine.simulation import Simulation, simulate_orders
 
 DAY = 86400.0
 WEEK = 7 * DAY
@@ -269,14 +269,14 @@ class LearnerRun:
     periods: pd.DataFrame  # one row per period: order chosen, feedback, cost estimates
 
 
-def _exact_waits(workload, jobs: np.ndarray, candidates, policy: dict, rng, noise) -> np.ndarray:
+def _exact_waits(workload, jobs: np.ndarray, candidates, policy: Policy, rng, noise) -> np.ndarray:
     """w(t; P) per candidate: the jobs alone on an empty machine under each order, with the run's
-    `policy` (threshold, backfill, reservations, multifactor)."""
+    `policy` otherwise."""
     waits = np.zeros(len(candidates))
     if len(jobs) == 0:
         return waits
     subset = workload.take(jobs)
-    for index, result in enumerate(simulate_orders(subset, candidates, **policy)):
+    for index, result in enumerate(simulate_orders(subset, candidates, policy)):
         wait = result.start - subset.submit
         if noise:
             wait = wait * rng.uniform(1.0 - noise, 1.0 + noise, size=len(wait))
@@ -289,20 +289,17 @@ def run_learner(
     learner: str,
     period: float = WEEK,
     candidates=None,
-    threshold=None,
-    backfill: str = "queue",
+    policy: Policy = EASY_FCFS,
     seed: int = 0,
     decay: float = 1.0,
     feedback_jobs: str = "submitted",
     noise: float | None = None,
     credit: str = "finished",
-    reservations=1,
-    multifactor=None,
     **options,
 ) -> LearnerRun:
-    """Simulate `workload` with the order chosen per period by `learner`; `reservations` and
-    `multifactor` (the order MULTIFACTOR's parameters, defaults when it is a candidate) as in
-    simulate(), for the run and for the exact feedback's simulations."""
+    """Simulate `workload` under `policy` with the order chosen per period by `learner` (the
+    policy's own order is not used), for the run and for the exact feedback's simulations; with
+    MULTIFACTOR among the candidates its parameters are the policy's, else the defaults."""
     if learner not in LEARNERS:
         raise ValueError(f"unknown learner {learner!r}; choose one of {', '.join(LEARNERS)}")
     if feedback_jobs not in FEEDBACK_SETS:
@@ -323,10 +320,9 @@ def run_learner(
     chooser = LEARNERS[learner](candidates, rng, decay, **options)
     if noise is None:
         noise = 0.15 if learner == "noisy" else 0.0
-    if multifactor is not None or "MULTIFACTOR" in candidates:
-        multifactor = Multifactor.of(multifactor)  # usage tracked from the start, whatever is chosen first
-    policy = dict(threshold=threshold, backfill=backfill, reservations=reservations, multifactor=multifactor)
-    sim = Simulation(workload, order=candidates[chooser.default], **policy)
+    if "MULTIFACTOR" in candidates:  # usage tracked from the start, whatever is chosen first
+        policy = policy.tracking_fair_share()
+    sim = Simulation(workload, policy=policy.with_order(candidates[chooser.default]))
     submit = workload.submit
     rows, k = [], int(np.floor(submit.min() / period)) if len(submit) else 0
     finished = len(workload) == 0

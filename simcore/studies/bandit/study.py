@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.engine.simulation import BANDIT_ORDERS, simulate
+from simcore.engine.policies import BANDIT_ORDERS, KEYS, Policy
+from simcore.engine.simulation import simulate
 from simcore.reporting.cumulative_wait import configuration, ratio, run_record, weekly_change_curves
 from simcore.studies.bandit.learners import run_learner
 
-STRATEGY_KEYS = (
+# A strategy's options: its learner's, and its policy's (simcore.engine.policies.KEYS but the
+# order, which the learner chooses)
+LEARNER_KEYS = (
     "learner",
     "period",
-    "threshold",
-    "backfill",
     "decay",
     "feedback_jobs",
     "noise",
@@ -23,47 +24,46 @@ STRATEGY_KEYS = (
     "gamma",
     "window",
     "candidates",
-    "reservations",
-    "multifactor",
 )
+POLICY_KEYS = tuple(key for key in KEYS if key != "order")
 PERIODS = {"day": 86400.0, "week": 604800.0}
+
+
+def strategy_policy(options: dict, where: str) -> Policy:
+    """The policy of a strategy's options (its order FCFS, the learner choosing the orders)."""
+    return Policy.of({"order": "FCFS", **{key: options[key] for key in POLICY_KEYS if key in options}}, where)
 
 
 def learner_variant(workload, strategies: dict, base: dict, weeks: int, seed: int):
     """Every strategy {name: options} on one workload, plus the fixed candidate
-    orders under each (threshold, backfill) a strategy uses (the FCFS baseline
-    and the best order in hindsight). Returns (runs, weekly, choices) frames."""
+    orders under each policy (threshold, backfill, depth, ...) a strategy uses (the FCFS
+    baseline and the best order in hindsight). Returns (runs, weekly, choices) frames."""
     runs, weekly, choices = [], [], []
 
-    def record(name, threshold, backfill, result):
-        run, weeks_frame = run_record(workload, result, configuration(name, threshold, backfill), weeks)
+    def record(name, policy, result):
+        run, weeks_frame = run_record(workload, result, configuration(name, policy.threshold, policy.backfill), weeks)
         runs.append(run)
         weekly.append(weeks_frame)
 
     settings = {name: {**base, **options} for name, options in strategies.items()}
-    for threshold, backfill in sorted(
-        {(s.get("threshold"), s.get("backfill", "queue")) for s in settings.values()}, key=repr
-    ):
-        for order in dict.fromkeys(["FCFS", *(base.get("candidates") or BANDIT_ORDERS)]):
-            result = simulate(
-                workload,
-                order=order,
-                threshold=threshold,
-                backfill=backfill,
-                reservations=base.get("reservations", 1),
-                multifactor=base.get("multifactor"),
-            )
-            record(order, threshold, backfill, result)
     for name, options in settings.items():
-        unknown = set(options) - set(STRATEGY_KEYS)
+        unknown = set(options) - set(LEARNER_KEYS) - set(POLICY_KEYS)
         if unknown:
             raise ValueError(f"strategy {name!r}: unknown keys {sorted(unknown)}")
-        options = dict(options)
-        period = PERIODS.get(options.get("period", "week"), options.get("period"))
-        options.pop("period", None)
-        learner = options.pop("learner")
-        run = run_learner(workload, learner, period=float(period), seed=seed, **options)
-        record(name, options.get("threshold"), options.get("backfill", "queue"), run.result)
+    policies = {name: strategy_policy(options, f"strategy {name}") for name, options in settings.items()}
+    # each distinct policy once, in the strategies' order within one (threshold, backfill)
+    for policy in sorted(
+        dict.fromkeys(policies.values()), key=lambda policy: repr((policy.threshold, policy.backfill))
+    ):
+        for order in dict.fromkeys(["FCFS", *(base.get("candidates") or BANDIT_ORDERS)]):
+            record(order, policy, simulate(workload, policy=policy.with_order(order)))
+    for name, options in settings.items():
+        learning = {key: value for key, value in options.items() if key in LEARNER_KEYS}
+        period = learning.pop("period", "week")
+        period = PERIODS.get(period, period)
+        learner = learning.pop("learner")
+        run = run_learner(workload, learner, period=float(period), policy=policies[name], seed=seed, **learning)
+        record(name, policies[name], run.result)
         choices.append(run.periods.assign(strategy=name))  # period, order, feedback, cost_<ORDER>
     return pd.DataFrame(runs), pd.concat(weekly, ignore_index=True), pd.concat(choices, ignore_index=True)
 

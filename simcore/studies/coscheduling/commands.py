@@ -34,7 +34,7 @@ from simcore.studies.coscheduling.study import (
     run_replay,
     summary_table,
 )
-from simcore.workloads.commands import output_file, positive_float
+from simcore.workloads.arguments import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,

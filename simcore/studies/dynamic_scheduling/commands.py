@@ -18,7 +18,7 @@ from simcore.studies.dynamic_scheduling.study import (
     policies,
     run_sequences,
 )
-from simcore.workloads.commands import output_file, positive_float
+from simcore.workloads.arguments import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,

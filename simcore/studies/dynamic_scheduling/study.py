@@ -17,8 +17,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from simcore.engine.policies import NAMED_ORDERS
 from simcore.engine.priority import THESIS_FUNCTIONS, PriorityFunction
-from simcore.engine.simulation import NAMED_ORDERS, simulate
+from simcore.engine.simulation import simulate
 from simcore.reporting.published import THESIS_TABLE33, THESIS_TABLE33_POLICIES
 
 DAY = 86400.0

@@ -22,7 +22,7 @@ from simcore.studies.elastic.jobsets import (
 )
 from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import claims, elastic_markdown, reproduction_rows
-from simcore.workloads.commands import output_file, positive_float
+from simcore.workloads.arguments import output_file, positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,

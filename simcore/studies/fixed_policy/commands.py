@@ -7,8 +7,16 @@ import json
 
 import pandas as pd
 
-from simcore.engine.policies import baseline_name, check_policies
-from simcore.engine.simulation import BACKFILLS, BANDIT_ORDERS, NAMED_ORDERS
+from simcore.engine.policies import (
+    BACKFILLS,
+    BANDIT_ORDERS,
+    NAMED_ORDERS,
+    POLICIES_HELP,
+    any_case,
+    baseline_name,
+    check_policies,
+    optional_threshold,
+)
 from simcore.reporting.cumulative_wait import change_table, weekly_change_curves
 from simcore.studies.fixed_policy.report import TABLE2, fixed_policy_markdown, reproduction_section, table2_rows
 from simcore.studies.fixed_policy.site_policies import (
@@ -18,7 +26,7 @@ from simcore.studies.fixed_policy.site_policies import (
     site_policies_markdown,
 )
 from simcore.studies.fixed_policy.study import sweep_variant
-from simcore.workloads.commands import any_case, optional_threshold, variant_range_arguments
+from simcore.workloads.arguments import variant_range_arguments
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 
@@ -104,7 +112,7 @@ def add_commands(commands) -> None:
         required=True,
         type=json.loads,
         metavar="JSON",
-        help='{name: {order, threshold, backfill, reservations, multifactor}}, one of them {"order": "FCFS"}',
+        help=POLICIES_HELP,
     )
     site.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per (variant, policy)")
     site.add_argument("--fair-share", required=True, metavar="FAIR_SHARE.parquet", help="MULTIFACTOR runs' factors")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from simcore.engine.simulation import ORDERS
+from simcore.engine.policies import ORDERS
 from simcore.reporting.figures import configuration_title, configurations
 from simcore.reporting.style import distribution, plain_log_ticks, plt
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simcore.engine.simulation import ORDERS
+from simcore.engine.policies import ORDERS
 from simcore.reporting.published import BANDIT_TABLE2, BANDIT_TABLE2_LABELS, bandit_order
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, comparison_table, reproduction_row, threshold_label
 from simcore.reporting.tables import markdown_table

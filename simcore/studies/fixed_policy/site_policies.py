@@ -2,9 +2,9 @@
 depth up to conservative backfilling and Slurm's multifactor priority with fair share
 (docs/semantics.md, "Reservation depth" and "Multifactor priority").
 
-A site policy is a named mapping of simulate()'s options (order, threshold, backfill,
-reservations, multifactor); the configuration's `fixed_policy.site_policies` lists them, one of
-them EASY-FCFS itself (order FCFS and nothing else), the baseline of every comparison.
+A site policy is a named Policy (simcore.engine.policies), a mapping in the configuration's
+`fixed_policy.site_policies`, one of them EASY-FCFS itself (order FCFS and nothing else), the
+baseline of every comparison.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simcore.engine.policies import describe
+from simcore.engine.policies import Policy
 from simcore.engine.simulation import simulate
 from simcore.reporting.tables import markdown_table
 
@@ -30,17 +30,14 @@ def run_site_policies(workload, policies: dict) -> tuple[pd.DataFrame, pd.DataFr
     users' factors at its last computation."""
     runs, shares = [], []
     for name, options in policies.items():
-        result = simulate(workload, **options)
+        policy = Policy.of(options, name)
+        result = simulate(workload, policy=policy)
         summary = result.summary()
         wait = result.start - workload.submit
         runs.append(
             {
                 "policy": name,
-                "order": options["order"],
-                "threshold": np.nan if options.get("threshold") is None else float(options["threshold"]),
-                "backfill": options.get("backfill", "queue"),
-                "reservations": str(options.get("reservations", 1)),
-                "multifactor": result.options.get("multifactor", ""),
+                **policy.columns(),
                 "avg_wait": summary["avg_wait"],
                 "avg_bsld": summary["avg_bsld"],
                 "p90_wait": float(np.percentile(wait, 90)),
@@ -98,7 +95,9 @@ def site_policies_markdown(table: pd.DataFrame, policies: dict, baseline: str) -
         "variant in %, mean [10th, 90th percentile] over variants. No paper publishes these numbers: "
         "nothing to compare with, they are ours.",
         "",
-        "Policies: " + "; ".join(f"**{name}** {describe(options)}" for name, options in policies.items()) + ".",
+        "Policies: "
+        + "; ".join(f"**{name}** {Policy.of(options).describe()}" for name, options in policies.items())
+        + ".",
         "",
     ]
     for trace, block in table.groupby("trace", sort=False):

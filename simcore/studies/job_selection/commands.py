@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from simcore.engine.simulation import NAMED_ORDERS
+from simcore.engine.policies import NAMED_ORDERS, any_case
 from simcore.studies.job_selection.env import BASELINES
 from simcore.studies.job_selection.report import baselines_markdown, reproduction_rows
 from simcore.studies.job_selection.study import (
@@ -15,7 +15,7 @@ from simcore.studies.job_selection.study import (
     evaluate_orders,
     summary_table,
 )
-from simcore.workloads.commands import any_case, output_file
+from simcore.workloads.arguments import output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 

@@ -16,8 +16,9 @@ from simcore.engine._selection import JOB_FEATURES as JOB_FEATURES  # the defaul
 from simcore.engine._selection import SelectionSettings, choose_head, observation_size
 from simcore.engine.actions import carried_out, check_invalid_action
 from simcore.engine.metrics import TAU, job_metrics
+from simcore.engine.policies import NAMED_ORDERS
 from simcore.engine.priority import THESIS_FUNCTIONS
-from simcore.engine.simulation import NAMED_ORDERS, Simulation, simulate
+from simcore.engine.simulation import Simulation, simulate
 from simcore.workloads.example import example_workload
 from simcore.workloads.sources import load_workload
 

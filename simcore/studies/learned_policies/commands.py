@@ -8,7 +8,7 @@ import pandas as pd
 
 from simcore.studies.learned_policies.report import learned_markdown, table32_rows, thesis_form_fits
 from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
-from simcore.workloads.commands import output_file
+from simcore.workloads.arguments import output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 

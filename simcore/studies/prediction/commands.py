@@ -27,7 +27,7 @@ from simcore.studies.prediction.study import (
     variant_table,
     variant_triples,
 )
-from simcore.workloads.commands import output_file, positive_float
+from simcore.workloads.arguments import output_file, positive_float
 from simcore.workloads.files import (
     iter_variants,
     read_all,

@@ -16,16 +16,17 @@ import numpy as np
 import pandas as pd
 
 from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS, RegressionPredictor, losses
+from simcore.engine.policies import EASY_FCFS, Policy
 from simcore.engine.simulation import simulate
 from simcore.workloads.progress import progress
 
-# The paper's two backfilling variants as simulate() options, and conservative backfilling (every
-# waiting job holds a reservation, docs/semantics.md "Reservation depth"), where an estimate moves
-# every job's reservation rather than the head's alone (not in the paper; `prediction.backfills`).
+# The paper's two backfilling variants as policies, and conservative backfilling (every waiting job
+# holds a reservation, docs/semantics.md "Reservation depth"), where an estimate moves every job's
+# reservation rather than the head's alone (not in the paper; `prediction.backfills`).
 BACKFILL_VARIANTS = {
-    "EASY": {"backfill": "queue"},
-    "SJBF": {"backfill": "SPF"},
-    "CONS": {"backfill": "queue", "reservations": "all"},
+    "EASY": EASY_FCFS,
+    "SJBF": Policy(backfill="SPF"),
+    "CONS": Policy(reservations="all"),
 }
 PAPER_BACKFILLS = ("EASY", "SJBF")
 E_LOSS = ("linear", "squared", "large_area")  # equation (3)
@@ -113,11 +114,7 @@ def evaluate_triples(workload, triples: pd.DataFrame, l2: float, keep_prediction
         chosen = progress(chosen, len(triples), label)
     for predictor, correction, backfill in chosen:
         result = simulate(
-            workload,
-            order="FCFS",
-            **BACKFILL_VARIANTS[backfill],
-            estimate=make_estimate(predictor, l2),
-            correction=correction,
+            workload, estimate=make_estimate(predictor, l2), correction=correction, policy=BACKFILL_VARIANTS[backfill]
         )
         summary = result.summary()
         estimates = result.jobs["initial_estimate"]

@@ -6,16 +6,14 @@ import json
 
 import pandas as pd
 
-from simcore.engine.policies import check_policies
+from simcore.engine.policies import POLICIES_HELP, check_policies
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
 from simcore.reporting.style import save
 from simcore.studies.recorded_schedule.figures import recorded_schedule_figure
 from simcore.studies.recorded_schedule.report import recorded_schedule_markdown
 from simcore.studies.recorded_schedule.study import best_policies, run_recorded_schedule
-from simcore.workloads.commands import output_file
+from simcore.workloads.arguments import output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
-
-POLICIES_HELP = '{name: {order, threshold, backfill, reservations, multifactor}}, one of them {"order": "FCFS"}'
 
 
 def add_commands(commands) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simcore.engine.policies import describe
+from simcore.engine.policies import describe_policies
 from simcore.reporting.tables import markdown_table
 from simcore.studies.recorded_schedule.study import MIN_VERDICT_JOBS, MIN_WEEK_JOBS, score
 
@@ -54,7 +54,7 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
         "",
         CAUSES,
         "",
-        "Policies: " + "; ".join(f"**{name}** {describe(options)}" for name, options in policies.items()) + ".",
+        "Policies: " + describe_policies(policies) + ".",
         "",
         "### The verdict per trace",
         "",

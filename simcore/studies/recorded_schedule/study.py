@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from simcore.engine.policies import Policy
 from simcore.engine.simulation import simulate
 from simcore.workloads.resample import WEEK
 
@@ -101,7 +102,7 @@ def run_recorded_schedule(workload, policies: dict) -> tuple[pd.DataFrame, pd.Da
     of the comparison with the recorded schedule, each policy's weekly medians in its row."""
     runs, weekly = [], []
     for name, options in policies.items():
-        result = simulate(workload, **options)
+        result = simulate(workload, policy=Policy.of(options, name))
         whole, weeks = compare_schedules(workload, result.start - workload.submit)
         medians = {f"weekly_{column}": weeks[column].median() for column in ("spearman", "ks")}
         medians["weekly_abs_mean_relative_error"] = weeks["mean_relative_error"].abs().median()

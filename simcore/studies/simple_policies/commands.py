@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from simcore.engine.simulation import BACKFILLS, ORDERS
+from simcore.engine.policies import BACKFILLS, ORDERS, any_case
 from simcore.studies.simple_policies.report import reproduction_rows, simple_policies_markdown
 from simcore.studies.simple_policies.study import (
     gains_table,
@@ -17,7 +17,7 @@ from simcore.studies.simple_policies.study import (
     threshold_for,
     weekly_curves,
 )
-from simcore.workloads.commands import any_case, positive_float, variant_range_arguments
+from simcore.workloads.arguments import positive_float, variant_range_arguments
 from simcore.workloads.files import (
     iter_variants,
     read_all,

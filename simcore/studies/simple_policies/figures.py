@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from simcore.engine.simulation import ORDERS
+from simcore.engine.policies import ORDERS
 from simcore.reporting.style import MIN_SUMMARISED, band, colours_for, distribution, plain_log_ticks, plt
 
 # the figures of a trace (<trace>.<name>.png/pdf), and of every trace (<name>.png/pdf)

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from strategies import COMMON, make_workload, workloads
 
 import simcore
+from simcore.engine.policies import Policy
 from simcore.studies.bandit.learners import (
     DAY,
     EXP3,
@@ -493,8 +494,7 @@ def test_exact_feedback_matches_composed_simulations(seed, candidates, decay, th
         period=period,
         candidates=candidates,
         decay=decay,
-        threshold=threshold,
-        backfill=backfill,
+        policy=Policy(threshold=threshold, backfill=backfill),
         feedback_jobs=feedback_jobs,
     )
     names = list(ORDERS if candidates is None else candidates)
@@ -616,7 +616,9 @@ def test_bandit_columns_and_order_in_force(learner, options, credit):
     period = 1500.0
     for seed in (1, 2):
         w = random_workload(seed + 10)
-        run = run_learner(w, learner, period=period, credit=credit, seed=seed, threshold=900.0, **options)
+        run = run_learner(
+            w, learner, period=period, credit=credit, seed=seed, policy=Policy(threshold=900.0), **options
+        )
         check_periods_frame(run, w, period)
         check_bandit_columns(run, w, period, credit)
         check_order_in_force(run, period)
@@ -680,7 +682,9 @@ def test_single_candidate_run_is_the_plain_simulation(learner, order):
     """Period boundaries are not events (§2): with one candidate the segmented run
     is the plain simulation, bit for bit, even for orders whose keys change with time."""
     w = random_workload(71)
-    run = run_learner(w, learner, period=700.0, candidates=[order], threshold=1000.0, **LEARNER_OPTIONS[learner])
+    run = run_learner(
+        w, learner, period=700.0, candidates=[order], policy=Policy(threshold=1000.0), **LEARNER_OPTIONS[learner]
+    )
     plain = simcore.simulate(w, order=order, threshold=1000.0)
     assert len(run.periods) > 10
     assert (run.periods["order"] == order).all()
@@ -729,7 +733,7 @@ def test_random_runs_period_bookkeeping(wl, n_periods, credit, seed, threshold):
     w = make_workload(*wl)
     span = float(w.submit.max() - w.submit.min() + np.sum(w.run) + 1.0)
     period = max(0.5, span / n_periods)
-    run = run_learner(w, "random", period=period, credit=credit, seed=seed, threshold=threshold)
+    run = run_learner(w, "random", period=period, credit=credit, seed=seed, policy=Policy(threshold=threshold))
     check_periods_frame(run, w, period)
     check_bandit_columns(run, w, period, credit)
     check_order_in_force(run, period)
@@ -864,7 +868,7 @@ def test_kth_full_feedback_beats_fcfs(pwa_trace):
 
     w = simcore.read_swf(pwa_trace("KTH-SP2"))
     v, _ = resample(w, 0, weeks=20)
-    run = run_learner(v, "full", period=WEEK, threshold=144000)
+    run = run_learner(v, "full", period=WEEK, policy=Policy(threshold=144000))
     fcfs = simcore.simulate(v, order="FCFS", threshold=144000)
     assert len(run.periods) >= 20
     assert run.periods["order"].iloc[0] == "FCFS"
@@ -881,7 +885,11 @@ def test_multifactor_candidate_and_reservation_depth_replay_as_chosen(pwa_trace)
     candidates = ["FCFS", "SPF", "MULTIFACTOR"]
     multifactor = {"weight_fairshare": 10000, "calc_period": 600}
     run = run_learner(
-        workload, "full", period=86400.0, candidates=candidates, reservations="all", multifactor=multifactor
+        workload,
+        "full",
+        period=86400.0,
+        candidates=candidates,
+        policy=Policy(reservations="all", multifactor=multifactor),
     )
     assert set(run.periods["order"]) > {"FCFS"}  # it switched at least once
     replay = simcore.Simulation(workload, order="FCFS", reservations="all", multifactor=multifactor)

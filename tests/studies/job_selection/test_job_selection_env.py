@@ -12,7 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 import simcore
 import simcore.envs
-from simcore.engine.simulation import NAMED_ORDERS
+from simcore.engine.policies import NAMED_ORDERS
 from simcore.studies.job_selection.env import JobSelectionEnv, OrderPolicy
 
 CORE_BACKFILL = {"easy": "queue", "none": "none"}
