@@ -8,7 +8,6 @@ from pathlib import Path
 
 from snakemake.utils import min_version, validate
 
-from simcore.studies.bandit.learners import LEARNERS
 from simcore.campaign.config import (
     check_registry_names,
     check_schema,
@@ -31,10 +30,6 @@ with one_line_errors():
     type_overrides(config, CONFIG_SCHEMA)
     check_schema(config, CONFIG_SCHEMA)  # before Snakemake's long message
     validate(config, CONFIG_SCHEMA)
-    # queue orders and the like, and the learners, from the code
-    check_registry_names(
-        config, CONFIG_SCHEMA, {**registries(), "learners": tuple(LEARNERS)}
-    )
 
 
 include: "workflow/rules/common.smk"
@@ -51,8 +46,13 @@ include: "workflow/rules/traces.smk"
 include: "workflow/rules/report.smk"
 
 
-# Every run's settings now, every study registered: a bad local trace is one line naming its key.
+# Every study registered: the names of queue orders and the like, and the studies' own
+# (the learners), from the code; then every run's settings (a bad local trace is one line naming
+# its key).
 with one_line_errors():
+    check_registry_names(
+        config, CONFIG_SCHEMA, {**registries(), **STUDIES.registries()}
+    )
     CAMPAIGN.check()
 
 

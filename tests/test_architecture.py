@@ -89,3 +89,43 @@ def test_the_checker_sees_violations(tmp_path):
     imports = simcore_imports(fake)
     assert imports == {"simcore.studies.prediction.study", "simcore.engine"}
     assert "studies.prediction" not in allowed(study)
+
+
+# The workflow: the Snakefile and the shared rules see the campaign alone; a study's rules file
+# sees the campaign and its own study's `rules` module (docs/architecture.md).
+WORKFLOW_FILES = sorted([REPO / "Snakefile", *(REPO / "workflow" / "rules").rglob("*.smk")])
+WORKFLOW_IMPORT = re.compile(
+    r"^\s*(?:from\s+(simcore[\w.]*)\s+import\s+\(?\s*(\w+)|import\s+(simcore[\w.]*))", re.MULTILINE
+)
+
+
+def workflow_allowed(path: Path, module: str) -> bool:
+    if module == "simcore.campaign" or module.startswith("simcore.campaign."):
+        return True
+    return path.parent.name == "studies" and module == f"simcore.studies.{path.stem}.rules"
+
+
+def workflow_imports(path: Path) -> set[str]:
+    """The simcore modules a workflow file imports (`from simcore.studies.x import rules`: x's rules)."""
+    return {
+        f"{package}.rules" if name == "rules" else package or module
+        for package, name, module in WORKFLOW_IMPORT.findall(path.read_text())
+    }
+
+
+@pytest.mark.parametrize("path", WORKFLOW_FILES, ids=lambda path: path.relative_to(REPO).as_posix())
+def test_the_workflow_sees_the_campaign_and_its_own_studys_rules(path):
+    wrong = sorted(module for module in workflow_imports(path) if not workflow_allowed(path, module))
+    assert wrong == [], f"{path.relative_to(REPO)} may import simcore.campaign and its own study's rules only"
+
+
+def test_the_workflow_checker_sees_violations(tmp_path):
+    study = tmp_path / "studies" / "elastic.smk"
+    study.parent.mkdir()
+    study.write_text(
+        "from simcore.studies.elastic import rules as elastic_rules\nfrom simcore.studies.elastic.figures import F\n"
+    )
+    assert workflow_imports(study) == {"simcore.studies.elastic.rules", "simcore.studies.elastic.figures"}
+    assert [module for module in workflow_imports(study) if not workflow_allowed(study, module)] == [
+        "simcore.studies.elastic.figures"
+    ]

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from conftest import HEADER, NO_REQUESTED_TIMES, REPO, job_line
 
+from simcore.campaign.local_traces import detect_format
 from simcore.cli import COMMAND_MODULES, MODULE_OF, main
 from simcore.workloads.files import read_provenance, read_workload, write_variants
-from simcore.workloads.local import detect_format
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}
 

@@ -129,6 +129,15 @@ def check_schema(config: dict, schema_path) -> None:
     raise ValueError(message)
 
 
+def campaign_catalogue(name: str, basedir) -> tuple[str, dict]:
+    """The catalogue a configuration names and its entries: a relative path is looked up in the
+    working directory, then beside the Snakefile (`basedir`)."""
+    from simcore.workloads.catalogue import load_catalogue
+
+    found = next((path for path in (Path(name), Path(basedir) / name) if path.exists()), Path(name))
+    return str(found), load_catalogue(found)
+
+
 def registries() -> dict[str, tuple[str, ...]]:
     """The names each ``x-registry`` of the schema accepts."""
     from simcore.engine._regression import REGRESSION_BASES, REGRESSION_WEIGHTINGS

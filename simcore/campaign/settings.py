@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from simcore.campaign.local_traces import CAMPAIGN_TRACES, joined, local_traces, submit_span
 from simcore.campaign.studies import StudyRegistry
 from simcore.workloads.catalogue import check_trace_names
-from simcore.workloads.local import CAMPAIGN_TRACES, joined, local_traces, submit_span
 from simcore.workloads.resample import too_short_to_resample
 
 # Each run writes below its own root.
@@ -92,7 +92,7 @@ class Campaign:
     """The settings of the workflow's runs under `config`, for the studies of `registry`
     (consulted when a run's settings are first asked for, after every study registered).
 
-    The site's own logs (`local_traces`, simcore.workloads.local) join the campaign's run
+    The site's own logs (`local_traces`, simcore.campaign.local_traces) join the campaign's run
     only: the demo and the artifact configuration are fixed runs."""
 
     def __init__(self, config: dict, catalogue: dict, registry: StudyRegistry, basedir=None, variants_cap=None):
@@ -111,7 +111,7 @@ class Campaign:
 
     @cached_property
     def local_traces(self) -> dict[str, dict]:
-        """The configuration's local traces, checked (simcore.workloads.local.local_traces)."""
+        """The configuration's local traces, checked (simcore.campaign.local_traces.local_traces)."""
         return local_traces(
             self.config.get("local_traces"),
             self.published,
@@ -122,7 +122,7 @@ class Campaign:
 
     def too_short(self, trace: str) -> str | None:
         """Why a study that resamples cannot take local trace `trace` (None: it can), read from
-        the log's submit times when the run is planned (simcore.workloads.local.submit_span)."""
+        the log's submit times when the run is planned (simcore.campaign.local_traces.submit_span)."""
         if trace not in self._too_short:
             span = submit_span(self.local_traces[trace])
             why = span and too_short_to_resample(*span)

@@ -9,7 +9,7 @@ the registry, so adding a study touches its own files only (docs/extending.md).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from simcore.workloads.resample import MIN_RESAMPLE_WEEKS
 
@@ -34,7 +34,8 @@ class Study:
     saying what changed (the dynamic-scheduling study without the learned-policies one);
     `site_logs` marks a study with its own traces that a site's logs (`local_traces`) join;
     `resamples` one that resamples its own traces (a study on the campaign's traces always does),
-    which a log shorter than MIN_RESAMPLE_WEEKS cannot join (`min_weeks`)."""
+    which a log shorter than MIN_RESAMPLE_WEEKS cannot join (`min_weeks`); `registries`, the
+    names a configuration registry (the schema's `x-registry`) takes from the study's code."""
 
     name: str
     rank: int
@@ -45,6 +46,7 @@ class Study:
     restrict: Callable[[dict], list[str]] | None = None
     site_logs: bool = False
     resamples: bool = False
+    registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def min_weeks(self) -> int:
@@ -86,6 +88,10 @@ class StudyRegistry:
 
     def __iter__(self):
         return iter(sorted(self._studies.values(), key=lambda study: study.rank))
+
+    def registries(self) -> dict[str, tuple[str, ...]]:
+        """Every registered study's registries (simcore.campaign.config.check_registry_names)."""
+        return {name: names for study in self for name, names in study.registries.items()}
 
     def names(self, traces: str | None = None, site_logs: bool | None = None) -> tuple[str, ...]:
         """The studies' names in rank order (those whose traces come from `traces`, and those

@@ -248,6 +248,25 @@ def test_curie_is_also_run_at_its_header_size_and_the_demo_is_not(tmp_path):
     assert re.search(r"--header-size-runs +--outdir", demo_tables["shell"])  # none
 
 
+def test_a_local_swf_trace_at_its_header_size_is_read_where_it_lies(tmp_path, pwa_trace):
+    """prediction.header_size naming a site's own SWF file (local_traces): its header-size run
+    reads that file by its entry (simcore.campaign.local_traces.log_file), as the study's own
+    filtering does, not a resources/traces/ path that nothing produces."""
+    log = pwa_trace("KTH-SP2")
+    overlay = tmp_path / "site.yaml"
+    overlay.write_text(
+        yaml.safe_dump({"local_traces": {"mysite": str(log)}, "prediction": {"header_size": ["mysite"]}})
+    )
+    campaign = str(REPO / "config" / "config.yaml")
+    jobs = planned_jobs(dry_run(tmp_path, "--configfile", campaign, str(overlay), "--config", "only=[mysite]"))
+    (header,) = [job for job in jobs if job["rule"] == "predict_header_size"]
+    assert header["wildcards"]["trace"] == "mysite"
+    assert header["input"] == str(log) and str(log) in header["shell"]
+    (study_trace,) = [job for job in jobs if job["rule"] == "study_trace" and "prediction" in job["shell"]]
+    assert study_trace["input"] == str(log)
+    assert not [job for job in jobs if job["rule"] in ("fetch_trace", "import_sacct_trace")]
+
+
 def test_only_takes_a_single_name(tmp_path):
     """A single name works like a list of one."""
     assert job_stats(dry_run(tmp_path, "--config", "only=KTH-SP2")) == expected_jobs("KTH-SP2")

@@ -7,28 +7,18 @@ from pathlib import Path
 
 from snakemake.logging import logger
 
-from simcore.campaign.config import one_line_errors
+from simcore.campaign import layout
+from simcore.campaign import local_traces as local_logs
+from simcore.campaign.config import campaign_catalogue, one_line_errors
 from simcore.campaign.settings import RUN_ROOTS, Campaign, report_command, run_of
 from simcore.campaign.studies import Study, StudyRegistry
-from simcore.workloads.catalogue import load_catalogue
-from simcore.workloads import local as local_logs
 
 with one_line_errors():
-    # A relative catalogue path is looked up in the working directory, then beside the Snakefile.
-    CATALOGUE_PATH = next(
-        (
-            str(path)
-            for path in (
-                Path(config["catalogue"]),
-                Path(workflow.basedir) / config["catalogue"],
-            )
-            if path.exists()
-        ),
-        config["catalogue"],
+    CATALOGUE_PATH, CATALOGUE = campaign_catalogue(
+        config["catalogue"], workflow.basedir
     )
-    CATALOGUE = load_catalogue(CATALOGUE_PATH)
 MODELS = config.get("models", {})
-# A site's own logs by path (simcore.workloads.local): their names here, their entries
+# A site's own logs by path (simcore.campaign.local_traces): their names here, their entries
 # (checked once every study registered) in CAMPAIGN.local_traces.
 LOCAL_TRACES = list(config.get("local_traces") or {})
 
@@ -162,7 +152,7 @@ def local_trace(trace):
 
 
 def log_file(trace):
-    """The SWF log a trace is filtered from (simcore.workloads.local.log_file)."""
+    """The SWF log a trace is filtered from (simcore.campaign.local_traces.log_file)."""
     return local_logs.log_file(
         trace, CAMPAIGN.local_traces if trace in LOCAL_TRACES else {}
     )
@@ -170,7 +160,7 @@ def log_file(trace):
 
 def filter_arguments(trace, section):
     """`simcore filter` options of a trace under `section`'s filter and machine sizes
-    (simcore.workloads.local.filter_options)."""
+    (simcore.campaign.local_traces.filter_options)."""
     return local_logs.filter_options(
         trace, section, CAMPAIGN.local_traces if trace in LOCAL_TRACES else {}
     )
@@ -178,9 +168,7 @@ def filter_arguments(trace, section):
 
 def study_workload(study, trace):
     """The trace of a study with its own filter and machine sizes (models as generated)."""
-    if trace in MODELS:
-        return f"results/traces/{trace}.parquet"
-    return f"results/{study}/traces/{trace}.parquet"
+    return layout.study_workload(study, trace, MODELS)
 
 
 def sweep_outputs(kind, study="fixed_policy"):

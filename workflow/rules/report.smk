@@ -5,7 +5,7 @@
 rule report:
     input:
         workloads=lambda wildcards: expand(
-            "results/traces/{trace}.parquet", trace=settings(wildcards.root)["traces"]
+            layout.TRACE, trace=settings(wildcards.root)["traces"]
         ),
         sections=lambda wildcards: CAMPAIGN.report_parts(wildcards.root, "report.md"),
         section_rows=lambda wildcards: CAMPAIGN.report_parts(

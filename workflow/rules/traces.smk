@@ -7,7 +7,7 @@ TRACE_STUDIES = _alternatives(STUDIES.names(traces="own"))
 
 rule fetch_trace:
     output:
-        "resources/traces/{trace}.swf.gz",
+        layout.FETCHED_LOG,
     log:
         "logs/fetch_trace/{trace}.log",
     benchmark:
@@ -32,7 +32,7 @@ rule import_sacct_trace:
     input:
         lambda wildcards: local_trace(wildcards.trace)["path"],
     output:
-        "resources/traces/{trace}.swf.gz",
+        layout.FETCHED_LOG,
     log:
         "logs/import_sacct_trace/{trace}.log",
     benchmark:
@@ -55,7 +55,7 @@ rule filter_trace:
     input:
         lambda wildcards: log_file(wildcards.trace),
     output:
-        "results/traces/{trace}.parquet",
+        layout.TRACE,
     log:
         "logs/filter_trace/{trace}.log",
     benchmark:
@@ -74,7 +74,7 @@ rule filter_trace:
 
 rule model_trace:
     output:
-        "results/traces/{trace}.parquet",
+        layout.TRACE,
     log:
         "logs/model_trace/{trace}.log",
     benchmark:
@@ -97,7 +97,7 @@ rule study_trace:
     input:
         lambda wildcards: log_file(wildcards.trace),
     output:
-        "results/{study}/traces/{trace}.parquet",
+        layout.study_trace(),
     log:
         "logs/study_trace/{study}/{trace}.log",
     benchmark:
@@ -121,7 +121,7 @@ rule resample_study_trace:
     input:
         lambda wildcards: study_workload(wildcards.study, wildcards.trace),
     output:
-        "{root}/{study}/variants/{trace}.parquet",
+        layout.study_variants(),
     log:
         "{root}/logs/{study}/resample/{trace}.log",
     benchmark:

@@ -11,7 +11,6 @@ from simcore.reporting.style import SEQUENTIAL_MAP, plt
 from simcore.workloads.resample import WEEK
 
 # the figures of a trace, by file name (<trace>.<name>.png/pdf)
-FIGURES = ("strategies", "regret", "choices")
 
 FAMILY_GAP = 0.3  # height of the space between two families of strategies, in panel heights
 TOP_ORDERS = 5  # rows of a strategy's heatmap besides "other"

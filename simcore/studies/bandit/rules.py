@@ -6,7 +6,12 @@ from __future__ import annotations
 import json
 
 from simcore.campaign.studies import figure_files
-from simcore.studies.bandit.figures import FIGURES
+from simcore.studies.bandit.learners import LEARNERS
+
+# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
+FIGURES = ("strategies", "regret", "choices")
+# The names the configuration's `learners` registry (x-registry in the schema) takes from the code
+REGISTRIES = {"learners": tuple(LEARNERS)}
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

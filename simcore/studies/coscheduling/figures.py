@@ -36,7 +36,6 @@ UTILISATION_PANELS = (
 DODGE = 0.025  # the x offset between configurations' percentile bars, as a share of the x range
 
 # the figures of a trace, by file name (<trace>.<name>.png/pdf)
-FIGURES = ("ratios_e1", "ratios_e2", "utilisation", "slowdown", "weights", "actions")
 
 
 def configuration_styles(names) -> dict:

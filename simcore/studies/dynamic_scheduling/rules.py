@@ -5,6 +5,7 @@ root, and its settings when `only` leaves out the study that fits the learned fu
 from __future__ import annotations
 
 from simcore.campaign.studies import figure_files
+from simcore.studies.dynamic_scheduling.study import SETTING_TITLES as SETTING_TITLES  # for the rules
 from simcore.studies.dynamic_scheduling.study import SETTINGS
 
 

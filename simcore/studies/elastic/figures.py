@@ -14,7 +14,6 @@ from matplotlib.figure import Figure
 from simcore.reporting.style import PALETTE, plt, shared_legend
 from simcore.studies.elastic.metrics import SAME_POOL_MARK, same_pool_name
 
-FIGURES = ("responsiveness", "pool", "utilisation", "fairness")
 # the shared colour-blind-safe palette: black NAT, grey FCFS, vermillion EDF, the others for learners
 BASELINE_COLOURS = {"NAT": PALETTE[0], "FCFS": "grey", "EDF": PALETTE[5]}
 LEARNER_COLOURS = tuple(colour for colour in PALETTE[1:] if colour != BASELINE_COLOURS["EDF"])

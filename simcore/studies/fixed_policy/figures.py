@@ -9,7 +9,6 @@ from simcore.reporting.figures import configuration_title, configurations
 from simcore.reporting.style import distribution, plain_log_ticks, plt
 
 # the figures of a trace, by file name (<trace>.<name>.png/pdf)
-FIGURES = ("cumulative_wait", "bsld")
 
 
 def bsld_figure(runs: pd.DataFrame, trace: str):

@@ -11,8 +11,6 @@ from matplotlib.ticker import NullFormatter
 from simcore.reporting.style import PALETTE, colours_for, plain_log_ticks, plt
 
 # the figures of a trace (<trace>.<name>.png/pdf), and of every trace (<name>.png/pdf)
-TRACE_FIGURES = ("ecdf_errors", "ecdf_values")
-FIGURES = ("correlations",)
 
 ERROR_RANGE = (0.1, 99.9)  # percentiles of every predictor's errors the x axis holds
 

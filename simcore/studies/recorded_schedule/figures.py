@@ -7,7 +7,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-FIGURES = ("recorded_schedule",)
 FLOOR = 1.0  # seconds: a week whose mean wait is 0 is drawn at 1 s on the logarithmic axis
 
 

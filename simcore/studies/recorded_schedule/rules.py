@@ -7,7 +7,9 @@ import json
 
 from simcore.campaign.studies import figure_files
 from simcore.engine.policies import check_policies
-from simcore.studies.recorded_schedule.figures import FIGURES
+
+# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
+FIGURES = ("recorded_schedule",)
 
 
 def policies_json(chosen: dict) -> str:

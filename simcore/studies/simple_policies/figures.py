@@ -10,8 +10,6 @@ from simcore.engine.policies import ORDERS
 from simcore.reporting.style import MIN_SUMMARISED, band, colours_for, distribution, plain_log_ticks, plt
 
 # the figures of a trace (<trace>.<name>.png/pdf), and of every trace (<name>.png/pdf)
-TRACE_FIGURES = ("objectives",)
-FIGURES = ("delayed", "categories", "backfilled")
 
 OBJECTIVE_LABELS = {
     "bsld": "average bounded slowdown",

@@ -10,12 +10,13 @@ register_study(
     outputs=bandit_rules.outputs,
     traces="campaign",
     in_artifact=True,
+    registries=bandit_rules.REGISTRIES,
 )
 
 
 rule learn_strategies:
     input:
-        "{root}/variants/{trace}.parquet",
+        layout.VARIANTS,
     output:
         runs="{root}/bandit/{trace}/{chunk}.runs.parquet",
         weekly="{root}/bandit/{trace}/{chunk}.weekly.parquet",

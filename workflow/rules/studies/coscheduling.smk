@@ -3,7 +3,6 @@
 # then the tables, the report section and the figures of each trace.
 
 from simcore.studies.coscheduling import rules as coscheduling_rules
-from simcore.studies.coscheduling.figures import FIGURES as COSCHEDULING_FIGURES
 
 register_study(
     "coscheduling",
@@ -195,7 +194,7 @@ rule plot_coscheduling:
         ),
         expand(
             "{{root}}/coscheduling/plots/{{trace}}.{figure}.pdf",
-            figure=COSCHEDULING_FIGURES,
+            figure=coscheduling_rules.FIGURES,
         ),
     log:
         "{root}/logs/plot_coscheduling/{trace}.log",

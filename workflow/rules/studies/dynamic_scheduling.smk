@@ -3,7 +3,6 @@
 # (a share of a trace's sequences per job), then Table 3.3 and the box plots.
 
 from simcore.studies.dynamic_scheduling import rules as dynamic_scheduling_rules
-from simcore.studies.dynamic_scheduling.study import SETTING_TITLES, SETTINGS
 
 register_study(
     "dynamic_scheduling",
@@ -108,14 +107,14 @@ rule plot_dynamic:
                 category=report_category("dynamic_scheduling"),
                 labels={
                     "result": "AVEbsld per sequence, "
-                    f"{SETTING_TITLES[setting]} (figure)"
+                    f"{dynamic_scheduling_rules.SETTING_TITLES[setting]} (figure)"
                 },
             )
-            for setting in SETTINGS
+            for setting in dynamic_scheduling_rules.SETTINGS
         ],
         expand(
             "{{root}}/dynamic_scheduling/plots/{setting}.pdf",
-            setting=list(SETTINGS),
+            setting=list(dynamic_scheduling_rules.SETTINGS),
         ),
     log:
         "{root}/logs/plot_dynamic.log",

@@ -3,7 +3,6 @@
 # report section and the figures of each trace (drawn from its first job set).
 
 from simcore.studies.elastic import rules as elastic_rules
-from simcore.studies.elastic.figures import FIGURES as ELASTIC_FIGURES
 
 register_study(
     "elastic",
@@ -117,7 +116,10 @@ rule plot_elastic:
             subcategory="{trace}",
             labels={"result": "fairness over time against NAT (figure)"},
         ),
-        expand("{{root}}/elastic/plots/{{trace}}.{figure}.pdf", figure=ELASTIC_FIGURES),
+        expand(
+            "{{root}}/elastic/plots/{{trace}}.{figure}.pdf",
+            figure=elastic_rules.FIGURES,
+        ),
     log:
         "{root}/logs/plot_elastic/{trace}.log",
     benchmark:

@@ -17,9 +17,9 @@ register_study(
 
 rule resample:
     input:
-        "results/traces/{trace}.parquet",
+        layout.TRACE,
     output:
-        "{root}/variants/{trace}.parquet",
+        layout.VARIANTS,
     log:
         "{root}/logs/resample/{trace}.log",
     benchmark:
@@ -38,7 +38,7 @@ rule resample:
 
 rule sweep_fixed_policies:
     input:
-        "{root}/variants/{trace}.parquet",
+        layout.VARIANTS,
     output:
         runs="{root}/sweep/{trace}/{chunk}.runs.parquet",
         weekly="{root}/sweep/{trace}/{chunk}.weekly.parquet",
@@ -188,7 +188,7 @@ rule fixed_policy_tables:
 
 rule sweep_site_policies:
     input:
-        "{root}/variants/{trace}.parquet",
+        layout.VARIANTS,
     output:
         runs="{root}/sweep/{trace}/{chunk}.site_policies.parquet",
         fair_share="{root}/sweep/{trace}/{chunk}.fair_share.parquet",

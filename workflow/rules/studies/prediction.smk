@@ -56,7 +56,7 @@ rule predict_grid:
 
 rule predict_header_size:
     input:
-        "resources/traces/{trace}.swf.gz",
+        lambda wildcards: log_file(wildcards.trace),
     output:
         "{root}/prediction/header_size/{trace}.parquet",
     log:
@@ -70,7 +70,7 @@ rule predict_header_size:
     params:
         filter=lambda wildcards: settings(wildcards.root)["prediction"]["filter"],
     shell:
-        "simcore predict-header-size {input} --trace {wildcards.trace} --filter {params.filter} "
+        "simcore predict-header-size {input:q} --trace {wildcards.trace} --filter {params.filter} "
         "--runs {output} > {log} 2>&1"
 
 
@@ -105,7 +105,7 @@ rule select_triples:
 
 rule predict_variants:
     input:
-        variants="{root}/prediction/variants/{trace}.parquet",
+        variants=layout.study_variants("prediction"),
         selection="{root}/prediction/selection.csv",
     output:
         "{root}/prediction/variant_runs/{trace}/{chunk}.parquet",

@@ -15,7 +15,7 @@ register_study(
 
 rule simple_sweep:
     input:
-        variants="{root}/simple_policies/variants/{trace}.parquet",
+        variants=layout.study_variants("simple_policies"),
         trace=lambda wildcards: study_workload("simple_policies", wildcards.trace),
     output:
         runs="{root}/simple_policies/sweep/{trace}/{chunk}.runs.parquet",

@@ -1,4 +1,5 @@
-"""A site's own logs as campaign traces: an SWF file (plain or gzip) or a Slurm accounting dump
+"""A site's own logs as campaign traces (the campaign decides where each goes and which studies
+it joins): an SWF file (plain or gzip) or a Slurm accounting dump
 (`sacct --parsable2`, converted by `simcore import-sacct`) given by path, with no catalogue
 entry and no URL.
 
@@ -26,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
+from simcore.campaign.layout import FETCHED_LOG
 from simcore.engine.swf import FILTER_MODES, SwfFormatError, looks_like_sacct, parse_swf
 
 FORMATS = ("swf", "sacct")
@@ -170,7 +172,7 @@ def log_file(trace: str, entries: dict) -> str:
     entry = entries.get(trace)
     if entry is not None and entry["format"] == "swf":
         return entry["path"]
-    return f"resources/traces/{trace}.swf.gz"
+    return FETCHED_LOG.format(trace=trace)
 
 
 def filter_options(trace: str, section: dict, entries: dict) -> str:

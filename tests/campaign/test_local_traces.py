@@ -1,4 +1,4 @@
-"""A site's own logs as campaign traces (simcore.workloads.local): the configuration's
+"""A site's own logs as campaign traces (simcore.campaign.local_traces): the configuration's
 `local_traces` checked key by key, the studies each joins, and the sha256 of the log in the
 provenance of what is drawn from it (simcore.workloads.files.trace_lineage)."""
 
@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from campaign.test_campaign_settings import CATALOGUE, CONFIG, registry
 
+from simcore.campaign.local_traces import detect_format, filter_options, import_options, joined, local_traces, log_file
 from simcore.campaign.settings import RUN_ROOTS, Campaign
 from simcore.campaign.studies import Study
 from simcore.cli import main
 from simcore.workloads.files import file_sha256, read_provenance, read_workload, write_parquet
-from simcore.workloads.local import detect_format, filter_options, import_options, joined, local_traces, log_file
 
 SACCT_HEADER = "JobID|JobIDRaw|User|Group|Partition|Submit|Start|End|Timelimit|State|AllocCPUS|ReqCPUS|ReqMem\n"
 
