@@ -1,7 +1,7 @@
 # schedsweep: the campaign workflow. `snakemake --cores N` runs the full
 # campaign of config/config.yaml; `snakemake --cores N demo` the offline demo;
 # `snakemake --cores N prediction` (or any study's target: `simple_policies`, `learned_policies`,
-# `dynamic_scheduling`, `coscheduling`, `elastic`, `rl_baselines`; `bandit_artifact` for the artifact
+# `dynamic_scheduling`, `coscheduling`, `elastic`, `job_selection` (alias `rl_baselines`); `bandit_artifact` for the artifact
 # configuration) one study alone; `--config only='[KTH-SP2]'` restricts every study to the
 # traces named (config/README.md).
 from pathlib import Path

@@ -32,6 +32,7 @@ RUN_ROOTS = {
 OVERRIDES = {"demo": "demo", "artifact": "bandit_artifact"}
 # The campaign's top-level settings every run reads, beside the studies' sections.
 SHARED_KEYS = ("traces", "variants", "resample", "reproduction")
+REPRODUCTION_ROWS = "reproduction.csv"  # a study's rows beside its report section
 
 
 def run_of(root: str) -> str:
@@ -285,10 +286,14 @@ class Campaign:
         its own sections of the artifact's studies."""
         parts = []
         artifact = RUN_ROOTS["artifact"]
+
+        def wanted(study):  # a study with no paper writes no rows
+            return name != REPRODUCTION_ROWS or self.registry[study].reproduction
+
         for study in self.report_sections(root):
-            parts.append(f"{root}/{study}/{name}")
+            parts += [f"{root}/{study}/{name}"] if wanted(study) else []
             if run_of(root) == "campaign" and study == self.studies_of(artifact)[-1]:
-                parts += [f"{artifact}/{s}/{name}" for s in self.report_sections(artifact)]
+                parts += [f"{artifact}/{s}/{name}" for s in self.report_sections(artifact) if wanted(s)]
         return parts
 
     def traces_used(self, root: str) -> list[str]:

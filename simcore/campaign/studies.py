@@ -33,7 +33,8 @@ class Study:
     when given, adapts a run's settings after `only` removed other studies and returns notes
     saying what changed (the dynamic-scheduling study without the learned-policies one);
     `site_logs` marks a study with its own traces that a site's logs (`local_traces`) join;
-    `resamples` one that resamples its own traces (a study on the campaign's traces always does),
+    `reproduction` False for a study with no paper to compare with (it writes no reproduction
+    rows); `resamples` one that resamples its own traces (a study on the campaign's traces always does),
     which a log shorter than MIN_RESAMPLE_WEEKS cannot join (`min_weeks`); `registries`, the
     names a configuration registry (the schema's `x-registry`) takes from the study's code."""
 
@@ -46,6 +47,7 @@ class Study:
     restrict: Callable[[dict], list[str]] | None = None
     site_logs: bool = False
     resamples: bool = False
+    reproduction: bool = True
     registries: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property

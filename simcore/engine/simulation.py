@@ -35,8 +35,13 @@ class Simulation:
     >>> sim.set_order("SAF")        # in force from the next pass on
     >>> result = sim.finish()
 
-    The policy is `policy` (simcore.engine.policies.Policy), or made of the keyword options
-    order, threshold, backfill, function, reservations and multifactor as Policy takes them.
+    The policy is `policy` (simcore.engine.policies.Policy), or made of the options order,
+    threshold, backfill ("none", "queue" or an order: "SPF" is EASY-SJBF), function (the order
+    FUNCTION's), reservations (docs/semantics.md, "Reservation depth": 0 no backfilling, 1 EASY,
+    k, or "all", conservative backfilling) and multifactor (the order MULTIFACTOR's parameters)
+    as Policy takes them. estimate: "request", "clairvoyant", "ave2" (simcore.engine.predictors),
+    a predictor instance or one prediction per job; correction: "request", "incremental",
+    "doubling".
     """
 
     def __init__(
@@ -210,30 +215,10 @@ def episode_cores(workload: Workload, count: int, episode_jobs: int, order: str,
     ]
 
 
-def simulate(
-    workload: Workload,
-    order: str = "FCFS",
-    threshold=None,
-    backfill: str = "queue",
-    estimate="request",
-    correction: str = "request",
-    function: PriorityFunction | None = None,
-    reservations=1,
-    multifactor: Multifactor | dict | None = None,
-    *,
-    policy: Policy | None = None,
-) -> SimulationResult:
-    """Simulate one policy: `policy` (simcore.engine.policies.Policy), or the one made of order,
-    threshold, backfill ("none", "queue" or an order name: "SPF" is EASY-SJBF), function (the
-    order FUNCTION's), reservations (docs/semantics.md, "Reservation depth": 0 no backfilling,
-    1 EASY, k, or "all", conservative backfilling) and multifactor (the order MULTIFACTOR's
-    parameters, a Multifactor or a mapping of its fields).
-    estimate: "request", "clairvoyant", "ave2" (see simcore.engine.predictors) or
-    one prediction per job. correction: "request", "incremental", "doubling".
-    """
-    return Simulation(
-        workload, order, threshold, backfill, estimate, correction, function, reservations, multifactor, policy=policy
-    ).finish()
+def simulate(workload: Workload, *args, **options) -> SimulationResult:
+    """Simulate `workload` to the end: Simulation's arguments (a `policy`, or its options order,
+    threshold, backfill, function, reservations and multifactor; the estimate and correction)."""
+    return Simulation(workload, *args, **options).finish()
 
 
 def simulate_orders(workload: Workload, orders, policy: Policy = EASY_FCFS) -> list[SimulationResult]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from simcore.reporting.cost import cost_markdown, cost_table, read_benchmarks
-from simcore.reporting.reproduction import assemble
+from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, assemble
 from simcore.reporting.workloads import workloads_markdown, workloads_table
 from simcore.workloads.arguments import output_file
 from simcore.workloads.commands import add_simulation_arguments, read_trace, simulate_as_asked, simulation_description
@@ -103,8 +103,11 @@ def run_report(args) -> int:
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
     write_csv(workloads, args.workloads_csv)
     write_text(args.workloads_md, workloads_markdown(workloads))
+    # a section's rows lie beside it; a study with no paper writes none
+    rows_by_folder = {Path(path).parent: pd.read_csv(path) for path in args.section_rows}
     text, rows = assemble(
-        [Path(path).read_text() for path in args.sections], [pd.read_csv(path) for path in args.section_rows]
+        [Path(path).read_text() for path in args.sections],
+        [rows_by_folder.get(Path(path).parent, pd.DataFrame(columns=REPRODUCTION_COLUMNS)) for path in args.sections],
     )
     write_csv(rows, args.reproduction_csv)
     write_text(args.reproduction_md, text)

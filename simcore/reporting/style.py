@@ -18,6 +18,8 @@ a figure shows the values themselves, or only the mean when it has no values.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -201,6 +203,12 @@ def shared_legend(figure, axes, title: str, names=None, below: bool = False) -> 
     if below:
         place = {"loc": "outside lower center", "ncols": min(len(labelled), 3)}
     figure.legend(labelled.values(), labelled.keys(), title=title, **place)
+
+
+def save_figures(drawn: dict, outdir, prefix: str = "") -> None:
+    """Write each figure of {name: figure} as `<prefix><name>.png` and `.pdf` in `outdir`."""
+    for name, figure in drawn.items():
+        save(figure, [Path(outdir) / f"{prefix}{name}.{ext}" for ext in ("png", "pdf")])
 
 
 def save(figure, paths) -> None:

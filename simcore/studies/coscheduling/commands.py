@@ -254,7 +254,7 @@ def run_tables(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.style import save
+    from simcore.reporting.style import save_figures
     from simcore.studies.coscheduling import figures
 
     tables, outdir = Path(args.tables), Path(args.outdir)
@@ -288,8 +288,7 @@ def run_plot(args) -> int:
         "weights": figures.weights_figure(weights, args.trace),
         "actions": figures.actions_figure(runs, args.trace),
     }
-    for name, figure in drawn.items():
-        save(figure, [outdir / f"{args.trace}.{name}.{ext}" for ext in ("png", "pdf")])
+    save_figures(drawn, outdir, f"{args.trace}.")
     print(f"{outdir}: {len(drawn)} figures of {args.trace}")
     return 0
 

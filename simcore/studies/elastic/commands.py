@@ -260,7 +260,7 @@ def run_tables(args) -> int:
 
 
 def run_plot(args) -> int:
-    from simcore.reporting.style import save
+    from simcore.reporting.style import save_figures
     from simcore.studies.elastic.figures import draw_figures
 
     series, pools = read_parquet(args.series), read_parquet(args.pools)
@@ -270,8 +270,7 @@ def run_plot(args) -> int:
     runs = read_parquet(args.runs, filters=[("jobset", "==", jobset)])
     drawn = draw_figures(series, pools, runs, jobset)
     outdir = Path(args.outdir)
-    for name, figure in drawn.items():
-        save(figure, [outdir / f"{args.trace}.{name}.{ext}" for ext in ("png", "pdf")])
+    save_figures(drawn, outdir, f"{args.trace}.")
     print(f"{outdir}: {len(drawn)} figures of {jobset}")
     return 0
 

@@ -281,7 +281,7 @@ def fairness_figure(series: pd.DataFrame, jobset: str) -> Figure:
 
 
 def draw_figures(series: pd.DataFrame, pools: pd.DataFrame, runs: pd.DataFrame, jobset: str) -> dict[str, Figure]:
-    """The job set's figures by name, in FIGURES order."""
+    """The job set's figures by name, in the order of rules.FIGURES."""
     return {
         "responsiveness": responsiveness_figure(series, runs, jobset),
         "pool": pool_figure(series, pools, runs, jobset),

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
-
 from simcore.engine.policies import POLICIES_HELP, check_policies
-from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
 from simcore.reporting.style import save
 from simcore.studies.recorded_schedule.figures import recorded_schedule_figure
 from simcore.studies.recorded_schedule.report import recorded_schedule_markdown
@@ -35,7 +32,6 @@ def add_commands(commands) -> None:
     tables.add_argument("--summary", required=True, metavar="RUNS.parquet", help="every policy, every trace")
     tables.add_argument("--table-csv", required=True, metavar="BEST.csv", help="the closest policy per trace")
     tables.add_argument("--section", required=True, metavar="REPORT.md")
-    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="reproduction rows (none: no paper)")
     tables.add_argument("--figure", nargs="+", required=True, metavar="FILE.png|pdf")
 
 
@@ -58,7 +54,6 @@ def run_tables(args) -> int:
     write_parquet(runs, args.summary, provenance)
     write_csv(best, args.table_csv)
     write_text(args.section, recorded_schedule_markdown(runs, best, policies))
-    write_csv(pd.DataFrame(columns=REPRODUCTION_COLUMNS), args.rows)
     save(recorded_schedule_figure(weekly, runs["trace"], list(policies)), args.figure)
     for row in best.itertuples(index=False):
         print(f"{row.trace}: {row.verdict_text}; Spearman {row.spearman:.3f}")

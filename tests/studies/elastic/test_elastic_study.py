@@ -26,9 +26,9 @@ from simcore.engine.workload import Workload
 from simcore.reporting.published import ELASTIC_SPEEDUP, ELASTIC_TABLE_COLUMNS, ELASTIC_TABLES
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS
 from simcore.studies.elastic import study
-from simcore.studies.elastic.figures import FIGURES
 from simcore.studies.elastic.jobsets import consecutive_sets, set_statistics
 from simcore.studies.elastic.report import OURS, claims
+from simcore.studies.elastic.rules import FIGURES
 from simcore.studies.elastic.site import pool_levels
 from simcore.studies.elastic.study import SUMMARISED
 from simcore.workloads.files import read_provenance, read_workload, write_workload

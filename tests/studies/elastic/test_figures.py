@@ -8,7 +8,8 @@ import pytest
 
 from simcore.reporting.style import PALETTE, plt
 from simcore.studies.elastic.env import example_job_set
-from simcore.studies.elastic.figures import FIGURES, busy_cores, draw_figures, run_styles, running_utilisation
+from simcore.studies.elastic.figures import busy_cores, draw_figures, run_styles, running_utilisation
+from simcore.studies.elastic.rules import FIGURES
 from simcore.studies.elastic.study import RunSettings, run_jobset
 
 JOBSET = "simcore example"

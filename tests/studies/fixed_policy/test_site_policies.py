@@ -30,7 +30,7 @@ POLICIES = {
         ({"A": {"order": "FCFS"}, "B": {"order": "NOPE"}}, "fixed_policy.site_policies.B.order: 'NOPE' is not"),
         (
             {"A": {"order": "FCFS"}, "B": {"order": "FCFS", "reservations": 2, "backfill": "SPF"}},
-            "fixed_policy.site_policies.B: reservations: a depth of 2 or more backfills in the queue order",
+            "fixed_policy.site_policies.B: reservations 2: a depth of 2 or more backfills in the queue order",
         ),
         (
             {"A": {"order": "FCFS"}, "B": {"order": "FCFS", "reservations": -1}},

@@ -278,7 +278,7 @@ def test_a_trace_without_a_week_of_enough_jobs_gets_a_panel_saying_so(tmp_path):
     runs.assign(trace="tiny").to_parquet(paths["runs.parquet"])
     weekly.assign(trace="tiny").to_parquet(paths["weekly.parquet"])
     policies = json.dumps(POLICIES)
-    outputs = {name: str(tmp_path / name) for name in ("summary.parquet", "best.csv", "report.md", "rows.csv", "f.png")}
+    outputs = {name: str(tmp_path / name) for name in ("summary.parquet", "best.csv", "report.md", "f.png")}
     arguments = [
         "recorded-schedule-tables",
         "--runs",
@@ -287,7 +287,7 @@ def test_a_trace_without_a_week_of_enough_jobs_gets_a_panel_saying_so(tmp_path):
         str(paths["weekly.parquet"]),
     ]
     arguments += ["--policies", policies, "--summary", outputs["summary.parquet"], "--table-csv", outputs["best.csv"]]
-    arguments += ["--section", outputs["report.md"], "--rows", outputs["rows.csv"], "--figure", outputs["f.png"]]
+    arguments += ["--section", outputs["report.md"], "--figure", outputs["f.png"]]
     assert main(arguments) == 0
     assert Path(outputs["f.png"]).stat().st_size > 0
     assert pd.read_csv(outputs["best.csv"])["verdict"].tolist() == ["few jobs"]

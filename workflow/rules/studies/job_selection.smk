@@ -67,7 +67,12 @@ rule rl_baselines_tables:
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
 
 
-# The study alone: `snakemake --cores N rl_baselines`.
-rule rl_baselines:
+# The study alone: `snakemake --cores N job_selection` (`rl_baselines`, its earlier name, too).
+rule job_selection:
     input:
         lambda wildcards: study_targets("job_selection"),
+
+
+rule rl_baselines:
+    input:
+        rules.job_selection.input,

@@ -10,6 +10,7 @@ register_study(
     category="Recorded schedules (how believable each site's simulation is)",
     outputs=recorded_schedule_rules.outputs,
     site_logs=True,
+    reproduction=False,  # no paper: its section has no published values to compare
 )
 
 
@@ -64,7 +65,6 @@ rule recorded_schedule_tables:
             category=report_category("recorded_schedule"),
             labels={"result": "report section: recorded against simulated schedules"},
         ),
-        rows="{root}/recorded_schedule/reproduction.csv",
         figure=[
             report(
                 "{root}/plots/recorded_schedule.png",
@@ -92,7 +92,7 @@ rule recorded_schedule_tables:
     shell:
         "simcore recorded-schedule-tables --runs {input.runs} --weekly {input.weekly} "
         "--policies {params.policies:q} --summary {output.summary} --table-csv {output.table_csv} "
-        "--section {output.section} --rows {output.rows} --figure {output.figure} > {log} 2>&1"
+        "--section {output.section} --figure {output.figure} > {log} 2>&1"
 
 
 # The study alone: `snakemake --cores N recorded_schedule`.
