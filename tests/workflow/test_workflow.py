@@ -7,6 +7,7 @@ through the tests' trace directory (conftest.PWA) and never touches the network.
 import copy
 import gzip
 import hashlib
+import importlib
 import os
 import re
 import resource
@@ -533,6 +534,10 @@ def test_the_report_opens_in_a_browser_on_its_start_page_and_a_figure(tiny_run, 
     assert colours(shown) > colours(graph)
 
 
+# A study's figures through common.smk's helpers: their captions are <study>_<figure>.rst
+FIGURE_HELPER = re.compile(r'figure_outputs?\(\s*"(\w+)",\s*"[^"]*",\s*\w+_rules\.(\w+)(?:,\s*"(\w+)")?')
+
+
 def test_every_report_entry_has_a_caption():
     captions = []
     for rules in sorted((REPO / "workflow" / "rules").rglob("*.smk")):
@@ -542,9 +547,13 @@ def test_every_report_entry_has_a_caption():
             while depth:
                 depth += {"(": 1, ")": -1}.get(text[end], 0)
                 end += 1
-            caption = re.search(r'caption="(?:\.\./)+report/([\w.]+\.rst)"', text[start:end])
+            caption = re.search(r'caption=f?"(?:\.\./)+report/([\w.{}]+\.rst)"', text[start:end])
             assert caption, f"{rules.name}: report({text[start:end][:60]}...) has no caption"
-            captions.append(caption.group(1))
+            if "{" not in caption.group(1):  # the helpers' own: counted at their calls below
+                captions.append(caption.group(1))
+        for study, mapping, name in FIGURE_HELPER.findall(text):
+            labels = getattr(importlib.import_module(f"simcore.studies.{study}.rules"), mapping)
+            captions += [f"{study}_{figure}.rst" for figure in ([name] if name else labels)]
     assert len(captions) >= 20
     shipped = {path.name for path in (REPO / "workflow" / "report").glob("*.rst")}
     assert set(captions) == shipped  # every caption exists, and every caption file is used

@@ -64,6 +64,28 @@ def report_category(name):
     return category
 
 
+def figure_output(study, folder, labels, name, per_trace=True):
+    """A study's figure `name` as a rule's output: its PNG flagged for the HTML report (caption
+    workflow/report/<study>_<name>.rst, its label from `labels`, the study's rules' map, under
+    its trace or "All traces"), then its PDF."""
+    stem = f"{folder}/{{trace}}.{name}" if per_trace else f"{folder}/{name}"
+    png = report(
+        f"{stem}.png",
+        caption=f"../../report/{study}_{name}.rst",
+        category=report_category(study),
+        subcategory="{trace}" if per_trace else ALL_TRACES,
+        labels={"result": labels[name]},
+    )
+    return [png, f"{stem}.pdf"]
+
+
+def figure_outputs(study, folder, labels, per_trace=True):
+    """The figures of `labels` ({name: label}, a study's rules' map): every PNG
+    (figure_output), then every PDF."""
+    pairs = [figure_output(study, folder, labels, name, per_trace) for name in labels]
+    return [png for png, _ in pairs] + [pdf for _, pdf in pairs]
+
+
 def _alternatives(names):
     """A regular expression matching exactly the names (none: nothing at all)."""
     if not names:

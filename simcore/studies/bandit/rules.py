@@ -8,8 +8,13 @@ import json
 from simcore.campaign.studies import figure_files
 from simcore.studies.bandit.learners import LEARNERS
 
-# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
-FIGURES = ("strategies", "regret", "choices")
+# The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
+# that planning needs no matplotlib
+FIGURES = {
+    "strategies": "strategies against EASY-FCFS (figure)",
+    "regret": "regret against the best fixed order (figure)",
+    "choices": "orders chosen over time (figure)",
+}
 # The names the configuration's `learners` registry (x-registry in the schema) takes from the code
 REGISTRIES = {"learners": tuple(LEARNERS)}
 

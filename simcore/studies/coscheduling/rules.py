@@ -7,8 +7,16 @@ import json
 
 from simcore.campaign.studies import figure_files
 
-# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
-FIGURES = ("ratios_e1", "ratios_e2", "utilisation", "slowdown", "weights", "actions")
+# The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
+# that planning needs no matplotlib
+FIGURES = {
+    "ratios_e1": "E1 ratios to SPACE against load (figure)",
+    "ratios_e2": "E2 ratios to SPACE against load (figure)",
+    "utilisation": "utilisation of allocated capacity (figure)",
+    "slowdown": "ECDF of the sharing slowdown (figure)",
+    "weights": "ASAX expert weights over rounds (figure)",
+    "actions": "quota levels chosen by ASAX (figure)",
+}
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

@@ -7,8 +7,14 @@ import json
 
 from simcore.campaign.studies import figure_files
 
-# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
-FIGURES = ("responsiveness", "pool", "utilisation", "fairness")
+# The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
+# that planning needs no matplotlib
+FIGURES = {
+    "responsiveness": "inverse CDF of the responsiveness W per type (figure)",
+    "pool": "pool size over time (figure)",
+    "utilisation": "utilisation U(T) over time (figure)",
+    "fairness": "fairness over time against NAT (figure)",
+}
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

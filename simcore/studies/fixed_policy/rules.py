@@ -8,8 +8,12 @@ import json
 from simcore.campaign.studies import figure_files
 from simcore.engine.policies import check_policies
 
-# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
-FIGURES = ("cumulative_wait", "bsld")
+# The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
+# that planning needs no matplotlib
+FIGURES = {
+    "cumulative_wait": "cumulative waiting time against EASY-FCFS (figure)",
+    "bsld": "AVEbsld per queue order (figure)",
+}
 
 
 def site_policies(chosen: dict) -> dict:

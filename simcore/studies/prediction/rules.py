@@ -6,9 +6,13 @@ from __future__ import annotations
 from simcore.campaign.settings import variant_chunks
 from simcore.campaign.studies import figure_files
 
-# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
-TRACE_FIGURES = ("ecdf_errors", "ecdf_values")
-FIGURES = ("correlations",)
+# The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
+# that planning needs no matplotlib
+TRACE_FIGURES = {
+    "ecdf_errors": "ECDF of prediction errors (Figure 4)",
+    "ecdf_values": "ECDF of predicted values (Figure 5)",
+}
+FIGURES = {"correlations": "triples' AVEbsld between traces (Figure 3)"}
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

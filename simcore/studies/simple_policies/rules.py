@@ -6,9 +6,14 @@ from __future__ import annotations
 from simcore.campaign.settings import variant_chunks
 from simcore.campaign.studies import figure_files
 
-# The study's figures (its figures.py draws them), named here so that planning needs no matplotlib
-TRACE_FIGURES = ("objectives",)
-FIGURES = ("delayed", "categories", "backfilled")
+# The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
+# that planning needs no matplotlib
+TRACE_FIGURES = {"objectives": "cumulative weekly means of three objectives (Figure 4.1)"}
+FIGURES = {
+    "delayed": "processors of the most delayed jobs (Figure 4.2)",
+    "categories": "jobs per slowdown category (Figure 4.3)",
+    "backfilled": "backfilled jobs per variant (Figure 4.4)",
+}
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

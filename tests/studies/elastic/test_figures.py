@@ -64,7 +64,7 @@ def drawn_runs(axis) -> list[str]:
 
 def test_the_four_figures_with_labelled_axes_and_their_lines(frames):
     figures = drawn(*frames)
-    assert tuple(figures) == FIGURES
+    assert tuple(figures) == tuple(FIGURES)
     for figure in figures.values():
         assert any(axis.get_xlabel() for axis in figure.axes)
         assert all(axis.get_ylabel() for axis in figure.axes if axis.get_subplotspec().is_first_col())
@@ -139,5 +139,5 @@ def test_runs_with_identical_schedules_are_one_line_and_one_panel(frames):
 
 def test_an_absent_job_set_draws_empty_figures(frames):
     figures = drawn(*frames, jobset="no such set")
-    assert tuple(figures) == FIGURES
+    assert tuple(figures) == tuple(FIGURES)
     assert all(not axis.get_lines() for name in ("responsiveness", "utilisation") for axis in figures[name].axes)

@@ -84,36 +84,11 @@ rule plot_learners:
         regret_curves="{root}/summary/{trace}.bandit.regret_curves.parquet",
         shares="{root}/summary/{trace}.bandit.shares.parquet",
     output:
-        strategies=[
-            report(
-                "{root}/plots/{trace}.strategies.png",
-                caption="../../report/bandit_strategies.rst",
-                category=report_category("bandit"),
-                subcategory="{trace}",
-                labels={"result": "strategies against EASY-FCFS (figure)"},
-            ),
-            "{root}/plots/{trace}.strategies.pdf",
-        ],
-        regret=[
-            report(
-                "{root}/plots/{trace}.regret.png",
-                caption="../../report/bandit_regret.rst",
-                category=report_category("bandit"),
-                subcategory="{trace}",
-                labels={"result": "regret against the best fixed order (figure)"},
-            ),
-            "{root}/plots/{trace}.regret.pdf",
-        ],
-        choices=[
-            report(
-                "{root}/plots/{trace}.choices.png",
-                caption="../../report/bandit_choices.rst",
-                category=report_category("bandit"),
-                subcategory="{trace}",
-                labels={"result": "orders chosen over time (figure)"},
-            ),
-            "{root}/plots/{trace}.choices.pdf",
-        ],
+        strategies=figure_output(
+            "bandit", "{root}/plots", bandit_rules.FIGURES, "strategies"
+        ),
+        regret=figure_output("bandit", "{root}/plots", bandit_rules.FIGURES, "regret"),
+        choices=figure_output("bandit", "{root}/plots", bandit_rules.FIGURES, "choices"),
     log:
         "{root}/logs/plot_learners/{trace}.log",
     benchmark:

@@ -150,51 +150,8 @@ rule plot_coscheduling:
         tables="{root}/coscheduling/tables/summary.csv",
         weights="{root}/coscheduling/weights/{trace}.parquet",
     output:
-        report(
-            "{root}/coscheduling/plots/{trace}.ratios_e1.png",
-            caption="../../report/coscheduling_ratios_e1.rst",
-            category=report_category("coscheduling"),
-            subcategory="{trace}",
-            labels={"result": "E1 ratios to SPACE against load (figure)"},
-        ),
-        report(
-            "{root}/coscheduling/plots/{trace}.ratios_e2.png",
-            caption="../../report/coscheduling_ratios_e2.rst",
-            category=report_category("coscheduling"),
-            subcategory="{trace}",
-            labels={"result": "E2 ratios to SPACE against load (figure)"},
-        ),
-        report(
-            "{root}/coscheduling/plots/{trace}.utilisation.png",
-            caption="../../report/coscheduling_utilisation.rst",
-            category=report_category("coscheduling"),
-            subcategory="{trace}",
-            labels={"result": "utilisation of allocated capacity (figure)"},
-        ),
-        report(
-            "{root}/coscheduling/plots/{trace}.slowdown.png",
-            caption="../../report/coscheduling_slowdown.rst",
-            category=report_category("coscheduling"),
-            subcategory="{trace}",
-            labels={"result": "ECDF of the sharing slowdown (figure)"},
-        ),
-        report(
-            "{root}/coscheduling/plots/{trace}.weights.png",
-            caption="../../report/coscheduling_weights.rst",
-            category=report_category("coscheduling"),
-            subcategory="{trace}",
-            labels={"result": "ASAX expert weights over rounds (figure)"},
-        ),
-        report(
-            "{root}/coscheduling/plots/{trace}.actions.png",
-            caption="../../report/coscheduling_actions.rst",
-            category=report_category("coscheduling"),
-            subcategory="{trace}",
-            labels={"result": "quota levels chosen by ASAX (figure)"},
-        ),
-        expand(
-            "{{root}}/coscheduling/plots/{{trace}}.{figure}.pdf",
-            figure=coscheduling_rules.FIGURES,
+        figure_outputs(
+            "coscheduling", "{root}/coscheduling/plots", coscheduling_rules.FIGURES
         ),
     log:
         "{root}/logs/plot_coscheduling/{trace}.log",

@@ -88,38 +88,7 @@ rule plot_elastic:
             f"{elastic_rules.job_sets(settings(wildcards.root)['elastic'], wildcards.trace)[0]}.parquet"
         ),
     output:
-        report(
-            "{root}/elastic/plots/{trace}.responsiveness.png",
-            caption="../../report/elastic_responsiveness.rst",
-            category=report_category("elastic"),
-            subcategory="{trace}",
-            labels={"result": "inverse CDF of the responsiveness W per type (figure)"},
-        ),
-        report(
-            "{root}/elastic/plots/{trace}.pool.png",
-            caption="../../report/elastic_pool.rst",
-            category=report_category("elastic"),
-            subcategory="{trace}",
-            labels={"result": "pool size over time (figure)"},
-        ),
-        report(
-            "{root}/elastic/plots/{trace}.utilisation.png",
-            caption="../../report/elastic_utilisation.rst",
-            category=report_category("elastic"),
-            subcategory="{trace}",
-            labels={"result": "utilisation U(T) over time (figure)"},
-        ),
-        report(
-            "{root}/elastic/plots/{trace}.fairness.png",
-            caption="../../report/elastic_fairness.rst",
-            category=report_category("elastic"),
-            subcategory="{trace}",
-            labels={"result": "fairness over time against NAT (figure)"},
-        ),
-        expand(
-            "{{root}}/elastic/plots/{{trace}}.{figure}.pdf",
-            figure=elastic_rules.FIGURES,
-        ),
+        figure_outputs("elastic", "{root}/elastic/plots", elastic_rules.FIGURES),
     log:
         "{root}/logs/plot_elastic/{trace}.log",
     benchmark:

@@ -98,28 +98,15 @@ rule plot_fixed_policies:
         summary="{root}/summary/{trace}.runs.parquet",
         curves="{root}/summary/{trace}.curves.parquet",
     output:
-        cumulative_wait=[
-            report(
-                "{root}/plots/{trace}.cumulative_wait.png",
-                caption="../../report/fixed_policy_cumulative_wait.rst",
-                category=report_category("fixed_policy"),
-                subcategory="{trace}",
-                labels={
-                    "result": "cumulative waiting time against EASY-FCFS (figure)"
-                },
-            ),
-            "{root}/plots/{trace}.cumulative_wait.pdf",
-        ],
-        bsld=[
-            report(
-                "{root}/plots/{trace}.bsld.png",
-                caption="../../report/fixed_policy_bsld.rst",
-                category=report_category("fixed_policy"),
-                subcategory="{trace}",
-                labels={"result": "AVEbsld per queue order (figure)"},
-            ),
-            "{root}/plots/{trace}.bsld.pdf",
-        ],
+        cumulative_wait=figure_output(
+            "fixed_policy",
+            "{root}/plots",
+            fixed_policy_rules.FIGURES,
+            "cumulative_wait",
+        ),
+        bsld=figure_output(
+            "fixed_policy", "{root}/plots", fixed_policy_rules.FIGURES, "bsld"
+        ),
     log:
         "{root}/logs/plot/{trace}.log",
     benchmark:

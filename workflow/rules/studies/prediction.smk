@@ -184,26 +184,18 @@ rule plot_predictions:
         ),
         selection="{root}/prediction/selection.csv",
     output:
-        errors=[
-            report(
-                "{root}/prediction/plots/{trace}.ecdf_errors.png",
-                caption="../../report/prediction_ecdf_errors.rst",
-                category=report_category("prediction"),
-                subcategory="{trace}",
-                labels={"result": "ECDF of prediction errors (Figure 4)"},
-            ),
-            "{root}/prediction/plots/{trace}.ecdf_errors.pdf",
-        ],
-        values=[
-            report(
-                "{root}/prediction/plots/{trace}.ecdf_values.png",
-                caption="../../report/prediction_ecdf_values.rst",
-                category=report_category("prediction"),
-                subcategory="{trace}",
-                labels={"result": "ECDF of predicted values (Figure 5)"},
-            ),
-            "{root}/prediction/plots/{trace}.ecdf_values.pdf",
-        ],
+        errors=figure_output(
+            "prediction",
+            "{root}/prediction/plots",
+            prediction_rules.TRACE_FIGURES,
+            "ecdf_errors",
+        ),
+        values=figure_output(
+            "prediction",
+            "{root}/prediction/plots",
+            prediction_rules.TRACE_FIGURES,
+            "ecdf_values",
+        ),
     log:
         "{root}/logs/plot_predictions/{trace}.log",
     benchmark:
@@ -221,14 +213,12 @@ rule plot_correlations:
     input:
         "{root}/prediction/grid.parquet",
     output:
-        report(
-            "{root}/prediction/plots/correlations.png",
-            caption="../../report/prediction_correlations.rst",
-            category=report_category("prediction"),
-            subcategory=ALL_TRACES,
-            labels={"result": "triples' AVEbsld between traces (Figure 3)"},
+        figure_outputs(
+            "prediction",
+            "{root}/prediction/plots",
+            prediction_rules.FIGURES,
+            per_trace=False,
         ),
-        "{root}/prediction/plots/correlations.pdf",
     log:
         "{root}/logs/plot_correlations.log",
     benchmark:

@@ -107,16 +107,11 @@ rule simple_trace_plot:
         curves="{root}/simple_policies/tables/curves.parquet",
         summary="{root}/simple_policies/tables/summary.csv",  # its variant counts
     output:
-        report(
-            "{root}/simple_policies/plots/{trace}.objectives.png",
-            caption="../../report/simple_policies_objectives.rst",
-            category=report_category("simple_policies"),
-            subcategory="{trace}",
-            labels={
-                "result": "cumulative weekly means of three objectives (Figure 4.1)"
-            },
+        figure_outputs(
+            "simple_policies",
+            "{root}/simple_policies/plots",
+            simple_policies_rules.TRACE_FIGURES,
         ),
-        "{root}/simple_policies/plots/{trace}.objectives.pdf",
     log:
         "{root}/logs/simple_plots/{trace}.log",
     benchmark:
@@ -139,32 +134,11 @@ rule simple_summary_plots:
         "{root}/simple_policies/tables/summary.csv",
         "{root}/simple_policies/tables/runs.parquet",
     output:
-        report(
-            "{root}/simple_policies/plots/delayed.png",
-            caption="../../report/simple_policies_delayed.rst",
-            category=report_category("simple_policies"),
-            subcategory=ALL_TRACES,
-            labels={"result": "processors of the most delayed jobs (Figure 4.2)"},
-        ),
-        report(
-            "{root}/simple_policies/plots/categories.png",
-            caption="../../report/simple_policies_categories.rst",
-            category=report_category("simple_policies"),
-            subcategory=ALL_TRACES,
-            labels={"result": "jobs per slowdown category (Figure 4.3)"},
-        ),
-        report(
-            "{root}/simple_policies/plots/backfilled.png",
-            caption="../../report/simple_policies_backfilled.rst",
-            category=report_category("simple_policies"),
-            subcategory=ALL_TRACES,
-            labels={"result": "backfilled jobs per variant (Figure 4.4)"},
-        ),
-        multiext(
-            "{root}/simple_policies/plots/",
-            "delayed.pdf",
-            "categories.pdf",
-            "backfilled.pdf",
+        figure_outputs(
+            "simple_policies",
+            "{root}/simple_policies/plots",
+            simple_policies_rules.FIGURES,
+            per_trace=False,
         ),
     log:
         "{root}/logs/simple_plots/summary.log",
