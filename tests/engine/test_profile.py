@@ -67,7 +67,10 @@ def probe(tmp_path_factory):
         "from setuptools import setup; from Cython.Build import cythonize; "
         f"setup(ext_modules=cythonize(['profile_probe.pyx'], include_path=[{str(REPO)!r}], quiet=True))"
     )
-    subprocess.run([sys.executable, "-c", setup, "build_ext", "--inplace"], cwd=build, check=True, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-c", setup, "build_ext", "--inplace"], cwd=build, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-3000:]  # Cython and setuptools are in the [test] extra
     sys.path.insert(0, str(build))
     try:
         import profile_probe
