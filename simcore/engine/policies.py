@@ -184,9 +184,10 @@ class Policy:
 
     def describe(self) -> str:
         """A phrase: order, threshold, backfill, depth, multifactor weights."""
-        parts = [str(self.multifactor) if self.order == "MULTIFACTOR" else self.order]
         if self.function is not None:
-            parts[0] = f"FUNCTION {self.function}"
+            parts = [f"FUNCTION {self.function}"]
+        else:
+            parts = [str(self.multifactor) if self.order == "MULTIFACTOR" else self.order]
         if self.threshold is not None:
             parts.append(f"threshold {self.threshold:g} s")
         if self.backfill != "queue":
