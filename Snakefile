@@ -65,15 +65,15 @@ onsuccess:
 # once, for the run asked for (announce in common.smk). Each study has its own target too.
 rule all:
     input:
-        lambda wildcards: run_outputs("campaign") + run_outputs("artifact"),
+        run_targets("campaign", "artifact"),
 
 
 rule demo:
     input:
-        lambda wildcards: run_outputs("demo"),
+        run_targets("demo"),
 
 
 # The bandit paper's Tables 2 and 3 in its artifact's configuration (`bandit_artifact`).
 rule bandit_artifact:
     input:
-        lambda wildcards: run_outputs("artifact"),
+        run_targets("artifact"),

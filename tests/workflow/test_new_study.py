@@ -60,7 +60,7 @@ rule throwaway_section:
 
 rule throwaway:
     input:
-        lambda wildcards: study_targets("throwaway"),
+        study_targets("throwaway"),
 """
 SCHEMA_SECTION = {
     "type": "object",

@@ -1,6 +1,7 @@
 # Shared by all the rules: the registry the studies join (workflow/rules/studies/*.smk), each
 # run's settings (simcore.campaign.settings, where the logic and its tests are) and the file
 # layout of the traces and variants.
+import os
 import re
 import sys
 from pathlib import Path
@@ -137,17 +138,30 @@ def run_outputs(run):
     return CAMPAIGN.outputs(run) + CAMPAIGN.cost_outputs(run)
 
 
+def run_targets(*runs):
+    """An input function: every file of the runs (run_outputs), asked for when the DAG is planned."""
+
+    def run_files(wildcards):
+        return [file for run in runs for file in run_outputs(run)]
+
+    return run_files
+
+
 def study_targets(*studies):
-    """The campaign's files of the named studies (a study's own target)."""
-    root = RUN_ROOTS["campaign"]
-    announce(root)
-    PLANNED.append(root)
-    return [
-        file
-        for study in studies
-        if CAMPAIGN.active(root, study)
-        for file in STUDIES[study].outputs(root, settings(root))
-    ]
+    """An input function: the campaign's files of the named studies (a study's own target)."""
+
+    def study_files(wildcards):
+        root = RUN_ROOTS["campaign"]
+        announce(root)
+        PLANNED.append(root)
+        return [
+            file
+            for study in studies
+            if CAMPAIGN.active(root, study)
+            for file in STUDIES[study].outputs(root, settings(root))
+        ]
+
+    return study_files
 
 
 def summarize():
@@ -158,8 +172,12 @@ def summarize():
             logger.info(summary)
 
 
-def resample_arguments(chosen):
-    """`simcore resample` options from a study's settings (variants, resample)."""
+def resample_options(wildcards):
+    """`simcore resample` options from the settings (variants, resample) of the job's run, or of
+    its study when it resamples its own trace."""
+    chosen = settings(wildcards.root)
+    if wildcards.get("study"):
+        chosen = chosen[wildcards.study]
     weeks = chosen["resample"].get("weeks")
     return (
         f"--variants {chosen['variants']} --base-seed {config['base_seed']} "
@@ -173,6 +191,16 @@ def local_trace(trace):
     return CAMPAIGN.local_traces[trace]
 
 
+def sacct_dump(wildcards):
+    """The sacct dump a local trace is converted from."""
+    return local_trace(wildcards.trace)["path"]
+
+
+def sacct_options(wildcards):
+    """`simcore import-sacct` options of a local trace (simcore.campaign.local_traces.import_options)."""
+    return local_logs.import_options(local_trace(wildcards.trace)["sacct"])
+
+
 def log_file(trace):
     """The SWF log a trace is filtered from (simcore.campaign.local_traces.log_file)."""
     return local_logs.log_file(
@@ -180,12 +208,19 @@ def log_file(trace):
     )
 
 
-def filter_arguments(trace, section):
-    """`simcore filter` options of a trace under `section`'s filter and machine sizes
-    (simcore.campaign.local_traces.filter_options)."""
+def filter_options(wildcards):
+    """`simcore filter` options of a trace under the campaign's filter and machine sizes, or its
+    study's (simcore.campaign.local_traces.filter_options)."""
+    section = config[wildcards.study] if wildcards.get("study") else config
+    trace = wildcards.trace
     return local_logs.filter_options(
         trace, section, CAMPAIGN.local_traces if trace in LOCAL_TRACES else {}
     )
+
+
+def model_parameters(wildcards):
+    """A model workload's parameters (`models`), the Lublin model unless another is named."""
+    return {"model": "lublin"} | MODELS[wildcards.trace]
 
 
 def study_workload(study, trace):
@@ -210,6 +245,213 @@ def sweep_outputs(kind, study="fixed_policy"):
     return outputs
 
 
-def table_configuration(root):
+def table_configuration(wildcards):
     """How the fixed-policy and bandit tables label their reproduction rows."""
-    return "artifact" if run_of(root) == "artifact" else "default"
+    return "artifact" if run_of(wildcards.root) == "artifact" else "default"
+
+
+def of_root(function, *args):
+    """A params or input function: function(root, *args) of the job's run root."""
+
+    def of_run(wildcards):
+        return function(wildcards.root, *args)
+
+    of_run.__name__ = function.__name__
+    return of_run
+
+
+def every_output(wildcards):
+    """Every file of the job's run (CAMPAIGN.outputs)."""
+    return CAMPAIGN.outputs(run_of(wildcards.root))
+
+
+def trace_preparation_option(wildcards):
+    """Where the cost table of a run other than the campaign finds the traces' preparation,
+    which the campaign's benchmarks hold."""
+    if wildcards.root == RUN_ROOTS["campaign"]:
+        return ""
+    return f"--trace-preparation {RUN_ROOTS['campaign']}/benchmarks"
+
+
+# Named input and params functions: a rule asks for the settings of its job's run (the
+# wildcard root) or for a study's files through these, the logic being in the library
+# (each study's rules.py, simcore.campaign), so a rule holds no lambda.
+
+
+def setting(*keys):
+    """A params function: the run's setting at `keys` (a list is written space-separated)."""
+
+    def value(wildcards):
+        found = settings(wildcards.root)
+        for key in keys:
+            found = found[key]
+        return found
+
+    value.__name__ = "setting_" + "_".join(keys)
+    return value
+
+
+def setting_option(flag, *keys):
+    """A params function: `flag value` when the run's setting at `keys` is given and set, else
+    nothing."""
+    section = setting(*keys[:-1])
+
+    def option(wildcards):
+        given = section(wildcards).get(keys[-1])
+        return f"{flag} {given}" if given else ""
+
+    return option
+
+
+def input_option(flag, name):
+    """A params function: `flag file` when the rule's input `name` is there, else nothing."""
+
+    def option(wildcards, input):
+        given = getattr(input, name)
+        return f"{flag} {given}" if given else ""
+
+    return option
+
+
+def _folder(files, name):
+    """The folder of `files`' entry `name` (a position or a name; a list: its first file)."""
+    found = getattr(files, name) if isinstance(name, str) else files[name]
+    return os.path.dirname(found if isinstance(found, str) else found[0])
+
+
+def input_folder(name=0):
+    """A params function: the folder of the rule's input `name`, which the command reads."""
+
+    def folder(wildcards, input):
+        return _folder(input, name)
+
+    return folder
+
+
+def output_folder(name=0):
+    """A params function: the folder of the rule's output `name`, where the command writes."""
+
+    def folder(wildcards, output):
+        return _folder(output, name)
+
+    return folder
+
+
+def run_files(function, *args):
+    """An input function: function(*args, root, chosen), a study's files under the job's run
+    (its root and settings)."""
+
+    def files(wildcards):
+        return function(*args, wildcards.root, settings(wildcards.root))
+
+    files.__name__ = function.__name__
+    return files
+
+
+def trace_files(function, *args):
+    """An input function: function(*args, root, chosen, trace), a study's files of one trace."""
+
+    def files(wildcards):
+        return function(
+            *args, wildcards.root, settings(wildcards.root), wildcards.trace
+        )
+
+    files.__name__ = function.__name__
+    return files
+
+
+def run_setting(function, *args):
+    """A params or input function: function(*args, chosen), drawn from the job's run settings."""
+
+    def options(wildcards):
+        return function(*args, settings(wildcards.root))
+
+    options.__name__ = function.__name__
+    return options
+
+
+def trace_setting(function, *args):
+    """A params function: function(*args, chosen, trace), drawn from the run settings for one trace."""
+
+    def options(wildcards):
+        return function(*args, settings(wildcards.root), wildcards.trace)
+
+    options.__name__ = function.__name__
+    return options
+
+
+def chunk_setting(function):
+    """A params function: function(chosen, chunk), drawn from the run settings for the job's chunk."""
+
+    def options(wildcards):
+        return function(settings(wildcards.root), int(wildcards.chunk))
+
+    options.__name__ = function.__name__
+    return options
+
+
+def run_traces(template, study=None):
+    """An input function: `template` for each trace of the run (of `study`, given one)."""
+
+    def files(wildcards):
+        chosen = settings(wildcards.root)
+        traces = (chosen[study] if study else chosen)["traces"]
+        return expand(template, root=wildcards.root, trace=traces)
+
+    return files
+
+
+def study_input(study):
+    """An input function: the trace of a study (None: the job's `study`), with the study's own
+    filter (study_workload)."""
+
+    def workload(wildcards):
+        return study_workload(
+            wildcards.study if study is None else study, wildcards.trace
+        )
+
+    return workload
+
+
+def study_workloads(study):
+    """An input function: the study's traces (study_workload), each with the study's filter."""
+
+    def workloads(wildcards):
+        return [
+            study_workload(study, trace)
+            for trace in settings(wildcards.root)[study]["traces"]
+        ]
+
+    return workloads
+
+
+def log_input(wildcards):
+    """The SWF log a trace's job filters (log_file)."""
+    return log_file(wildcards.trace)
+
+
+def variant_range(study="fixed_policy"):
+    """A params function: the job's variants `first:stop` (its chunk of the study's variants)."""
+
+    def select(wildcards):
+        return "{}:{}".format(*chunks(wildcards.root, study)[int(wildcards.chunk)])
+
+    return select
+
+
+def memory_per_input(factor, at_least):
+    """A resources function: `factor` MB per MB of input (at least `at_least`), more at each retry."""
+
+    def mem_mb(wildcards, input, attempt):
+        return max(at_least, round(factor * input.size_mb)) * attempt
+
+    return mem_mb
+
+
+def memory_per_attempt(megabytes):
+    """A resources function: `megabytes` more memory at each retry."""
+
+    def mem_mb(wildcards, attempt):
+        return megabytes * attempt
+
+    return mem_mb

@@ -4,13 +4,9 @@
 
 rule report:
     input:
-        workloads=lambda wildcards: expand(
-            layout.TRACE, trace=settings(wildcards.root)["traces"]
-        ),
-        sections=lambda wildcards: CAMPAIGN.report_parts(wildcards.root, "report.md"),
-        section_rows=lambda wildcards: CAMPAIGN.report_parts(
-            wildcards.root, "reproduction.csv"
-        ),
+        workloads=run_traces(layout.TRACE),
+        sections=of_root(CAMPAIGN.report_parts, "report.md"),
+        section_rows=of_root(CAMPAIGN.report_parts, "reproduction.csv"),
     output:
         workloads_csv="{root}/tables/workloads.csv",
         workloads_md="{root}/tables/workloads.md",
@@ -41,7 +37,7 @@ rule report:
 # rather than asking for them, which would rerun every job. It has no benchmark itself.
 rule cost:
     input:
-        lambda wildcards: CAMPAIGN.outputs(run_of(wildcards.root)),
+        every_output,
     output:
         csv="{root}/cost.csv",
         md=report(
@@ -57,14 +53,10 @@ rule cost:
     resources:
         mem_mb=500,
     params:
-        traces=lambda wildcards: " ".join(CAMPAIGN.traces_used(wildcards.root)),
-        studies=lambda wildcards: " ".join(CAMPAIGN.report_sections(wildcards.root)),
-        other_traces=lambda wildcards: " ".join(CAMPAIGN.other_traces(wildcards.root)),
-        trace_preparation=lambda wildcards: (
-            ""
-            if wildcards.root == RUN_ROOTS["campaign"]
-            else f"--trace-preparation {RUN_ROOTS['campaign']}/benchmarks"
-        ),
+        traces=of_root(CAMPAIGN.traces_used),
+        studies=of_root(CAMPAIGN.report_sections),
+        other_traces=of_root(CAMPAIGN.other_traces),
+        trace_preparation=trace_preparation_option,
     shell:
         "simcore cost --benchmarks {wildcards.root}/benchmarks {params.trace_preparation} "
         "--traces {params.traces} --studies {params.studies} --other-traces {params.other_traces} "

@@ -20,9 +20,7 @@ rule fetch_trace:
         mem_mb=500,
     params:
         catalogue=CATALOGUE_PATH,
-        mirror=lambda wildcards: (
-            f"--mirror {config['pwa_mirror']}" if config.get("pwa_mirror") else ""
-        ),
+        mirror=f"--mirror {config['pwa_mirror']}" if config.get("pwa_mirror") else "",
     shell:
         "simcore fetch {wildcards.trace} --catalogue {params.catalogue} {params.mirror} "
         "--output {output} > {log} 2>&1"
@@ -30,7 +28,7 @@ rule fetch_trace:
 
 rule import_sacct_trace:
     input:
-        lambda wildcards: local_trace(wildcards.trace)["path"],
+        sacct_dump,
     output:
         layout.FETCHED_LOG,
     log:
@@ -44,16 +42,14 @@ rule import_sacct_trace:
     resources:
         mem_mb=1000,
     params:
-        options=lambda wildcards: local_logs.import_options(
-            local_trace(wildcards.trace)["sacct"]
-        ),
+        options=sacct_options,
     shell:
         "simcore import-sacct {input:q} {params.options} --output {output} > {log} 2>&1"
 
 
 rule filter_trace:
     input:
-        lambda wildcards: log_file(wildcards.trace),
+        log_input,
     output:
         layout.TRACE,
     log:
@@ -67,7 +63,7 @@ rule filter_trace:
     resources:
         mem_mb=2000,
     params:
-        arguments=lambda wildcards: filter_arguments(wildcards.trace, config),
+        arguments=filter_options,
     shell:
         "simcore filter {input:q} {params.arguments} --output {output} > {log} 2>&1"
 
@@ -86,7 +82,7 @@ rule model_trace:
     resources:
         mem_mb=1000,
     params:
-        model=lambda wildcards: {"model": "lublin"} | MODELS[wildcards.trace],
+        model=model_parameters,
     shell:
         "simcore model --model {params.model[model]} --jobs {params.model[jobs]} "
         "--machine-size {params.model[machine_size]} "
@@ -95,7 +91,7 @@ rule model_trace:
 
 rule study_trace:
     input:
-        lambda wildcards: log_file(wildcards.trace),
+        log_input,
     output:
         layout.study_trace(),
     log:
@@ -110,16 +106,14 @@ rule study_trace:
     resources:
         mem_mb=2000,
     params:
-        arguments=lambda wildcards: filter_arguments(
-            wildcards.trace, config[wildcards.study]
-        ),
+        arguments=filter_options,
     shell:
         "simcore filter {input:q} {params.arguments} --output {output} > {log} 2>&1"
 
 
 rule resample_study_trace:
     input:
-        lambda wildcards: study_workload(wildcards.study, wildcards.trace),
+        study_input(None),
     output:
         layout.study_variants(),
     log:
@@ -133,10 +127,8 @@ rule resample_study_trace:
     resources:
         # the variants are written one at a time: 100 as long as the log of CEA-Curie, the
         # largest, 0.35 GB
-        mem_mb=lambda wildcards, attempt: 1000 * attempt,
+        mem_mb=memory_per_attempt(1000),
     params:
-        arguments=lambda wildcards: resample_arguments(
-            settings(wildcards.root)[wildcards.study]
-        ),
+        arguments=resample_options,
     shell:
         "simcore resample {input} {params.arguments} --output {output} > {log} 2>&1"

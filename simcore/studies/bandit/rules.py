@@ -27,11 +27,26 @@ def outputs(root: str, chosen: dict) -> list[str]:
     ]
 
 
-def strategies_json(section: dict) -> str:
+def strategies_json(chosen: dict) -> str:
     """The `bandit` section's strategies as `simcore learn --strategies` reads them."""
-    return json.dumps(section["strategies"], sort_keys=True)
+    return json.dumps(chosen["bandit"]["strategies"], sort_keys=True)
 
 
-def base_json(section: dict) -> str:
+def base_json(chosen: dict) -> str:
     """The `bandit` section's base policy as `simcore learn --base` reads it."""
-    return json.dumps(section["base"], sort_keys=True)
+    return json.dumps(chosen["bandit"]["base"], sort_keys=True)
+
+
+def seed(chosen: dict) -> int:
+    """The learners' seed (0 unless the `bandit` section gives one)."""
+    return chosen["bandit"].get("seed", 0)
+
+
+def strategy_names(chosen: dict) -> list[str]:
+    """The strategies' names, in the config's order."""
+    return list(chosen["bandit"]["strategies"])
+
+
+def strategy_learners(chosen: dict) -> list[str]:
+    """Each strategy's learner, in the same order."""
+    return [spec["learner"] for spec in chosen["bandit"]["strategies"].values()]

@@ -38,8 +38,9 @@ def configurations_options(section: dict) -> str:
     )
 
 
-def run_options(section: dict, trace: str, base_seed: int) -> str:
+def run_options(base_seed: int, chosen: dict, trace: str) -> str:
     """`simcore coscheduling-run` options shared by E1 and E2 for one trace."""
+    section = chosen["coscheduling"]
     capacity = section["memory_capacity"].get(trace)
     profile = section["profiles"].get(trace)
     return " ".join(
@@ -53,9 +54,10 @@ def run_options(section: dict, trace: str, base_seed: int) -> str:
     )
 
 
-def queue_options(section: dict) -> str:
+def queue_options(chosen: dict) -> str:
     """`simcore coscheduling-paper-queue` options: the configurations, κ, seeds and walltimes, and the
     queue's own settings the config gives (the command's defaults are the paper's)."""
+    section = chosen["coscheduling"]
     queue = section["paper_queue"]
     given = {
         "--queue-configurations": f"'{json.dumps(queue['configurations'])}'" if "configurations" in queue else None,
@@ -72,16 +74,16 @@ def queue_options(section: dict) -> str:
     )
 
 
-def queue_file(root: str, section: dict, name: str) -> list[str]:
+def queue_file(name: str, root: str, chosen: dict) -> list[str]:
     """The paper queue's file `name` (E1.parquet, classes.parquet), when the study runs the
     queue (`paper_queue`)."""
-    return [f"{root}/coscheduling/runs/ASA_X-queue/{name}"] if section["paper_queue"] else []
+    return [f"{root}/coscheduling/runs/ASA_X-queue/{name}"] if chosen["coscheduling"]["paper_queue"] else []
 
 
-def runs(root: str, section: dict) -> list[str]:
+def runs(root: str, chosen: dict) -> list[str]:
     """Every trace's E1 and E2 runs, and the paper queue's."""
     return [
         f"{root}/coscheduling/runs/{trace}/{experiment}.parquet"
-        for trace in section["traces"]
+        for trace in chosen["coscheduling"]["traces"]
         for experiment in ("E1", "E2")
-    ] + queue_file(root, section, "E1.parquet")
+    ] + queue_file("E1.parquet", root, chosen)

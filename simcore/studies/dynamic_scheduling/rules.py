@@ -32,6 +32,12 @@ def learned_functions_input(root: str, chosen: dict) -> str | list:
     return f"{root}/learned_policies/functions.csv" if chosen["dynamic_scheduling"]["learned"] else []
 
 
+def sequences_limit(chosen: dict, trace: str) -> str:
+    """`--max-sequences N` when the settings cap the trace's sequences (`max_sequences`), else nothing."""
+    limit = chosen["dynamic_scheduling"]["max_sequences"].get(trace)
+    return "" if limit is None else f"--max-sequences {limit}"
+
+
 def without_skipped_learned_functions(chosen: dict) -> list[str]:
     """A run's settings (simcore.campaign.settings) where `only` skipped the learned-policies
     study, which fits the learned functions: the experiments then run their other policies

@@ -34,8 +34,9 @@ def job_sets(section: dict, trace: str) -> list[str]:
     return [str(k) for k in (chosen if isinstance(chosen, list) else range(1, chosen + 1))]
 
 
-def run_options(section: dict, trace: str, base_seed: int) -> str:
+def run_options(base_seed: int, chosen: dict, trace: str) -> str:
     """`simcore elastic-run` options of a trace's job sets."""
+    section = chosen["elastic"]
     profile = section["profiles"].get(trace)
     return " ".join(
         [
@@ -50,10 +51,16 @@ def run_options(section: dict, trace: str, base_seed: int) -> str:
     )
 
 
-def runs(root: str, section: dict) -> list[str]:
+def runs(root: str, chosen: dict) -> list[str]:
     """Every trace's job-set runs."""
+    section = chosen["elastic"]
     return [
         f"{root}/elastic/runs/{trace}/{jobset}.parquet"
         for trace in section["traces"]
         for jobset in job_sets(section, trace)
     ]
+
+
+def first_job_set(kind: str, root: str, chosen: dict, trace: str) -> str:
+    """A trace's first job set's file of one kind (series, pools), which its figures draw."""
+    return f"{root}/elastic/{kind}/{trace}/{job_sets(chosen['elastic'], trace)[0]}.parquet"

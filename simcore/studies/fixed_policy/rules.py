@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.settings import variant_chunks
 from simcore.campaign.studies import figure_files
 from simcore.engine.policies import check_policies
 
@@ -28,6 +29,36 @@ def site_policies(chosen: dict) -> dict:
 def site_policies_json(chosen: dict) -> str:
     """The site policies as `simcore sweep-site-policies --policies` takes them."""
     return json.dumps(site_policies(chosen))
+
+
+def site_policies_section(root: str, chosen: dict) -> str | list:
+    """The site policies' report section, which Table 2's section appends (none without them)."""
+    return f"{root}/fixed_policy/site_policies.md" if site_policies(chosen) else []
+
+
+def site_policy_sweeps(kind: str, root: str, chosen: dict) -> list[str]:
+    """The site-policy sweep's files of one kind (site_policies, fair_share), one per trace and chunk."""
+    return [
+        f"{root}/sweep/{trace}/{chunk}.{kind}.parquet"
+        for trace in chosen["traces"]
+        for chunk in range(len(variant_chunks(chosen, "fixed_policy")))
+    ]
+
+
+def thresholds(chosen: dict) -> list[str]:
+    """The sweep's starvation thresholds as `simcore sweep --thresholds` takes them (none: no threshold)."""
+    return ["none" if value is None else str(value) for value in chosen["fixed_policy"]["thresholds"]]
+
+
+def reproduction_threshold(chosen: dict) -> str:
+    """The threshold of the policies Table 2 compares (`reproduction.threshold`; none: no threshold)."""
+    threshold = chosen["reproduction"]["threshold"]
+    return "none" if threshold is None else str(threshold)
+
+
+def weeks_compared(chosen: dict) -> str | int:
+    """The weeks Table 2 averages: the resampled weeks, or the interior ones when not set."""
+    return chosen["resample"].get("weeks") or "interior"
 
 
 def outputs(root: str, chosen: dict) -> list[str]:

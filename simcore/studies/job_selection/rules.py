@@ -9,8 +9,9 @@ def outputs(root: str, chosen: dict) -> list[str]:
     return [f"{root}/job_selection/report.md"]
 
 
-def baselines_options(section: dict) -> str:
+def baselines_options(chosen: dict) -> str:
     """`simcore rl-baselines` options."""
+    section = chosen["job_selection"]
     heads = section["lookahead_heads"]
     return (
         f"--orders {' '.join(section['orders'])} --sequences {section['sequences']} "

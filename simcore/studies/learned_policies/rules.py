@@ -3,6 +3,8 @@ ask of the library: its files under a run's root and its jobs' tuple ranges."""
 
 from __future__ import annotations
 
+from simcore.campaign import layout
+
 
 def outputs(root: str, chosen: dict) -> list[str]:
     """The study's report section and its figure."""
@@ -14,3 +16,18 @@ def tuple_chunks(chosen: dict) -> list[tuple[int, int]]:
     section = chosen["learned_policies"]
     size = section["tuples_per_job"]
     return [(first, min(first + size, section["tuples"])) for first in range(0, section["tuples"], size)]
+
+
+def tuple_range(chosen: dict, chunk: int) -> str:
+    """A trial-scores job's tuples, `first:stop`."""
+    return "{}:{}".format(*tuple_chunks(chosen)[chunk])
+
+
+def score_files(root: str, chosen: dict) -> list[str]:
+    """The trial scores, one file per trial-scores job."""
+    return [f"{root}/learned_policies/scores/{chunk}.parquet" for chunk in range(len(tuple_chunks(chosen)))]
+
+
+def model_workload(chosen: dict) -> str:
+    """The model workload the trials run on (`learned_policies.model`)."""
+    return layout.TRACE.format(trace=chosen["learned_policies"]["model"])

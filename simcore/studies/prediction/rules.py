@@ -13,6 +13,8 @@ TRACE_FIGURES = {
     "ecdf_values": "ECDF of predicted values (Figure 5)",
 }
 FIGURES = {"correlations": "triples' AVEbsld between traces (Figure 3)"}
+# The settings listing each dimension of the whole-trace grid, each a `simcore predict-grid` option
+GRID_DIMENSIONS = ("learning_rates", "bases", "weightings", "corrections", "backfills")
 
 
 def outputs(root: str, chosen: dict) -> list[str]:
@@ -30,6 +32,19 @@ def grid_outputs(kind: str, root: str, chosen: dict, trace: str) -> list[str]:
         f"{root}/prediction/grid/{trace}/{chunk}.{kind}.parquet"
         for chunk in range(chosen["prediction"]["grid_jobs_per_trace"])
     ]
+
+
+def grid_runs(root: str, chosen: dict) -> list[str]:
+    """Every trace's whole-trace grid runs."""
+    return [path for trace in chosen["prediction"]["traces"] for path in grid_outputs("runs", root, chosen, trace)]
+
+
+def grid_options(chosen: dict) -> str:
+    """`simcore predict-grid` options: the grid's values of each dimension."""
+    section = chosen["prediction"]
+    return " ".join(
+        f"--{key.replace('_', '-')} " + " ".join(str(value) for value in section[key]) for key in GRID_DIMENSIONS
+    )
 
 
 def variant_runs(root: str, chosen: dict) -> list[str]:

@@ -29,18 +29,12 @@ rule learn_strategies:
         "../../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        mem_mb=memory_per_attempt(3000),
     params:
-        select=lambda wildcards: "{}:{}".format(
-            *chunks(wildcards.root, "bandit")[int(wildcards.chunk)]
-        ),
-        strategies=lambda wildcards: bandit_rules.strategies_json(
-            settings(wildcards.root)["bandit"]
-        ),
-        base=lambda wildcards: bandit_rules.base_json(
-            settings(wildcards.root)["bandit"]
-        ),
-        seed=lambda wildcards: settings(wildcards.root)["bandit"].get("seed", 0),
+        select=variant_range("bandit"),
+        strategies=run_setting(bandit_rules.strategies_json),
+        base=run_setting(bandit_rules.base_json),
+        seed=run_setting(bandit_rules.seed),
     shell:
         "simcore learn {input} --trace {wildcards.trace} --select {params.select} "
         "--strategies '{params.strategies}' --base '{params.base}' --seed {params.seed} "
@@ -68,9 +62,7 @@ rule aggregate_learners:
     resources:
         mem_mb=4000,
     params:
-        strategies=lambda wildcards: " ".join(
-            settings(wildcards.root)["bandit"]["strategies"]
-        ),
+        strategies=run_setting(bandit_rules.strategy_names),
     shell:
         "simcore aggregate-learners --runs {input.runs} --weekly {input.weekly} --choices {input.choices} "
         "--strategies {params.strategies} --summary {output.summary} --curves {output.curves} "
@@ -98,13 +90,8 @@ rule plot_learners:
     resources:
         mem_mb=2000,
     params:
-        strategies=lambda wildcards: " ".join(
-            settings(wildcards.root)["bandit"]["strategies"]
-        ),
-        learners=lambda wildcards: " ".join(
-            spec["learner"]
-            for spec in settings(wildcards.root)["bandit"]["strategies"].values()
-        ),
+        strategies=run_setting(bandit_rules.strategy_names),
+        learners=run_setting(bandit_rules.strategy_learners),
     shell:
         "simcore plot-learners --trace {wildcards.trace} --curves {input.curves} "
         "--regret-curves {input.regret_curves} --shares {input.shares} --strategies {params.strategies} "
@@ -113,11 +100,7 @@ rule plot_learners:
 
 rule bandit_tables:
     input:
-        lambda wildcards: expand(
-            "{root}/summary/{trace}.bandit.csv",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["traces"],
-        ),
+        run_traces("{root}/summary/{trace}.bandit.csv"),
     output:
         table_csv=report(
             "{root}/tables/bandit.csv",
@@ -138,7 +121,7 @@ rule bandit_tables:
     resources:
         mem_mb=1000,
     params:
-        configuration=lambda wildcards: table_configuration(wildcards.root),
+        configuration=table_configuration,
     shell:
         "simcore bandit-tables {input} --configuration {params.configuration} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "

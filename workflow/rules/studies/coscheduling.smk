@@ -14,7 +14,7 @@ register_study(
 
 rule coscheduling_flush:
     input:
-        lambda wildcards: study_workload("coscheduling", wildcards.trace),
+        study_input("coscheduling"),
     output:
         "{root}/coscheduling/runs/{trace}/E1.parquet",
     log:
@@ -27,23 +27,10 @@ rule coscheduling_flush:
     resources:
         mem_mb=3000,
     params:
-        options=lambda wildcards: coscheduling_rules.run_options(
-            settings(wildcards.root)["coscheduling"],
-            wildcards.trace,
-            config["base_seed"],
-        ),
-        loads=lambda wildcards: " ".join(
-            str(load)
-            for load in settings(wildcards.root)["coscheduling"]["e1"]["loads"]
-        ),
-        window=lambda wildcards: settings(wildcards.root)["coscheduling"]["e1"][
-            "window"
-        ],
-        limit=lambda wildcards: (
-            f"--max-windows {settings(wildcards.root)['coscheduling']['e1']['max_windows']}"
-            if settings(wildcards.root)["coscheduling"]["e1"].get("max_windows")
-            else ""
-        ),
+        options=trace_setting(coscheduling_rules.run_options, config["base_seed"]),
+        loads=setting("coscheduling", "e1", "loads"),
+        window=setting("coscheduling", "e1", "window"),
+        limit=setting_option("--max-windows", "coscheduling", "e1", "max_windows"),
     shell:
         "simcore coscheduling-run {input} --trace {wildcards.trace} --experiment E1 "
         "--loads {params.loads} --window {params.window} {params.limit} {params.options} "
@@ -52,7 +39,7 @@ rule coscheduling_flush:
 
 rule coscheduling_replay:
     input:
-        lambda wildcards: study_workload("coscheduling", wildcards.trace),
+        study_input("coscheduling"),
     output:
         runs="{root}/coscheduling/runs/{trace}/E2.parquet",
         weights="{root}/coscheduling/weights/{trace}.parquet",
@@ -66,15 +53,8 @@ rule coscheduling_replay:
     resources:
         mem_mb=3000,
     params:
-        options=lambda wildcards: coscheduling_rules.run_options(
-            settings(wildcards.root)["coscheduling"],
-            wildcards.trace,
-            config["base_seed"],
-        ),
-        loads=lambda wildcards: " ".join(
-            str(load)
-            for load in settings(wildcards.root)["coscheduling"]["e2"]["loads"]
-        ),
+        options=trace_setting(coscheduling_rules.run_options, config["base_seed"]),
+        loads=setting("coscheduling", "e2", "loads"),
     shell:
         "simcore coscheduling-run {input} --trace {wildcards.trace} --experiment E2 "
         "--loads {params.loads} {params.options} --output {output.runs} "
@@ -95,9 +75,7 @@ rule coscheduling_paper_queue:
     resources:
         mem_mb=1000,
     params:
-        options=lambda wildcards: coscheduling_rules.queue_options(
-            settings(wildcards.root)["coscheduling"]
-        ),
+        options=run_setting(coscheduling_rules.queue_options),
     shell:
         "simcore coscheduling-paper-queue {params.options} --output {output.runs} "
         "--classes {output.classes} > {log} 2>&1"
@@ -105,12 +83,8 @@ rule coscheduling_paper_queue:
 
 rule coscheduling_tables:
     input:
-        runs=lambda wildcards: coscheduling_rules.runs(
-            wildcards.root, settings(wildcards.root)["coscheduling"]
-        ),
-        classes=lambda wildcards: coscheduling_rules.queue_file(
-            wildcards.root, settings(wildcards.root)["coscheduling"], "classes.parquet"
-        ),
+        runs=run_files(coscheduling_rules.runs),
+        classes=run_files(coscheduling_rules.queue_file, "classes.parquet"),
     output:
         tables=multiext(
             "{root}/coscheduling/tables/",
@@ -133,13 +107,10 @@ rule coscheduling_tables:
         "../../envs/simcore.yaml"
     resources:
         # every run's rows in memory: about 10 MB per MB of Parquet (UniLu-Gaia and HPC2N, 225 MB: 2.1 GB)
-        mem_mb=lambda wildcards, input, attempt: max(1000, round(12 * input.size_mb))
-        * attempt,
+        mem_mb=memory_per_input(12, at_least=1000),
     params:
-        outdir=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
-        classes=lambda wildcards, input: (
-            f"--classes {input.classes}" if input.classes else ""
-        ),
+        outdir=output_folder("tables"),
+        classes=input_option("--classes", "classes"),
     shell:
         "simcore coscheduling-tables {input.runs} --outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} {params.classes} > {log} 2>&1"
@@ -162,8 +133,8 @@ rule plot_coscheduling:
     resources:
         mem_mb=4000,  # HPC2N's 1.7 million window runs: 1.9 GB
     params:
-        tables=lambda wildcards: f"{wildcards.root}/coscheduling/tables",
-        outdir=lambda wildcards: f"{wildcards.root}/coscheduling/plots",
+        tables=input_folder("tables"),
+        outdir=output_folder(),
     shell:
         "simcore plot-coscheduling --tables {params.tables} --weights {input.weights} "
         "--trace {wildcards.trace} --outdir {params.outdir} > {log} 2>&1"
@@ -172,4 +143,4 @@ rule plot_coscheduling:
 # The study alone: `snakemake --cores N coscheduling`.
 rule coscheduling:
     input:
-        lambda wildcards: study_targets("coscheduling"),
+        study_targets("coscheduling"),

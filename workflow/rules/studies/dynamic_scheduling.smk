@@ -15,11 +15,9 @@ register_study(
 
 rule dynamic_sweep:
     input:
-        workload=lambda wildcards: study_workload("dynamic_scheduling", wildcards.trace),
+        workload=study_input("dynamic_scheduling"),
         # none when `learned` is 0 or `only` skips the learned-policies study
-        functions=lambda wildcards: dynamic_scheduling_rules.learned_functions_input(
-            wildcards.root, settings(wildcards.root)
-        ),
+        functions=run_files(dynamic_scheduling_rules.learned_functions_input),
     output:
         "{root}/dynamic_scheduling/runs/{trace}/{chunk}.parquet",
     log:
@@ -32,38 +30,23 @@ rule dynamic_sweep:
     resources:
         mem_mb=2000,
     params:
-        parts=lambda wildcards: settings(wildcards.root)["dynamic_scheduling"][
-            "jobs_per_trace"
-        ],
-        policies=lambda wildcards: " ".join(
-            settings(wildcards.root)["dynamic_scheduling"]["policies"]
-        ),
-        learned=lambda wildcards, input: (
-            f"--functions {input.functions} --learned {settings(wildcards.root)['dynamic_scheduling']['learned']}"
-            if input.functions
-            else ""
-        ),
-        days=lambda wildcards: settings(wildcards.root)["dynamic_scheduling"]["days"],
-        limit=lambda wildcards: (
-            f"--max-sequences {settings(wildcards.root)['dynamic_scheduling']['max_sequences'][wildcards.trace]}"
-            if wildcards.trace
-            in settings(wildcards.root)["dynamic_scheduling"]["max_sequences"]
-            else ""
-        ),
+        parts=setting("dynamic_scheduling", "jobs_per_trace"),
+        policies=setting("dynamic_scheduling", "policies"),
+        # both or neither: the functions are an input when `learned` is set
+        functions=input_option("--functions", "functions"),
+        learned=setting_option("--learned", "dynamic_scheduling", "learned"),
+        days=setting("dynamic_scheduling", "days"),
+        limit=trace_setting(dynamic_scheduling_rules.sequences_limit),
     shell:
         "simcore dynamic-sweep {input.workload} --trace {wildcards.trace} --policies {params.policies} "
-        "{params.learned} --days {params.days} {params.limit} --part {wildcards.chunk}/{params.parts} "
+        "{params.functions} {params.learned} --days {params.days} {params.limit} --part {wildcards.chunk}/{params.parts} "
         "--output {output} > {log} 2>&1"
 
 
 rule dynamic_tables:
     input:
-        runs=lambda wildcards: dynamic_scheduling_rules.runs(
-            wildcards.root, settings(wildcards.root)
-        ),
-        functions=lambda wildcards: dynamic_scheduling_rules.learned_functions_input(
-            wildcards.root, settings(wildcards.root)
-        ),
+        runs=run_files(dynamic_scheduling_rules.runs),
+        functions=run_files(dynamic_scheduling_rules.learned_functions_input),
     output:
         tables=multiext(
             "{root}/dynamic_scheduling/tables/",
@@ -87,10 +70,8 @@ rule dynamic_tables:
     resources:
         mem_mb=2000,
     params:
-        outdir=lambda wildcards: f"{wildcards.root}/dynamic_scheduling/tables",
-        functions=lambda wildcards, input: (
-            f"--functions {input.functions}" if input.functions else ""
-        ),
+        outdir=output_folder("tables"),
+        functions=input_option("--functions", "functions"),
     shell:
         "simcore dynamic-tables {input.runs} {params.functions} --outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
@@ -102,15 +83,15 @@ rule plot_dynamic:
     output:
         [
             report(
-                f"{{root}}/dynamic_scheduling/plots/{setting}.png",
+                f"{{root}}/dynamic_scheduling/plots/{setting_name}.png",
                 caption="../../report/dynamic_scheduling_boxplots.rst",
                 category=report_category("dynamic_scheduling"),
                 labels={
                     "result": "AVEbsld per sequence, "
-                    f"{dynamic_scheduling_rules.SETTING_TITLES[setting]} (figure)"
+                    f"{dynamic_scheduling_rules.SETTING_TITLES[setting_name]} (figure)"
                 },
             )
-            for setting in dynamic_scheduling_rules.SETTINGS
+            for setting_name in dynamic_scheduling_rules.SETTINGS
         ],
         expand(
             "{{root}}/dynamic_scheduling/plots/{setting}.pdf",
@@ -125,7 +106,7 @@ rule plot_dynamic:
     resources:
         mem_mb=2000,
     params:
-        outdir=lambda wildcards: f"{wildcards.root}/dynamic_scheduling/plots",
+        outdir=output_folder(),
     shell:
         "simcore plot-dynamic {input} --outdir {params.outdir} > {log} 2>&1"
 
@@ -133,4 +114,4 @@ rule plot_dynamic:
 # The study alone: `snakemake --cores N dynamic_scheduling`.
 rule dynamic_scheduling:
     input:
-        lambda wildcards: study_targets("dynamic_scheduling"),
+        study_targets("dynamic_scheduling"),

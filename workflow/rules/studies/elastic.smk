@@ -14,7 +14,7 @@ register_study(
 
 rule elastic_run:
     input:
-        lambda wildcards: study_workload("elastic", wildcards.trace),
+        study_input("elastic"),
     output:
         runs="{root}/elastic/runs/{trace}/{jobset}.parquet",
         series="{root}/elastic/series/{trace}/{jobset}.parquet",
@@ -31,9 +31,7 @@ rule elastic_run:
     resources:
         mem_mb=2000,
     params:
-        options=lambda wildcards: elastic_rules.run_options(
-            settings(wildcards.root)["elastic"], wildcards.trace, config["base_seed"]
-        ),
+        options=trace_setting(elastic_rules.run_options, config["base_seed"]),
     shell:
         "simcore elastic-run {input} --trace {wildcards.trace} --set {wildcards.jobset} "
         "{params.options} --output {output.runs} --series {output.series} "
@@ -42,9 +40,7 @@ rule elastic_run:
 
 rule elastic_tables:
     input:
-        lambda wildcards: elastic_rules.runs(
-            wildcards.root, settings(wildcards.root)["elastic"]
-        ),
+        run_files(elastic_rules.runs),
     output:
         tables=multiext(
             "{root}/elastic/tables/",
@@ -70,7 +66,7 @@ rule elastic_tables:
     resources:
         mem_mb=1000,
     params:
-        outdir=lambda wildcards: f"{wildcards.root}/elastic/tables",
+        outdir=output_folder("tables"),
     shell:
         "simcore elastic-tables {input} --outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
@@ -79,14 +75,8 @@ rule elastic_tables:
 rule plot_elastic:
     input:
         runs="{root}/elastic/tables/runs.parquet",
-        series=lambda wildcards: (
-            f"{wildcards.root}/elastic/series/{wildcards.trace}/"
-            f"{elastic_rules.job_sets(settings(wildcards.root)['elastic'], wildcards.trace)[0]}.parquet"
-        ),
-        pools=lambda wildcards: (
-            f"{wildcards.root}/elastic/pools/{wildcards.trace}/"
-            f"{elastic_rules.job_sets(settings(wildcards.root)['elastic'], wildcards.trace)[0]}.parquet"
-        ),
+        series=trace_files(elastic_rules.first_job_set, "series"),
+        pools=trace_files(elastic_rules.first_job_set, "pools"),
     output:
         figure_outputs("elastic", "{root}/elastic/plots", elastic_rules.FIGURES),
     log:
@@ -98,7 +88,7 @@ rule plot_elastic:
     resources:
         mem_mb=2000,
     params:
-        outdir=lambda wildcards: f"{wildcards.root}/elastic/plots",
+        outdir=output_folder(),
     shell:
         "simcore plot-elastic --runs {input.runs} --series {input.series} --pools {input.pools} "
         "--trace {wildcards.trace} --outdir {params.outdir} > {log} 2>&1"
@@ -107,4 +97,4 @@ rule plot_elastic:
 # The study alone: `snakemake --cores N elastic`.
 rule elastic:
     input:
-        lambda wildcards: study_targets("elastic"),
+        study_targets("elastic"),

@@ -29,9 +29,9 @@ rule resample:
     resources:
         # the variants are written one at a time: 100 of 100 weeks of CEA-Curie, the largest,
         # 0.44 GB
-        mem_mb=lambda wildcards, attempt: 1000 * attempt,
+        mem_mb=memory_per_attempt(1000),
     params:
-        arguments=lambda wildcards: resample_arguments(settings(wildcards.root)),
+        arguments=resample_options,
     shell:
         "simcore resample {input} {params.arguments} --output {output} > {log} 2>&1"
 
@@ -51,21 +51,12 @@ rule sweep_fixed_policies:
     threads: 1
     resources:
         # reads its variants one at a time: 10 of CEA-Curie, the largest, 0.67 GB
-        mem_mb=lambda wildcards, attempt: 1500 * attempt,
+        mem_mb=memory_per_attempt(1500),
     params:
-        select=lambda wildcards: "{}:{}".format(
-            *chunks(wildcards.root)[int(wildcards.chunk)]
-        ),
-        orders=lambda wildcards: " ".join(
-            settings(wildcards.root)["fixed_policy"]["orders"]
-        ),
-        thresholds=lambda wildcards: " ".join(
-            "none" if value is None else str(value)
-            for value in settings(wildcards.root)["fixed_policy"]["thresholds"]
-        ),
-        backfills=lambda wildcards: " ".join(
-            settings(wildcards.root)["fixed_policy"]["backfills"]
-        ),
+        select=variant_range(),
+        orders=setting("fixed_policy", "orders"),
+        thresholds=run_setting(fixed_policy_rules.thresholds),
+        backfills=setting("fixed_policy", "backfills"),
     shell:
         "simcore sweep {input} --trace {wildcards.trace} --select {params.select} "
         "--orders {params.orders} --thresholds {params.thresholds} --backfills {params.backfills} "
@@ -122,16 +113,8 @@ rule plot_fixed_policies:
 
 rule fixed_policy_tables:
     input:
-        tables=lambda wildcards: expand(
-            "{root}/summary/{trace}.fixed_policy.csv",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["traces"],
-        ),
-        site_policies=lambda wildcards: (
-            f"{wildcards.root}/fixed_policy/site_policies.md"
-            if fixed_policy_rules.site_policies(settings(wildcards.root))
-            else []
-        ),
+        tables=run_traces("{root}/summary/{trace}.fixed_policy.csv"),
+        site_policies=run_files(fixed_policy_rules.site_policies_section),
     output:
         table_csv=report(
             "{root}/tables/fixed_policy.csv",
@@ -154,18 +137,11 @@ rule fixed_policy_tables:
     resources:
         mem_mb=1000,
     params:
-        threshold=lambda wildcards: (
-            "none"
-            if settings(wildcards.root)["reproduction"]["threshold"] is None
-            else settings(wildcards.root)["reproduction"]["threshold"]
-        ),
-        backfill=lambda wildcards: settings(wildcards.root)["reproduction"]["backfill"],
-        weeks=lambda wildcards: settings(wildcards.root)["resample"].get("weeks")
-        or "interior",
-        configuration=lambda wildcards: table_configuration(wildcards.root),
-        site_policies=lambda wildcards, input: (
-            f"--site-policies {input.site_policies}" if input.site_policies else ""
-        ),
+        threshold=run_setting(fixed_policy_rules.reproduction_threshold),
+        backfill=setting("reproduction", "backfill"),
+        weeks=run_setting(fixed_policy_rules.weeks_compared),
+        configuration=table_configuration,
+        site_policies=input_option("--site-policies", "site_policies"),
     shell:
         "simcore fixed-policy-tables {input.tables} --threshold {params.threshold} --backfill {params.backfill} "
         "--weeks {params.weeks} --configuration {params.configuration} "
@@ -187,14 +163,10 @@ rule sweep_site_policies:
         "../../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 1500 * attempt,
+        mem_mb=memory_per_attempt(1500),
     params:
-        select=lambda wildcards: "{}:{}".format(
-            *chunks(wildcards.root)[int(wildcards.chunk)]
-        ),
-        policies=lambda wildcards: fixed_policy_rules.site_policies_json(
-            settings(wildcards.root)
-        ),
+        select=variant_range(),
+        policies=run_setting(fixed_policy_rules.site_policies_json),
     shell:
         "simcore sweep-site-policies {input} --trace {wildcards.trace} --select {params.select} "
         "--policies {params.policies:q} --runs {output.runs} --fair-share {output.fair_share} > {log} 2>&1"
@@ -202,18 +174,8 @@ rule sweep_site_policies:
 
 rule site_policy_tables:
     input:
-        runs=lambda wildcards: expand(
-            "{root}/sweep/{trace}/{chunk}.site_policies.parquet",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["traces"],
-            chunk=range(len(chunks(wildcards.root))),
-        ),
-        fair_share=lambda wildcards: expand(
-            "{root}/sweep/{trace}/{chunk}.fair_share.parquet",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["traces"],
-            chunk=range(len(chunks(wildcards.root))),
-        ),
+        runs=run_files(fixed_policy_rules.site_policy_sweeps, "site_policies"),
+        fair_share=run_files(fixed_policy_rules.site_policy_sweeps, "fair_share"),
     output:
         summary="{root}/summary/site_policies.parquet",
         fair_share="{root}/summary/fair_share.parquet",
@@ -246,9 +208,7 @@ rule site_policy_tables:
     resources:
         mem_mb=2000,
     params:
-        policies=lambda wildcards: fixed_policy_rules.site_policies_json(
-            settings(wildcards.root)
-        ),
+        policies=run_setting(fixed_policy_rules.site_policies_json),
     shell:
         "simcore site-policy-tables --runs {input.runs} --fair-share {input.fair_share} "
         "--policies {params.policies:q} --summary {output.summary} --fair-share-out {output.fair_share} "

@@ -13,7 +13,7 @@ register_study(
 
 rule rl_baselines_run:
     input:
-        lambda wildcards: study_workload("job_selection", wildcards.trace),
+        study_input("job_selection"),
     output:
         "{root}/job_selection/runs/{trace}.parquet",
     log:
@@ -26,9 +26,7 @@ rule rl_baselines_run:
     resources:
         mem_mb=1000,
     params:
-        options=lambda wildcards: job_selection_rules.baselines_options(
-            settings(wildcards.root)["job_selection"]
-        ),
+        options=run_setting(job_selection_rules.baselines_options),
     shell:
         "simcore rl-baselines {input} --trace {wildcards.trace} {params.options} "
         "--output {output} > {log} 2>&1"
@@ -36,11 +34,7 @@ rule rl_baselines_run:
 
 rule rl_baselines_tables:
     input:
-        lambda wildcards: expand(
-            "{root}/job_selection/runs/{trace}.parquet",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["job_selection"]["traces"],
-        ),
+        run_traces("{root}/job_selection/runs/{trace}.parquet", "job_selection"),
     output:
         summary="{root}/job_selection/tables/summary.csv",
         markdown=report(
@@ -61,7 +55,7 @@ rule rl_baselines_tables:
     resources:
         mem_mb=1000,
     params:
-        outdir=lambda wildcards: f"{wildcards.root}/job_selection/tables",
+        outdir=output_folder("summary"),
     shell:
         "simcore rl-baselines-tables {input} --outdir {params.outdir} "
         "--markdown {output.markdown} --rows {output.rows} > {log} 2>&1"
@@ -70,7 +64,7 @@ rule rl_baselines_tables:
 # The study alone: `snakemake --cores N job_selection` (`rl_baselines`, its earlier name, too).
 rule job_selection:
     input:
-        lambda wildcards: study_targets("job_selection"),
+        study_targets("job_selection"),
 
 
 rule rl_baselines:

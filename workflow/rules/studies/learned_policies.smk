@@ -15,7 +15,7 @@ register_study(
 
 rule trial_scores:
     input:
-        lambda wildcards: f"results/traces/{settings(wildcards.root)['learned_policies']['model']}.parquet",
+        run_setting(learned_policies_rules.model_workload),
     output:
         "{root}/learned_policies/scores/{chunk}.parquet",
     log:
@@ -28,14 +28,10 @@ rule trial_scores:
     resources:
         mem_mb=1000,
     params:
-        tuples=lambda wildcards: settings(wildcards.root)["learned_policies"]["tuples"],
-        select=lambda wildcards: "{}:{}".format(
-            *learned_policies_rules.tuple_chunks(settings(wildcards.root))[
-                int(wildcards.chunk)
-            ]
-        ),
-        trials=lambda wildcards: settings(wildcards.root)["learned_policies"]["trials"],
-        seed=lambda wildcards: settings(wildcards.root)["learned_policies"]["seed"],
+        tuples=setting("learned_policies", "tuples"),
+        select=chunk_setting(learned_policies_rules.tuple_range),
+        trials=setting("learned_policies", "trials"),
+        seed=setting("learned_policies", "seed"),
     shell:
         "simcore trial-scores {input} --tuples {params.tuples} --select {params.select} "
         "--trials {params.trials} --seed {params.seed} --output {output} > {log} 2>&1"
@@ -43,7 +39,7 @@ rule trial_scores:
 
 rule trial_spread:
     input:
-        lambda wildcards: f"results/traces/{settings(wildcards.root)['learned_policies']['model']}.parquet",
+        run_setting(learned_policies_rules.model_workload),
     output:
         "{root}/learned_policies/spread.csv",
     log:
@@ -55,14 +51,9 @@ rule trial_spread:
     resources:
         mem_mb=1000,
     params:
-        trials=lambda wildcards: " ".join(
-            str(count)
-            for count in settings(wildcards.root)["learned_policies"]["spread_trials"]
-        ),
-        repeats=lambda wildcards: settings(wildcards.root)["learned_policies"][
-            "spread_repeats"
-        ],
-        seed=lambda wildcards: settings(wildcards.root)["learned_policies"]["seed"],
+        trials=setting("learned_policies", "spread_trials"),
+        repeats=setting("learned_policies", "spread_repeats"),
+        seed=setting("learned_policies", "seed"),
     shell:
         "simcore trial-spread {input} --trials {params.trials} --repeats {params.repeats} "
         "--seed {params.seed} --output {output} > {log} 2>&1"
@@ -70,12 +61,7 @@ rule trial_spread:
 
 rule fit_functions:
     input:
-        scores=lambda wildcards: [
-            f"{wildcards.root}/learned_policies/scores/{chunk}.parquet"
-            for chunk in range(
-                len(learned_policies_rules.tuple_chunks(settings(wildcards.root)))
-            )
-        ],
+        scores=run_files(learned_policies_rules.score_files),
         spread="{root}/learned_policies/spread.csv",
     output:
         functions=report(
@@ -106,12 +92,7 @@ rule fit_functions:
 
 rule plot_trial_scores:
     input:
-        scores=lambda wildcards: [
-            f"{wildcards.root}/learned_policies/scores/{chunk}.parquet"
-            for chunk in range(
-                len(learned_policies_rules.tuple_chunks(settings(wildcards.root)))
-            )
-        ],
+        scores=run_files(learned_policies_rules.score_files),
         spread="{root}/learned_policies/spread.csv",
     output:
         report(
@@ -136,4 +117,4 @@ rule plot_trial_scores:
 # The study alone: `snakemake --cores N learned_policies` (with the dynamic scheduling experiments that use its functions).
 rule learned_policies:
     input:
-        lambda wildcards: study_targets("learned_policies", "dynamic_scheduling"),
+        study_targets("learned_policies", "dynamic_scheduling"),

@@ -17,7 +17,7 @@ register_study(
 
 rule predict_grid:
     input:
-        lambda wildcards: study_workload("prediction", wildcards.trace),
+        study_input("prediction"),
     output:
         runs="{root}/prediction/grid/{trace}/{chunk}.runs.parquet",
         predictions="{root}/prediction/grid/{trace}/{chunk}.predictions.parquet",
@@ -29,25 +29,11 @@ rule predict_grid:
         "../../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        mem_mb=memory_per_attempt(3000),
     params:
-        chunks=lambda wildcards: settings(wildcards.root)["prediction"][
-            "grid_jobs_per_trace"
-        ],
-        grid=lambda wildcards: " ".join(
-            f"--{key.replace('_', '-')} "
-            + " ".join(
-                str(value) for value in settings(wildcards.root)["prediction"][key]
-            )
-            for key in (
-                "learning_rates",
-                "bases",
-                "weightings",
-                "corrections",
-                "backfills",
-            )
-        ),
-        l2=lambda wildcards: settings(wildcards.root)["prediction"]["l2"],
+        chunks=setting("prediction", "grid_jobs_per_trace"),
+        grid=run_setting(prediction_rules.grid_options),
+        l2=setting("prediction", "l2"),
     shell:
         "simcore predict-grid {input} --trace {wildcards.trace} --chunk {wildcards.chunk} "
         "--chunks {params.chunks} {params.grid} --l2 {params.l2} "
@@ -56,7 +42,7 @@ rule predict_grid:
 
 rule predict_header_size:
     input:
-        lambda wildcards: log_file(wildcards.trace),
+        log_input,
     output:
         "{root}/prediction/header_size/{trace}.parquet",
     log:
@@ -68,7 +54,7 @@ rule predict_header_size:
     resources:
         mem_mb=3000,
     params:
-        filter=lambda wildcards: settings(wildcards.root)["prediction"]["filter"],
+        filter=setting("prediction", "filter"),
     shell:
         "simcore predict-header-size {input:q} --trace {wildcards.trace} --filter {params.filter} "
         "--runs {output} > {log} 2>&1"
@@ -76,13 +62,7 @@ rule predict_header_size:
 
 rule select_triples:
     input:
-        lambda wildcards: [
-            path
-            for trace in settings(wildcards.root)["prediction"]["traces"]
-            for path in prediction_rules.grid_outputs(
-                "runs", wildcards.root, settings(wildcards.root), trace
-            )
-        ],
+        run_files(prediction_rules.grid_runs),
     output:
         grid="{root}/prediction/grid.parquet",
         selection="{root}/prediction/selection.csv",
@@ -95,9 +75,7 @@ rule select_triples:
     resources:
         mem_mb=1000,
     params:
-        rate=lambda wildcards: settings(wildcards.root)["prediction"][
-            "default_learning_rate"
-        ],
+        rate=setting("prediction", "default_learning_rate"),
     shell:
         "simcore predict-select --runs {input} --default-learning-rate {params.rate} "
         "--grid {output.grid} --selection {output.selection} > {log} 2>&1"
@@ -117,15 +95,11 @@ rule predict_variants:
         "../../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        mem_mb=memory_per_attempt(3000),
     params:
-        select=lambda wildcards: "{}:{}".format(
-            *chunks(wildcards.root, "prediction")[int(wildcards.chunk)]
-        ),
-        rate=lambda wildcards: settings(wildcards.root)["prediction"][
-            "default_learning_rate"
-        ],
-        l2=lambda wildcards: settings(wildcards.root)["prediction"]["l2"],
+        select=variant_range("prediction"),
+        rate=setting("prediction", "default_learning_rate"),
+        l2=setting("prediction", "l2"),
     shell:
         "simcore predict-variants {input.variants} --trace {wildcards.trace} --select {params.select} "
         "--selection {input.selection} --default-learning-rate {params.rate} --l2 {params.l2} "
@@ -136,12 +110,8 @@ rule prediction_tables:
     input:
         grid="{root}/prediction/grid.parquet",
         selection="{root}/prediction/selection.csv",
-        variant_runs=lambda wildcards: prediction_rules.variant_runs(
-            wildcards.root, settings(wildcards.root)
-        ),
-        header_size_runs=lambda wildcards: prediction_rules.header_size_runs(
-            wildcards.root, settings(wildcards.root)
-        ),
+        variant_runs=run_files(prediction_rules.variant_runs),
+        header_size_runs=run_files(prediction_rules.header_size_runs),
     output:
         tables=multiext(
             "{root}/prediction/tables/",
@@ -169,7 +139,7 @@ rule prediction_tables:
     resources:
         mem_mb=2000,
     params:
-        outdir=lambda wildcards: f"{wildcards.root}/prediction/tables",
+        outdir=output_folder("tables"),
     shell:
         "simcore predict-tables --grid {input.grid} --selection {input.selection} "
         "--variant-runs {input.variant_runs} --header-size-runs {input.header_size_runs} "
@@ -179,9 +149,7 @@ rule prediction_tables:
 
 rule plot_predictions:
     input:
-        predictions=lambda wildcards: prediction_rules.grid_outputs(
-            "predictions", wildcards.root, settings(wildcards.root), wildcards.trace
-        ),
+        predictions=trace_files(prediction_rules.grid_outputs, "predictions"),
         selection="{root}/prediction/selection.csv",
     output:
         errors=figure_output(
@@ -234,4 +202,4 @@ rule plot_correlations:
 # The study alone: `snakemake --cores N prediction`.
 rule prediction:
     input:
-        lambda wildcards: study_targets("prediction"),
+        study_targets("prediction"),

@@ -16,7 +16,7 @@ register_study(
 
 rule recorded_schedule_trace:
     input:
-        lambda wildcards: study_workload("recorded_schedule", wildcards.trace),
+        study_input("recorded_schedule"),
     output:
         runs="{root}/recorded_schedule/{trace}.runs.parquet",
         weekly="{root}/recorded_schedule/{trace}.weekly.parquet",
@@ -30,9 +30,7 @@ rule recorded_schedule_trace:
     resources:
         mem_mb=2000,
     params:
-        policies=lambda wildcards: recorded_schedule_rules.policies_json(
-            settings(wildcards.root)
-        ),
+        policies=run_setting(recorded_schedule_rules.policies_json),
     shell:
         "simcore recorded-schedule {input} --trace {wildcards.trace} --policies {params.policies:q} "
         "--runs {output.runs} --weekly {output.weekly} > {log} 2>&1"
@@ -40,15 +38,11 @@ rule recorded_schedule_trace:
 
 rule recorded_schedule_tables:
     input:
-        runs=lambda wildcards: expand(
-            "{root}/recorded_schedule/{trace}.runs.parquet",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["recorded_schedule"]["traces"],
+        runs=run_traces(
+            "{root}/recorded_schedule/{trace}.runs.parquet", "recorded_schedule"
         ),
-        weekly=lambda wildcards: expand(
-            "{root}/recorded_schedule/{trace}.weekly.parquet",
-            root=wildcards.root,
-            trace=settings(wildcards.root)["recorded_schedule"]["traces"],
+        weekly=run_traces(
+            "{root}/recorded_schedule/{trace}.weekly.parquet", "recorded_schedule"
         ),
     output:
         summary="{root}/recorded_schedule/summary.parquet",
@@ -86,9 +80,7 @@ rule recorded_schedule_tables:
     resources:
         mem_mb=1000,
     params:
-        policies=lambda wildcards: recorded_schedule_rules.policies_json(
-            settings(wildcards.root)
-        ),
+        policies=run_setting(recorded_schedule_rules.policies_json),
     shell:
         "simcore recorded-schedule-tables --runs {input.runs} --weekly {input.weekly} "
         "--policies {params.policies:q} --summary {output.summary} --table-csv {output.table_csv} "
@@ -98,4 +90,4 @@ rule recorded_schedule_tables:
 # The study alone: `snakemake --cores N recorded_schedule`.
 rule recorded_schedule:
     input:
-        lambda wildcards: study_targets("recorded_schedule"),
+        study_targets("recorded_schedule"),

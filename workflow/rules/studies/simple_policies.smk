@@ -16,7 +16,7 @@ register_study(
 rule simple_sweep:
     input:
         variants=layout.study_variants("simple_policies"),
-        trace=lambda wildcards: study_workload("simple_policies", wildcards.trace),
+        trace=study_input("simple_policies"),
     output:
         runs="{root}/simple_policies/sweep/{trace}/{chunk}.runs.parquet",
         weekly="{root}/simple_policies/sweep/{trace}/{chunk}.weekly.parquet",
@@ -29,20 +29,12 @@ rule simple_sweep:
         "../../envs/simcore.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, attempt: 3000 * attempt,
+        mem_mb=memory_per_attempt(3000),
     params:
-        select=lambda wildcards: "{}:{}".format(
-            *chunks(wildcards.root, "simple_policies")[int(wildcards.chunk)]
-        ),
-        orders=lambda wildcards: " ".join(
-            settings(wildcards.root)["simple_policies"]["orders"]
-        ),
-        factor=lambda wildcards: settings(wildcards.root)["simple_policies"][
-            "threshold_factor"
-        ],
-        backfill=lambda wildcards: settings(wildcards.root)["simple_policies"][
-            "backfill"
-        ],
+        select=variant_range("simple_policies"),
+        orders=setting("simple_policies", "orders"),
+        factor=setting("simple_policies", "threshold_factor"),
+        backfill=setting("simple_policies", "backfill"),
     shell:
         "simcore simple-sweep {input.variants} --trace-workload {input.trace} --trace {wildcards.trace} "
         "--select {params.select} --orders {params.orders} --threshold-factor {params.factor} "
@@ -52,19 +44,10 @@ rule simple_sweep:
 
 rule simple_aggregate:
     input:
-        runs=lambda wildcards: simple_policies_rules.sweep_outputs(
-            "runs", wildcards.root, settings(wildcards.root)
-        ),
-        weekly=lambda wildcards: simple_policies_rules.sweep_outputs(
-            "weekly", wildcards.root, settings(wildcards.root)
-        ),
-        delayed=lambda wildcards: simple_policies_rules.sweep_outputs(
-            "delayed", wildcards.root, settings(wildcards.root)
-        ),
-        traces=lambda wildcards: [
-            study_workload("simple_policies", trace)
-            for trace in settings(wildcards.root)["simple_policies"]["traces"]
-        ],
+        runs=run_files(simple_policies_rules.sweep_outputs, "runs"),
+        weekly=run_files(simple_policies_rules.sweep_outputs, "weekly"),
+        delayed=run_files(simple_policies_rules.sweep_outputs, "delayed"),
+        traces=study_workloads("simple_policies"),
     output:
         tables=multiext(
             "{root}/simple_policies/tables/",
@@ -92,10 +75,8 @@ rule simple_aggregate:
     resources:
         mem_mb=4000,
     params:
-        factor=lambda wildcards: settings(wildcards.root)["simple_policies"][
-            "threshold_factor"
-        ],
-        outdir=lambda wildcards: f"{wildcards.root}/simple_policies/tables",
+        factor=setting("simple_policies", "threshold_factor"),
+        outdir=output_folder("tables"),
     shell:
         "simcore simple-aggregate --runs {input.runs} --weekly {input.weekly} --delayed {input.delayed} "
         "--traces {input.traces} --threshold-factor {params.factor} --outdir {params.outdir} "
@@ -121,8 +102,8 @@ rule simple_trace_plot:
     resources:
         mem_mb=2000,
     params:
-        tables=lambda wildcards: f"{wildcards.root}/simple_policies/tables",
-        outdir=lambda wildcards: f"{wildcards.root}/simple_policies/plots",
+        tables=input_folder(),
+        outdir=output_folder(),
     shell:
         "simcore simple-plot --tables {params.tables} --outdir {params.outdir} "
         "--trace {wildcards.trace} > {log} 2>&1"
@@ -149,8 +130,8 @@ rule simple_summary_plots:
     resources:
         mem_mb=2000,
     params:
-        tables=lambda wildcards: f"{wildcards.root}/simple_policies/tables",
-        outdir=lambda wildcards: f"{wildcards.root}/simple_policies/plots",
+        tables=input_folder(),
+        outdir=output_folder(),
     shell:
         "simcore simple-plot --tables {params.tables} --outdir {params.outdir} > {log} 2>&1"
 
@@ -158,4 +139,4 @@ rule simple_summary_plots:
 # The study alone: `snakemake --cores N simple_policies`.
 rule simple_policies:
     input:
-        lambda wildcards: study_targets("simple_policies"),
+        study_targets("simple_policies"),
