@@ -12,8 +12,8 @@ timed once in this process: CPU seconds (time.process_time) and wall seconds (ti
    FCFS, the baseline of the same process, and EDF run the online jobs on the rigid pool as the
    study's baselines do. **decisions**: the online run's, plus the 2,000 pre-training decisions
    for a learner; **µs/decision**: CPU over decisions; **CPU / FCFS**: CPU over FCFS's.
-2. **Environments.** One online episode, reset included, of `SchedulingEnv` (GridScheduling-v0)
-   and `ElasticEnv` (ElasticProvisioning-v0), EST and their default 14 description slots, driven
+2. **Environments.** One online episode, reset included, of `SchedulingEnv` (GridScheduling-v1)
+   and `ElasticEnv` (ElasticProvisioning-v1), EST and their default 14 description slots, driven
    by the masked random policy (uniform over ``info["action_mask"]``, seeded) and by the first
    valid action; their baseline is the same site loop driven by FCFS without the env (`run_site`,
    rigid, or elastic with the §8 levels). Then our SARSA learner (λ = 0.5, EST, seed 0) through the

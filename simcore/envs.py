@@ -10,8 +10,8 @@ import gymnasium
 
 ENVIRONMENTS = {
     "schedsweep/CoScheduling-v0": "simcore.studies.coscheduling.env:CoSchedulingEnv",
-    "schedsweep/GridScheduling-v0": "simcore.studies.elastic.env:SchedulingEnv",
-    "schedsweep/ElasticProvisioning-v0": "simcore.studies.elastic.env:ElasticEnv",
+    "schedsweep/GridScheduling-v1": "simcore.studies.elastic.env:SchedulingEnv",
+    "schedsweep/ElasticProvisioning-v1": "simcore.studies.elastic.env:ElasticEnv",
     "schedsweep/JobSelection-v0": "simcore.studies.job_selection.env:JobSelectionEnv",
 }
 

@@ -107,6 +107,15 @@ class CoSchedulingEnv(gymnasium.Env):
     `efficiency` (``"require"``: a trace that records no CPU time is an error;
     ``"assume-cpu-bound"``: every efficiency 1), `episode_jobs`, `reward`, `invalid_action` and
     `invalid_penalty` (an action the mask does not allow: docs/environments.md, "Invalid actions").
+
+    Version History (docs/environments.md, "Versions"):
+
+    - v0 (2026-11-23): initial version. Since then, with the same observations, rewards and
+      episodes (measured by the same seeded masked random actions on the example workload against the code of
+    2026-11-24 (commit 1cf7643)): an action the mask does not allow is taken as
+      `invalid_action` says instead of raising ValueError (2026-11-26); the metric
+      ``alloc_utilisation`` of ``info["metrics"]`` is named ``held_utilisation`` (same value), beside
+      the paper's allocation utilisations (2026-11-26).
     """
 
     metadata = {"render_modes": []}

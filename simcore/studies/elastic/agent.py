@@ -276,7 +276,7 @@ def train_and_run(
 
 
 class EnvAgent:
-    """Our learner driven through `GridScheduling-v0` / `ElasticProvisioning-v0` (env.py): its
+    """Our learner driven through `GridScheduling-v1` / `ElasticProvisioning-v1` (env.py): its
     candidates are the valid actions, its inputs read from the observation (the learner's own,
     float64), its rewards from ``info["known_rewards"]``. With every waiting job a slot (a
     ``"queue"`` window as long as the queue) it makes the direct run's decisions, bit for bit."""

@@ -1,7 +1,7 @@
 """Gymnasium environments over the elastic study's grid site (docs/elastic.md §2, §4, §5, §8).
 
-`SchedulingEnv` (``schedsweep/GridScheduling-v0``): the scheduling MDP, rigid pool, an action is a
-waiting job. `ElasticEnv` (``schedsweep/ElasticProvisioning-v0``): the elastic MDP, an action is a
+`SchedulingEnv` (``schedsweep/GridScheduling-v1``): the scheduling MDP, rigid pool, an action is a
+waiting job. `ElasticEnv` (``schedsweep/ElasticProvisioning-v1``): the elastic MDP, an action is a
 waiting job and a pool level, or a level alone at a pool-only decision. Both are views of the site's
 own loop (`site.site_decisions`, the loop `run_site` drives), one step per decision; their class
 docstrings have the spaces, the rewards and the episodes, docs/environments.md the same with an
@@ -133,6 +133,13 @@ class SchedulingEnv(gymnasium.Env):
     the default; ``"load"``: the load-matched pool; the elastic MDP starts from the load-matched pool
     whatever it says), `invalid_action` and `invalid_penalty` (an
     action the mask does not allow: docs/environments.md, "Invalid actions").
+
+    Version History (docs/environments.md, "Versions"):
+
+    - v1 (2026-11-28): the pool is the site's own cores (``rigid_pool="site"``; v0 ran on the
+      load-matched pool, still ``rigid_pool="load"``, which gives v0's episodes exactly); an action
+      the mask does not allow is taken as `invalid_action` says instead of raising ValueError.
+    - v0 (2026-11-23): initial version; ``gymnasium.make`` of v0 now raises DeprecatedEnv.
     """
 
     metadata = {"render_modes": []}
@@ -374,6 +381,19 @@ class ElasticEnv(SchedulingEnv):
     Info: SchedulingEnv's, ``level`` being the pool chosen.
 
     Arguments: SchedulingEnv's.
+
+    Version History (docs/environments.md, "Versions"):
+
+    - v1 (2026-11-28): the reward's U is the utilisation of the interval the decision governs
+      (``utilisation="interval"``) or Eq. 3 as printed (``"cumulative"``), where v0 took U at the
+      job's election, which no setting gives any more; the pool levels are §8's levels of the
+      load-matched pool (on the example set 3 and 10 cores; v0: 3 and 30), so the pool and idle-core
+      entries of the observation are scaled by a different P_max; in the pre-training episode the
+      agent chooses the levels too; an action the mask does not allow is taken as `invalid_action`
+      says instead of raising ValueError. Measured against v0 (the code of 2026-11-24, commit
+      1cf7643) by the same seeded masked random actions on the example set: different observations
+      and rewards.
+    - v0 (2026-11-23): initial version; ``gymnasium.make`` of v0 now raises DeprecatedEnv.
     """
 
     elastic = True

@@ -150,6 +150,14 @@ class JobSelectionEnv(gymnasium.Env):
     (one of `simcore.engine._selection.REWARDS`), `dense`, `observation`, `baselines` (orders of the
     registry and the thesis's functions F1-F4), `invalid_action` and `invalid_penalty` (an action
     the mask does not allow: docs/environments.md, "Invalid actions").
+
+    Version History (docs/environments.md, "Versions"):
+
+    - v0 (2026-11-23): initial version. Since then, with the same observations, rewards and
+      episodes (measured by the same seeded masked random actions on the example workload against the code of
+    2026-11-24 (commit 1cf7643)): an action the mask does not allow is taken as
+      `invalid_action` says instead of raising ValueError (2026-11-26); `fork()` and
+      `rollout_rewards(heads)` (2026-11-26).
     """
 
     metadata = {"render_modes": []}

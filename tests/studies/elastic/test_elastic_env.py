@@ -22,8 +22,8 @@ from simcore.studies.elastic.env import ElasticEnv, SchedulingEnv, example_job_s
 from simcore.studies.elastic.jobsets import job_set, load_pool, serial_jobs
 from simcore.studies.elastic.site import EDF, FCFS, Policy, pool_levels, run_site
 
-SCHEDULING_ID = "schedsweep/GridScheduling-v0"
-ELASTIC_ID = "schedsweep/ElasticProvisioning-v0"
+SCHEDULING_ID = "schedsweep/GridScheduling-v1"
+ELASTIC_ID = "schedsweep/ElasticProvisioning-v1"
 
 
 def burst_set():
