@@ -341,7 +341,7 @@ def test_dynamic_scheduling_commands_chain(tmp_path):
     runs = pd.concat([pd.read_parquet(tmp_path / f"{part}.parquet") for part in range(2)])
     assert set(runs["policy"]) == {"FCFS", "UNICEF", "F2", "L1"}
     assert set(runs["published_as"]) == {"model-256"}  # a model: compared with the thesis's m = 256 rows
-    assert read_provenance(tmp_path / "0.parquet")["functions"]["L1"] == "(1·sqrt(p)) × (1·q) + (100·log10(r))"
+    assert read_provenance(tmp_path / "0.parquet")["formulas"]["L1"] == "(1·sqrt(p)) × (1·q) + (100·log10(r))"
     done = simcore_cli(*sweep, "--part", "0/2", "-o", tmp_path / "again.parquet")
     assert (tmp_path / "again.parquet").read_bytes() == (tmp_path / "0.parquet").read_bytes()
     done = simcore_cli(

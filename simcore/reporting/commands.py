@@ -16,6 +16,7 @@ from simcore.reporting.workloads import workloads_markdown, workloads_table
 from simcore.workloads.arguments import output_file
 from simcore.workloads.commands import add_simulation_arguments, read_trace, simulate_as_asked, simulation_description
 from simcore.workloads.files import read_provenance, write_csv, write_text
+from simcore.workloads.steps import Steps, inputs, option, output
 
 SECONDS_PER = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 TRACE_TIME = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*$")
@@ -36,54 +37,11 @@ def figure_file(text: str) -> str:
     return output_file(text)
 
 
+STEPS = Steps()
+
+
 def add_commands(commands) -> None:
-    report = commands.add_parser("report", help="the workloads table and the reproduction report")
-    report.add_argument(
-        "--workloads",
-        nargs="*",
-        default=[],
-        metavar="TRACE.parquet",
-        help="the filtered or generated traces (for the filter-count table)",
-    )
-    report.add_argument("--workloads-csv", required=True)
-    report.add_argument("--workloads-md", required=True)
-    report.add_argument(
-        "--sections", nargs="*", default=[], metavar="SECTION.md", help="the studies' report sections, in order"
-    )
-    report.add_argument(
-        "--section-rows",
-        nargs="*",
-        default=[],
-        metavar="ROWS.csv",
-        help="their published-vs-ours rows, in the same order",
-    )
-    report.add_argument("--reproduction-csv", required=True)
-    report.add_argument("--reproduction-md", required=True)
-
-    cost = commands.add_parser("cost", help="CPU and wall time per study and trace, from the benchmark files")
-    cost.add_argument(
-        "--benchmarks", required=True, metavar="DIR", help="a run's benchmarks/ (e.g. results/demo/benchmarks)"
-    )
-    cost.add_argument(
-        "--trace-preparation",
-        metavar="DIR",
-        help="the campaign's benchmarks/, whose trace preparation (traces/) counts for --traces only",
-    )
-    cost.add_argument("--traces", nargs="*", default=[], help="the traces the root uses")
-    cost.add_argument(
-        "--studies",
-        nargs="*",
-        help="the studies of this run (their folders, trace preparation and the report count; default: every folder)",
-    )
-    cost.add_argument(
-        "--other-traces",
-        nargs="*",
-        default=[],
-        help="traces this run does not use: a benchmark file naming one is an earlier run's and is left out",
-    )
-    cost.add_argument("--csv", required=True)
-    cost.add_argument("--md", required=True)
-
+    STEPS.add_parsers(commands)
     gantt = commands.add_parser("gantt", help="Gantt figure of a time window of a simulated schedule")
     add_simulation_arguments(gantt)
     gantt.add_argument(
@@ -99,6 +57,26 @@ def add_commands(commands) -> None:
     )
 
 
+@STEPS.step(
+    "report",
+    "the workloads table and the reproduction report",
+    inputs(
+        "--workloads",
+        nargs="*",
+        default=[],
+        metavar="TRACE.parquet",
+        help="the filtered or generated traces (for the filter-count table)",
+    ),
+    inputs("--sections", nargs="*", default=[], metavar="SECTION.md", help="the studies' report sections, in order"),
+    inputs(
+        "--section-rows",
+        nargs="*",
+        default=[],
+        metavar="ROWS.csv",
+        help="their published-vs-ours rows, in the same order",
+    ),
+    output("--workloads-csv", "--workloads-md", "--reproduction-csv", "--reproduction-md"),
+)
 def run_report(args) -> int:
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
     write_csv(workloads, args.workloads_csv)
@@ -115,6 +93,30 @@ def run_report(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "cost",
+    "CPU and wall time per study and trace, from the benchmark files",
+    inputs("--benchmarks", metavar="DIR", help="a run's benchmarks/ (e.g. results/demo/benchmarks)"),
+    inputs(
+        "--trace-preparation",
+        default=None,
+        metavar="DIR",
+        help="the campaign's benchmarks/, whose trace preparation (traces/) counts for --traces only",
+    ),
+    option("--traces", nargs="*", default=[], help="the traces the root uses"),
+    option(
+        "--studies",
+        nargs="*",
+        help="the studies of this run (their folders, trace preparation and the report count; default: every folder)",
+    ),
+    option(
+        "--other-traces",
+        nargs="*",
+        default=[],
+        help="traces this run does not use: a benchmark file naming one is an earlier run's and is left out",
+    ),
+    output("--csv", "--md"),
+)
 def run_cost(args) -> int:
     jobs = read_benchmarks(args.benchmarks, args.traces, args.studies, args.other_traces)
     if args.trace_preparation:
@@ -140,4 +142,4 @@ def run_gantt(args) -> int:
     return 0
 
 
-COMMANDS = {"report": run_report, "cost": run_cost, "gantt": run_gantt}
+COMMANDS = {**STEPS.commands(), "gantt": run_gantt}

@@ -1,11 +1,12 @@
-"""The argparse types and argument groups the `simcore` commands share: output files refused at
-once when they cannot be written, positive numbers, a study's chunk of variants. A policy's own
-(order, threshold, backfill, reservation depth, MULTIFACTOR) are simcore.engine.policies's
-add_policy_arguments."""
+"""The argparse types the `simcore` commands share: output files and folders refused at once when
+they cannot be written, positive numbers. A policy's own arguments (order, threshold, backfill,
+reservation depth, MULTIFACTOR) are simcore.engine.policies's add_policy_arguments; a workflow
+step's declaration, simcore.workloads.steps."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from simcore.workloads.files import check_writable
 
@@ -17,6 +18,15 @@ def output_file(text: str) -> str:
         check_writable(text)
     except OSError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def output_folder(text: str) -> str:
+    """argparse type of an output folder: refused at once when files cannot be written in it."""
+    try:
+        check_writable(Path(text) / "file")
+    except OSError as error:
+        raise argparse.ArgumentTypeError(f"{text}: cannot be written in ({error})") from None
     return text
 
 
@@ -40,10 +50,3 @@ def positive_float(text: str) -> float:
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
     return value
-
-
-def variant_range_arguments(parser) -> None:
-    """A study's chunk of variants: the variants file, --select FIRST:STOP, --trace."""
-    parser.add_argument("variants", metavar="VARIANTS.parquet")
-    parser.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    parser.add_argument("--trace", required=True, help="trace name written into the rows")

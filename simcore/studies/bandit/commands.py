@@ -11,80 +11,42 @@ import pandas as pd
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
 from simcore.studies.bandit.report import TABLE3, reproduction_section, strategies_markdown, table3_rows
 from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
-from simcore.workloads.arguments import variant_range_arguments
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
+from simcore.workloads.steps import VARIANT_RANGE, Steps, inputs, option, output, provenance
 
 TABLE_COLUMNS = ["trace", *CONFIG_COLUMNS, "mean", "p10", "p90", "variants"]
 
 
+STEPS = Steps()
+
+
 def add_commands(commands) -> None:
-    learn = commands.add_parser("learn", help="online policy-selection strategies on a range of variants")
-    variant_range_arguments(learn)
-    learn.add_argument(
+    STEPS.add_parsers(commands)
+
+
+@STEPS.step(
+    "learn",
+    "online policy-selection strategies on a range of variants",
+    VARIANT_RANGE,
+    option(
         "--strategies",
         required=True,
         type=json.loads,
         metavar="JSON",
         help='{"Full-W": {"learner": "full", "period": "week"}, ...}',
-    )
-    learn.add_argument(
+    ),
+    option(
         "--base",
         type=json.loads,
         default={},
         metavar="JSON",
         help="options every strategy starts from (threshold, backfill, candidates, ...)",
-    )
-    learn.add_argument("--seed", type=int, default=0, help="learner seed of variant i: seed + i")
-    learn.add_argument("--runs", required=True, metavar="RUNS.parquet")
-    learn.add_argument("--weekly", required=True, metavar="WEEKLY.parquet")
-    learn.add_argument("--choices", required=True, metavar="CHOICES.parquet", help="the order chosen per period")
-
-    aggregate_learn = commands.add_parser("aggregate-learners", help="combine learner outputs of one trace")
-    aggregate_learn.add_argument("--runs", nargs="+", required=True)
-    aggregate_learn.add_argument("--weekly", nargs="+", required=True)
-    aggregate_learn.add_argument("--choices", nargs="+", required=True)
-    aggregate_learn.add_argument("--strategies", nargs="+", required=True, help="strategy names")
-    aggregate_learn.add_argument("--summary", required=True, metavar="SUMMARY.parquet")
-    aggregate_learn.add_argument("--curves", required=True, metavar="CURVES.parquet")
-    aggregate_learn.add_argument("--table", required=True, metavar="TABLE.csv")
-    aggregate_learn.add_argument("--regret", required=True, metavar="REGRET.parquet")
-    aggregate_learn.add_argument("--regret-curves", required=True, metavar="CURVES.parquet")
-    aggregate_learn.add_argument(
-        "--shares",
-        required=True,
-        metavar="SHARES.parquet",
-        help="share of each order chosen per period across variants",
-    )
-
-    plot_learn = commands.add_parser("plot-learners", help="figures of one trace's learner study")
-    plot_learn.add_argument("--trace", required=True)
-    plot_learn.add_argument("--curves", required=True, metavar="CURVES.parquet")
-    plot_learn.add_argument("--regret-curves", required=True, metavar="CURVES.parquet")
-    plot_learn.add_argument("--shares", required=True, metavar="SHARES.parquet")
-    plot_learn.add_argument("--strategies", nargs="+", required=True)
-    plot_learn.add_argument(
-        "--learners", nargs="+", required=True, help="the learner of each strategy, in the same order (its family)"
-    )
-    plot_learn.add_argument("--cumulative-wait", nargs="+", required=True, metavar="FILE.png|pdf")
-    plot_learn.add_argument("--regret", nargs="+", required=True, metavar="FILE.png|pdf")
-    plot_learn.add_argument("--choices", nargs="+", required=True, metavar="FILE.png|pdf")
-
-    tables = commands.add_parser(
-        "bandit-tables", help="the strategies table of every trace and its reproduction section"
-    )
-    tables.add_argument("tables", nargs="*", metavar="TRACE.bandit.csv")
-    tables.add_argument(
-        "--configuration",
-        choices=sorted(TABLE3),
-        default="default",
-        help="the configuration the runs are in: labels the reproduction rows (artifact: the published artifact's)",
-    )
-    tables.add_argument("--table-csv", required=True)
-    tables.add_argument("--table-md", required=True)
-    tables.add_argument("--section", required=True, metavar="SECTION.md", help="its reproduction-report section")
-    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="its published-vs-ours rows")
-
-
+    ),
+    option("--seed", type=int, default=0, help="learner seed of variant i: seed + i"),
+    output("--runs", metavar="RUNS.parquet"),
+    output("--weekly", metavar="WEEKLY.parquet"),
+    output("--choices", metavar="CHOICES.parquet", help="the order chosen per period"),
+)
 def run_learn(args) -> int:
     frames, count = map_variants(
         args.variants,
@@ -94,29 +56,31 @@ def run_learn(args) -> int:
             workload, args.strategies, args.base, weeks, args.seed + number
         ),
     )
-    provenance = {
-        "command": "learn",
-        "variants_file": args.variants,
-        "select": args.select,
-        "strategies": args.strategies,
-        "base": args.base,
-        "seed": args.seed,
-    }
     for frame, path in zip(frames, (args.runs, args.weekly, args.choices)):
-        write_parquet(frame, path, provenance)
+        write_parquet(frame, path, provenance(args))
     print(f"{args.runs}: {len(args.strategies)} strategies on {count} variants of {args.trace}")
     return 0
 
 
+@STEPS.step(
+    "aggregate-learners",
+    "combine learner outputs of one trace",
+    inputs("--runs", "--weekly", "--choices", nargs="+"),
+    option("--strategies", nargs="+", required=True, help="strategy names"),
+    output("--summary", metavar="SUMMARY.parquet"),
+    output("--curves", "--regret-curves", metavar="CURVES.parquet"),
+    output("--table", metavar="TABLE.csv"),
+    output("--regret", metavar="REGRET.parquet"),
+    output("--shares", metavar="SHARES.parquet", help="share of each order chosen per period across variants"),
+)
 def run_aggregate_learners(args) -> int:
     runs, weekly, choices = read_all(args.runs), read_all(args.weekly), read_all(args.choices)
-    provenance = {"command": "aggregate-learners", "inputs": args.runs + args.weekly + args.choices}
     regret = regret_table(runs, args.strategies)
-    write_parquet(runs, args.summary, provenance)
-    write_parquet(weekly_change_curves(weekly), args.curves, provenance)
-    write_parquet(regret, args.regret, provenance)
-    write_parquet(regret_curves(weekly, regret), args.regret_curves, provenance)
-    write_parquet(choice_shares(choices), args.shares, provenance)
+    write_parquet(runs, args.summary, provenance(args))
+    write_parquet(weekly_change_curves(weekly), args.curves, provenance(args))
+    write_parquet(regret, args.regret, provenance(args))
+    write_parquet(regret_curves(weekly, regret), args.regret_curves, provenance(args))
+    write_parquet(choice_shares(choices), args.shares, provenance(args))
     table = change_table(weekly)
     table = table[table["order"].isin(args.strategies)]
     write_csv(
@@ -126,6 +90,16 @@ def run_aggregate_learners(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "plot-learners",
+    "figures of one trace's learner study",
+    option("--trace", required=True),
+    inputs("--curves", "--regret-curves", metavar="CURVES.parquet"),
+    inputs("--shares", metavar="SHARES.parquet"),
+    option("--strategies", nargs="+", required=True),
+    option("--learners", nargs="+", required=True, help="the learner of each strategy, in the same order (its family)"),
+    output("--cumulative-wait", "--regret", "--choices", nargs="+", metavar="FILE.png|pdf"),
+)
 def run_plot_learners(args) -> int:
     from simcore.reporting.figures import cumulative_wait_figure
     from simcore.reporting.style import save
@@ -143,6 +117,20 @@ def run_plot_learners(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "bandit-tables",
+    "the strategies table of every trace and its reproduction section",
+    inputs("tables", nargs="*", metavar="TRACE.bandit.csv"),
+    option(
+        "--configuration",
+        choices=sorted(TABLE3),
+        default="default",
+        help="the configuration the runs are in: labels the reproduction rows (artifact: the published artifact's)",
+    ),
+    output("--table-csv", "--table-md"),
+    output("--section", metavar="SECTION.md", help="its reproduction-report section"),
+    output("--rows", metavar="ROWS.csv", help="its published-vs-ours rows"),
+)
 def run_tables(args) -> int:
     strategies = (
         pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
@@ -158,9 +146,4 @@ def run_tables(args) -> int:
     return 0
 
 
-COMMANDS = {
-    "learn": run_learn,
-    "aggregate-learners": run_aggregate_learners,
-    "plot-learners": run_plot_learners,
-    "bandit-tables": run_tables,
-}
+COMMANDS = STEPS.commands()

@@ -34,7 +34,7 @@ from simcore.studies.coscheduling.study import (
     run_replay,
     summary_table,
 )
-from simcore.workloads.arguments import output_file, positive_float
+from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,
@@ -45,6 +45,7 @@ from simcore.workloads.files import (
     write_text,
 )
 from simcore.workloads.sharing_profiles import SHARING_PROFILES, apply_profile
+from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 
 EXPERIMENTS = ("E1", "E2")
 
@@ -57,89 +58,44 @@ def _kappa(text: str) -> float:
     return value
 
 
+STEPS = Steps()
+
+
 def add_commands(commands) -> None:
-    run = commands.add_parser("coscheduling-run", help="co-scheduling experiment E1 or E2 on one trace (seed 002)")
-    run.add_argument("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate, or a model")
-    run.add_argument("--trace", required=True, help="trace name written into the rows")
-    run.add_argument("--experiment", choices=EXPERIMENTS, required=True, help="E1 queue flush or E2 online replay")
-    run.add_argument(
+    STEPS.add_parsers(commands)
+
+
+@STEPS.step(
+    "coscheduling-run",
+    "co-scheduling experiment E1 or E2 on one trace (seed 002)",
+    inputs("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate, or a model"),
+    option("--trace", required=True, help="trace name written into the rows"),
+    option("--experiment", choices=EXPERIMENTS, required=True, help="E1 queue flush or E2 online replay"),
+    option(
         "--configurations",
         type=json.loads,
         default=DEFAULT_CONFIGURATIONS,
         help='JSON {name: {"strategy": ..., "levels": ..., "loss": ..., "scope": ..., "interference": ..., '
         '"protect_reservation": ..., "fall_through": ..., "learn": ..., "memory_capacity": ..., "warm": ...}} '
         "(default: SPACE, STATIC, ASAX, HEADROOM)",
-    )
-    run.add_argument("--loads", type=positive_float, nargs="+", required=True, help="E1: 8 4 2; E2: 0.5 0.7 0.9")
-    run.add_argument("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)")
-    run.add_argument("--seeds", type=int, default=3, help="learner seeds per setting (default 3)")
-    run.add_argument("--memory", choices=("on", "off"), default="on", help="memory tests (off: the trace has none)")
-    run.add_argument("--memory-capacity", type=positive_float, help="KB per processor (default: from the trace)")
-    run.add_argument("--efficiency", choices=EFFICIENCY_MODES, default="require", help="without SWF field 6")
-    run.add_argument(
+    ),
+    option("--loads", type=positive_float, nargs="+", required=True, help="E1: 8 4 2; E2: 0.5 0.7 0.9"),
+    option("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)"),
+    option("--seeds", type=int, default=3, help="learner seeds per setting (default 3)"),
+    option("--memory", choices=("on", "off"), default="on", help="memory tests (off: the trace has none)"),
+    option("--memory-capacity", type=positive_float, help="KB per processor (default: from the trace)"),
+    option("--efficiency", choices=EFFICIENCY_MODES, default="require", help="without SWF field 6"),
+    option(
         "--profile",
         choices=tuple(SHARING_PROFILES),
         help="draw CPU efficiency and memory from a fitted profile (model traces record neither)",
-    )
-    run.add_argument("--profile-seed", type=int, default=0)
-    run.add_argument("--window", type=int, default=45, help="E1 window size (default 45, the paper's)")
-    run.add_argument("--max-windows", type=int, help="E1: only the first N windows (default: all)")
-    run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
-    run.add_argument("--weights", metavar="WEIGHTS.parquet", help="E2: the learners' expert weights per round")
-
-    tables = commands.add_parser("coscheduling-tables", help="co-scheduling tables and the report section")
-    tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
-    tables.add_argument("--outdir", required=True, help="directory of the tables")
-    tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
-    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
-    tables.add_argument("--classes", metavar="CLASSES.parquet", help="the paper queue's per-workflow rows")
-
-    queue = commands.add_parser(
-        "coscheduling-paper-queue", help="the co-scheduling configurations on the ASA_X paper's queue (seed 002, §4.4)"
-    )
-    queue.add_argument(
-        "--configurations", type=json.loads, default=DEFAULT_CONFIGURATIONS, help="as coscheduling-run's"
-    )
-    queue.add_argument("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)")
-    queue.add_argument("--seeds", type=int, default=3, help="learner seeds per setting (default 3)")
-    queue.add_argument(
-        "--walltime-factor",
-        type=float,
-        default=DEFAULT_WALLTIME_FACTOR,
-        help="requested time over run time (default 2)",
-    )
-    queue.add_argument(
-        "--queue-configurations",
-        type=json.loads,
-        default={},
-        help="JSON, as --configurations: more configurations run on the queue only (STATIC every-job, EASY variants)",
-    )
-    queue.add_argument(
-        "--scheduler",
-        choices=SCHEDULERS,
-        default=PAPER_SCHEDULER,
-        help="base scheduler of the sharing configurations that name none (default: the paper's first fit); "
-        "SPACE stays EASY",
-    )
-    queue.add_argument(
-        "--repetitions", type=int, default=PAPER_REPETITIONS, help="runs of the queue per size (default 3)"
-    )
-    queue.add_argument(
-        "--learner",
-        choices=("warm", "fresh"),
-        default="warm",
-        help="warm: each learner carried from run to run, sizes in the paper's order (default); fresh: new per run",
-    )
-    queue.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
-    queue.add_argument("--classes", required=True, type=output_file, metavar="CLASSES.parquet")
-
-    plot = commands.add_parser("plot-coscheduling", help="the co-scheduling figures of one trace")
-    plot.add_argument("--tables", required=True, help="coscheduling-tables' directory")
-    plot.add_argument("--weights", nargs="*", default=[], metavar="WEIGHTS.parquet")
-    plot.add_argument("--trace", required=True)
-    plot.add_argument("--outdir", required=True, help="<trace>.<figure>.png and .pdf")
-
-
+    ),
+    option("--profile-seed", type=int, default=0),
+    option("--window", type=int, default=45, help="E1 window size (default 45, the paper's)"),
+    option("--max-windows", type=int, help="E1: only the first N windows (default: all)"),
+    output("--output", "-o", metavar="RUNS.parquet"),
+    output("--weights", required=False, metavar="WEIGHTS.parquet", help="E2: the learners' expert weights per round"),
+)
 def run_experiment(args) -> int:
     configurations = check_configurations(args.configurations)
     if args.seeds < 1:
@@ -179,29 +135,50 @@ def run_experiment(args) -> int:
     except SharingInputError as error:
         raise SharingInputError(f"{args.workload}: {error}") from None
     runs.insert(0, "trace", args.trace)
-    provenance = {
-        "command": "coscheduling-run",
-        "workload_file": args.workload,
-        "experiment": args.experiment,
-        "configurations": configurations,
-        "loads": args.loads,
-        "kappas": args.kappas,
-        "seeds": args.seeds,
-        "memory": args.memory,
-        "memory_capacity": args.memory_capacity,
-        "efficiency": args.efficiency,
-        "efficiency_source": source,
-        "window": args.window,
-        "max_windows": args.max_windows,
-    }
-    write_parquet(runs, args.output, provenance)
+    recorded = provenance(args, configurations=configurations, efficiency_source=source)
+    write_parquet(runs, args.output, recorded)
     if args.weights:
         weights.insert(0, "trace", args.trace)
-        write_parquet(weights, args.weights, provenance)
+        write_parquet(weights, args.weights, recorded)
     print(f"{args.output}: {args.trace} {args.experiment}, {len(runs)} runs of {len(configurations)} configurations")
     return 0
 
 
+@STEPS.step(
+    "coscheduling-paper-queue",
+    "the co-scheduling configurations on the ASA_X paper's queue (seed 002, §4.4)",
+    option("--configurations", type=json.loads, default=DEFAULT_CONFIGURATIONS, help="as coscheduling-run's"),
+    option("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)"),
+    option("--seeds", type=int, default=3, help="learner seeds per setting (default 3)"),
+    option(
+        "--walltime-factor",
+        type=float,
+        default=DEFAULT_WALLTIME_FACTOR,
+        help="requested time over run time (default 2)",
+    ),
+    option(
+        "--queue-configurations",
+        type=json.loads,
+        default={},
+        help="JSON, as --configurations: more configurations run on the queue only (STATIC every-job, EASY variants)",
+    ),
+    option(
+        "--scheduler",
+        choices=SCHEDULERS,
+        default=PAPER_SCHEDULER,
+        help="base scheduler of the sharing configurations that name none (default: the paper's first fit); "
+        "SPACE stays EASY",
+    ),
+    option("--repetitions", type=int, default=PAPER_REPETITIONS, help="runs of the queue per size (default 3)"),
+    option(
+        "--learner",
+        choices=("warm", "fresh"),
+        default="warm",
+        help="warm: each learner carried from run to run, sizes in the paper's order (default); fresh: new per run",
+    ),
+    output("--output", "-o", metavar="RUNS.parquet"),
+    output("--classes", metavar="CLASSES.parquet"),
+)
 def run_paper_queue(args) -> int:
     clashes = sorted(set(args.configurations) & set(args.queue_configurations))
     if clashes:
@@ -212,38 +189,41 @@ def run_paper_queue(args) -> int:
     sweep = Sweep(configurations, (), tuple(args.kappas), args.seeds)
     runs, classes = queue_runs(sweep, args.walltime_factor, args.scheduler, args.repetitions, args.learner == "warm")
     runs.insert(0, "trace", PAPER_QUEUE_TRACE)
-    provenance = {
-        "command": "coscheduling-paper-queue",
-        "configurations": configurations,
-        "queue_configurations": sorted(args.queue_configurations),
-        "kappas": args.kappas,
-        "seeds": args.seeds,
-        "walltime_factor": args.walltime_factor,
-        "scheduler": args.scheduler,
-        "repetitions": args.repetitions,
-        "learner": args.learner,
-        "efficiency_source": "the ASA_X paper's Table 2, Slurm column (docs/sharing_profiles.md)",
-    }
-    write_parquet(runs, args.output, provenance)
-    write_parquet(classes, args.classes, provenance)
+    recorded = provenance(
+        args,
+        configurations=configurations,
+        queue_configurations=sorted(args.queue_configurations),
+        efficiency_source="the ASA_X paper's Table 2, Slurm column (docs/sharing_profiles.md)",
+    )
+    write_parquet(runs, args.output, recorded)
+    write_parquet(classes, args.classes, recorded)
     print(f"{args.output}: the paper's queue at {len(set(runs['load']))} sizes, {len(runs)} runs")
     return 0
 
 
+@STEPS.step(
+    "coscheduling-tables",
+    "co-scheduling tables and the report section",
+    inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    inputs("--classes", default=None, metavar="CLASSES.parquet", help="the paper queue's per-workflow rows"),
+    folder_output("--outdir", help="directory of the tables"),
+    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
+    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+)
 def run_tables(args) -> int:
     runs = read_all(args.runs)
     sources, ablations = {}, {}
     for path in args.runs:
-        provenance = read_provenance(path)
-        ablations |= ablation_configurations(provenance.get("configurations", {}))
+        recorded = read_provenance(path)
+        ablations |= ablation_configurations(recorded.get("configurations", {}))
         trace = read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
-            sources[trace.iloc[0]] = provenance.get("efficiency_source", "the trace")
+            sources[trace.iloc[0]] = recorded.get("efficiency_source", "the trace")
     summary = summary_table(runs)
     summary["ablation"] = summary["configuration"].isin(list(ablations))  # their own table, not the figures
     checked = claims(runs)
     outdir = Path(args.outdir)
-    write_parquet(runs, outdir / "runs.parquet", {"command": "coscheduling-tables", "inputs": args.runs})
+    write_parquet(runs, outdir / "runs.parquet", provenance(args))
     write_csv(summary, outdir / "summary.csv")
     write_csv(checked, outdir / "claims.csv")
     classes = read_parquet(args.classes) if args.classes else None
@@ -253,6 +233,14 @@ def run_tables(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "plot-coscheduling",
+    "the co-scheduling figures of one trace",
+    inputs("--tables", help="coscheduling-tables' directory"),
+    inputs("--weights", nargs="*", default=[], metavar="WEIGHTS.parquet"),
+    option("--trace", required=True),
+    folder_output("--outdir", help="<trace>.<figure>.png and .pdf"),
+)
 def run_plot(args) -> int:
     from simcore.reporting.style import save_figures
     from simcore.studies.coscheduling import figures
@@ -293,9 +281,4 @@ def run_plot(args) -> int:
     return 0
 
 
-COMMANDS = {
-    "coscheduling-run": run_experiment,
-    "coscheduling-paper-queue": run_paper_queue,
-    "coscheduling-tables": run_tables,
-    "plot-coscheduling": run_plot,
-}
+COMMANDS = STEPS.commands()

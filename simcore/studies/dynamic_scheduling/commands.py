@@ -18,7 +18,7 @@ from simcore.studies.dynamic_scheduling.study import (
     policies,
     run_sequences,
 )
-from simcore.workloads.arguments import output_file, positive_float
+from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,
@@ -28,6 +28,7 @@ from simcore.workloads.files import (
     write_parquet,
     write_text,
 )
+from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 
 
 def _part(text: str) -> tuple[int, int]:
@@ -41,42 +42,37 @@ def _part(text: str) -> tuple[int, int]:
     return part, parts
 
 
+STEPS = Steps()
+
+
 def add_commands(commands) -> None:
-    sweep = commands.add_parser(
-        "dynamic-sweep", help="policies on non-overlapping sequences of a trace (the thesis's section 3.3)"
-    )
-    sweep.add_argument("workload", metavar="WORKLOAD.parquet", help="a filtered trace or a model")
-    sweep.add_argument("--trace", required=True, help="trace name written into the rows")
-    sweep.add_argument(
+    STEPS.add_parsers(commands)
+
+
+@STEPS.step(
+    "dynamic-sweep",
+    "policies on non-overlapping sequences of a trace (the thesis's section 3.3)",
+    inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace or a model"),
+    option("--trace", required=True, help="trace name written into the rows"),
+    inputs(
         "--functions",
+        default=None,
         metavar="FUNCTIONS.csv",
         help="fit-functions output; its best functions are the policies L1, L2, ...",
-    )
-    sweep.add_argument("--learned", type=int, default=0, help="how many learned functions to add (default 0)")
-    sweep.add_argument(
+    ),
+    option("--learned", type=int, default=0, help="how many learned functions to add (default 0)"),
+    option(
         "--policies",
         nargs="+",
         default=["FCFS", "WFP3", "UNICEF", "SPF", *THESIS_FUNCTIONS],
         help="queue orders and the thesis's F1-F4 (default: those of Table 3.3)",
-    )
-    sweep.add_argument("--settings", nargs="+", choices=tuple(SETTINGS), default=list(SETTINGS))
-    sweep.add_argument("--days", type=positive_float, default=15.0, help="length of a sequence (default 15)")
-    sweep.add_argument("--max-sequences", type=int, help="only the first N sequences (default: all)")
-    sweep.add_argument("--part", default="0/1", metavar="K/N", help="the sequences numbered K mod N (default all)")
-    sweep.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
-
-    tables = commands.add_parser("dynamic-tables", help="Table 3.3 and the report section")
-    tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
-    tables.add_argument("--functions", metavar="FUNCTIONS.csv", help="the learned functions, named in the report")
-    tables.add_argument("--outdir", required=True, help="directory of the tables")
-    tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
-    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
-
-    plot = commands.add_parser("plot-dynamic", help="box plots of the AVEbsld per sequence (Figures 3.3-3.6)")
-    plot.add_argument("runs", metavar="RUNS.parquet", help="dynamic-tables' runs.parquet")
-    plot.add_argument("--outdir", required=True, help="one PNG + PDF per setting")
-
-
+    ),
+    option("--settings", nargs="+", choices=tuple(SETTINGS), default=list(SETTINGS)),
+    option("--days", type=positive_float, default=15.0, help="length of a sequence (default 15)"),
+    option("--max-sequences", type=int, help="only the first N sequences (default: all)"),
+    option("--part", default="0/1", metavar="K/N", help="the sequences numbered K mod N (default all)"),
+    output("--output", "-o", metavar="RUNS.parquet"),
+)
 def run_sweep(args) -> int:
     part, parts = _part(args.part)
     if args.learned < 0:
@@ -100,20 +96,8 @@ def run_sweep(args) -> int:
     runs.insert(0, "trace", args.trace)
     functions = {name: str(function) for name, (_, function) in named.items() if function is not None}
     runs["function"] = runs["policy"].map(functions).fillna("")
-    write_parquet(
-        runs,
-        args.output,
-        {
-            "command": "dynamic-sweep",
-            "workload_file": args.workload,
-            "policies": list(named),
-            "functions": functions,
-            "settings": args.settings,
-            "days": args.days,
-            "max_sequences": args.max_sequences,
-            "part": args.part,
-        },
-    )
+    # the policies run, the learned ones included, and the learned functions' formulas
+    write_parquet(runs, args.output, provenance(args, policies=list(named), formulas=functions))
     print(
         f"{args.output}: {runs['sequence'].nunique()} sequences of {args.trace} x {len(args.settings)} settings "
         f"x {len(named)} policies"
@@ -121,6 +105,15 @@ def run_sweep(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "dynamic-tables",
+    "Table 3.3 and the report section",
+    inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    inputs("--functions", default=None, metavar="FUNCTIONS.csv", help="the learned functions, named in the report"),
+    folder_output("--outdir", help="directory of the tables"),
+    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
+    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+)
 def run_tables(args) -> int:
     runs = read_all(args.runs)
     # traces in the order given, each trace's sequences in order (the parts interleave them)
@@ -138,7 +131,7 @@ def run_tables(args) -> int:
         },
     )
     functions = pd.read_csv(args.functions) if args.functions else None
-    write_parquet(runs, outdir / "runs.parquet", {"command": "dynamic-tables", "inputs": args.runs})
+    write_parquet(runs, outdir / "runs.parquet", provenance(args))
     write_csv(medians, outdir / "medians.csv")
     write_csv(ratios, outdir / "ratios.csv")
     write_csv(reproduction_rows(medians), args.rows)
@@ -147,6 +140,12 @@ def run_tables(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "plot-dynamic",
+    "box plots of the AVEbsld per sequence (Figures 3.3-3.6)",
+    inputs("runs", metavar="RUNS.parquet", help="dynamic-tables' runs.parquet"),
+    folder_output("--outdir", help="one PNG + PDF per setting"),
+)
 def run_plot(args) -> int:
     from simcore.reporting.style import save
     from simcore.studies.dynamic_scheduling.figures import dynamic_boxplot_figure
@@ -160,4 +159,4 @@ def run_plot(args) -> int:
     return 0
 
 
-COMMANDS = {"dynamic-sweep": run_sweep, "dynamic-tables": run_tables, "plot-dynamic": run_plot}
+COMMANDS = STEPS.commands()

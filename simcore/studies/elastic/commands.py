@@ -22,7 +22,7 @@ from simcore.studies.elastic.jobsets import (
 )
 from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import claims, elastic_markdown, reproduction_rows
-from simcore.workloads.arguments import output_file, positive_float
+from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     read_all,
     read_parquet,
@@ -32,6 +32,7 @@ from simcore.workloads.files import (
     write_parquet,
     write_text,
 )
+from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 from simcore.workloads.vo_profiles import VO_PROFILES, apply_vo_profile
 
 RUN_KEYS = ("elastic", "model", "lambda")
@@ -76,79 +77,68 @@ def _count(text: str) -> int:
     return value
 
 
-def _job_set_options(parser) -> None:
-    """The options that make a trace's job sets, shared by elastic-run and elastic-sets."""
-    parser.add_argument("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate")
-    parser.add_argument("--trace", required=True, help="trace name written into the rows")
-    parser.add_argument("--set-jobs", type=_count, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})")
-    parser.add_argument(
+# The options that make a trace's job sets, shared by elastic-run and elastic-sets
+JOB_SET_OPTIONS = (
+    *inputs("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate"),
+    *option("--trace", required=True, help="trace name written into the rows"),
+    *option("--set-jobs", type=_count, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})"),
+    *option(
         "--pre-training",
         type=_count,
         default=PRE_TRAINING_JOBS,
         help=f"the first jobs of a set, run by EDF to pre-train the learner (default {PRE_TRAINING_JOBS})",
-    )
-    parser.add_argument(
+    ),
+    *option(
         "--monitoring",
         choices=MONITORING,
         default="remove",
         help="remove the monitoring-like users' jobs before cutting the sets, as the paper did (default; "
         "docs/elastic.md §1), or keep them",
-    )
-    parser.add_argument(
+    ),
+    *option(
         "--vo-profile",
         choices=sorted(VO_PROFILES),
         help="draw serial jobs and groups from a fitted VO profile (model traces record no groups)",
-    )
-    parser.add_argument("--profile-seed", type=int, default=0)
-    parser.add_argument(
+    ),
+    *option("--profile-seed", type=int, default=0),
+    *option(
         "--time-compression",
         type=positive_float,
         default=1.0,
         help="divide the submit times by this factor (a model trace's serial load made a grid site's; default 1)",
-    )
+    ),
+)
+
+
+STEPS = Steps()
 
 
 def add_commands(commands) -> None:
-    run = commands.add_parser("elastic-run", help="SARSA+ESN scheduling and elastic provisioning on one job set")
-    _job_set_options(run)
-    run.add_argument(
+    STEPS.add_parsers(commands)
+
+
+@STEPS.step(
+    "elastic-run",
+    "SARSA+ESN scheduling and elastic provisioning on one job set",
+    JOB_SET_OPTIONS,
+    option(
         "--set",
         required=True,
         help="K: the K-th (from 1) consecutive set of --set-jobs serial jobs; all: every serial job as one set",
-    )
-    run.add_argument("--runs", type=_runs, help="JSON runs (default: the paper's nine)")
-    run.add_argument("--seeds", type=_count, default=5, help="learner seeds (default 5)")
-    run.add_argument(
+    ),
+    option("--runs", type=_runs, help="JSON runs (default: the paper's nine)"),
+    option("--seeds", type=_count, default=5, help="learner seeds (default 5)"),
+    option(
         "--rigid-pool",
         choices=RIGID_POOLS,
         default="site",
         help="the rigid runs' pool: the site's own cores (the log's machine, default; docs/elastic.md §1.4) "
         "or the load-matched pool",
-    )
-    run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
-    run.add_argument("--series", required=True, metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)")
-    run.add_argument("--pools", required=True, metavar="POOLS.parquet", help="the pool over time (seed 0)")
-
-    sets = commands.add_parser(
-        "elastic-sets", help="every job set of a trace beside the paper's workload, ranked by closeness"
-    )
-    _job_set_options(sets)
-    sets.add_argument("--output", "-o", required=True, type=output_file, metavar="SETS.csv")
-
-    tables = commands.add_parser("elastic-tables", help="the elastic study's tables over seeds and job sets")
-    tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
-    tables.add_argument("--outdir", required=True)
-    tables.add_argument("--markdown", required=True, metavar="REPORT.md", help="the report's section")
-    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="reproduction rows (paper elastic-2009)")
-
-    plot = commands.add_parser("plot-elastic", help="the elastic study's figures of one trace (its first job set)")
-    plot.add_argument("--runs", required=True, metavar="RUNS.parquet", help="elastic-tables' runs.parquet")
-    plot.add_argument("--series", required=True, metavar="SERIES.parquet", help="elastic-run's per-job series")
-    plot.add_argument("--pools", required=True, metavar="POOLS.parquet", help="elastic-run's pool over time")
-    plot.add_argument("--trace", required=True)
-    plot.add_argument("--outdir", required=True)
-
-
+    ),
+    output("--output", "-o", metavar="RUNS.parquet"),
+    output("--series", metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)"),
+    output("--pools", metavar="POOLS.parquet", help="the pool over time (seed 0)"),
+)
 def run_experiment(args) -> int:
     # here, not at the top: the learner loads scipy, which every other simcore command would pay for
     from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset
@@ -170,27 +160,20 @@ def run_experiment(args) -> int:
         raise JobSetError(f"{args.workload}: {error}") from None
     runs = args.runs or DEFAULT_RUNS
     frame, series, pools = run_jobset(jobs, runs, args.seeds, args.rigid_pool, progress_lines=True)
-    provenance = {
-        "command": "elastic-run",
-        "workload_file": args.workload,
-        "set": args.set,
-        "set_jobs": args.set_jobs,
-        "pre_training": args.pre_training,
-        "vo_source": source,
-        "time_compression": args.time_compression,
-        "monitoring": args.monitoring,
-        "runs": {name: asdict(settings) for name, settings in runs.items()},
-        "seeds": args.seeds,
-        "rigid_pool_rule": args.rigid_pool,
-        "rigid_pool": jobs.rigid_pool(args.rigid_pool),
-        "load_pool": jobs.load_pool,
-        "groups": list(jobs.groups),
-        "shares": jobs.shares.tolist(),
-        "set_statistics": set_statistics(jobs),
-    }
+    recorded = provenance(
+        args,
+        vo_source=source,
+        runs={name: asdict(settings) for name, settings in runs.items()},
+        rigid_pool_rule=args.rigid_pool,
+        rigid_pool=jobs.rigid_pool(args.rigid_pool),
+        load_pool=jobs.load_pool,
+        groups=list(jobs.groups),
+        shares=jobs.shares.tolist(),
+        set_statistics=set_statistics(jobs),
+    )
     for table, path in ((frame, args.output), (series, args.series), (pools, args.pools)):
         table.insert(0, "trace", args.trace)
-        write_parquet(table, path, provenance)
+        write_parquet(table, path, recorded)
     print(
         f"{args.output}: {jobs.name}, {len(frame)} runs, rigid pool {jobs.rigid_pool(args.rigid_pool)} "
         f"({args.rigid_pool}), load-matched pool {jobs.load_pool}"
@@ -215,6 +198,12 @@ def _workload(args):
     return workload, source
 
 
+@STEPS.step(
+    "elastic-sets",
+    "every job set of a trace beside the paper's workload, ranked by closeness",
+    JOB_SET_OPTIONS,
+    output("--output", "-o", metavar="SETS.csv"),
+)
 def run_sets(args) -> int:
     workload, _ = _workload(args)
     try:
@@ -228,6 +217,14 @@ def run_sets(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "elastic-tables",
+    "the elastic study's tables over seeds and job sets",
+    inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    folder_output("--outdir"),
+    output("--markdown", metavar="REPORT.md", help="the report's section"),
+    output("--rows", metavar="ROWS.csv", help="reproduction rows (paper elastic-2009)"),
+)
 def run_tables(args) -> int:
     from simcore.studies.elastic.study import speedups, summary_table
 
@@ -236,11 +233,11 @@ def run_tables(args) -> int:
     for path in args.runs:
         trace = read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
-            provenance = read_provenance(path)
-            sources[trace.iloc[0]] = provenance.get("vo_source", LOG_GROUPS)
-            sets.append({"trace": trace.iloc[0], **provenance["set_statistics"]})
+            recorded = read_provenance(path)
+            sources[trace.iloc[0]] = recorded.get("vo_source", LOG_GROUPS)
+            sets.append({"trace": trace.iloc[0], **recorded["set_statistics"]})
     outdir = Path(args.outdir)
-    write_parquet(runs, outdir / "runs.parquet", {"command": "elastic-tables", "inputs": args.runs})
+    write_parquet(runs, outdir / "runs.parquet", provenance(args))
     summary = pd.concat(
         [summary_table(part).assign(trace=trace) for trace, part in runs.groupby("trace", sort=False)],
         ignore_index=True,
@@ -259,6 +256,15 @@ def run_tables(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "plot-elastic",
+    "the elastic study's figures of one trace (its first job set)",
+    inputs("--runs", metavar="RUNS.parquet", help="elastic-tables' runs.parquet"),
+    inputs("--series", metavar="SERIES.parquet", help="elastic-run's per-job series"),
+    inputs("--pools", metavar="POOLS.parquet", help="elastic-run's pool over time"),
+    option("--trace", required=True),
+    folder_output("--outdir"),
+)
 def run_plot(args) -> int:
     from simcore.reporting.style import save_figures
     from simcore.studies.elastic.figures import draw_figures
@@ -275,9 +281,4 @@ def run_plot(args) -> int:
     return 0
 
 
-COMMANDS = {
-    "elastic-run": run_experiment,
-    "elastic-sets": run_sets,
-    "elastic-tables": run_tables,
-    "plot-elastic": run_plot,
-}
+COMMANDS = STEPS.commands()

@@ -15,19 +15,26 @@ from simcore.studies.job_selection.study import (
     evaluate_orders,
     summary_table,
 )
-from simcore.workloads.arguments import output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
+
+STEPS = Steps()
 
 
 def add_commands(commands) -> None:
-    run = commands.add_parser("rl-baselines", help="the orders on RLScheduler-style episodes of one trace")
-    run.add_argument("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)")
-    run.add_argument("--trace", required=True, help="trace name written into the rows")
-    run.add_argument("--orders", nargs="+", choices=BASELINES, type=any_case(BASELINES), default=list(DEFAULT_ORDERS))
-    run.add_argument("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})")
-    run.add_argument("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})")
-    run.add_argument("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})")
-    run.add_argument(
+    STEPS.add_parsers(commands)
+
+
+@STEPS.step(
+    "rl-baselines",
+    "the orders on RLScheduler-style episodes of one trace",
+    inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)"),
+    option("--trace", required=True, help="trace name written into the rows"),
+    option("--orders", nargs="+", choices=BASELINES, type=any_case(BASELINES), default=list(DEFAULT_ORDERS)),
+    option("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})"),
+    option("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})"),
+    option("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})"),
+    option(
         "--lookahead",
         nargs="*",
         default=[],
@@ -35,17 +42,10 @@ def add_commands(commands) -> None:
         type=any_case(NAMED_ORDERS),
         metavar="ORDER",
         help="the lookahead baseline over forks, once per base order (docs/job_selection.md §6)",
-    )
-    run.add_argument("--lookahead-heads", type=int, help="slots it tries per decision (default: every filled slot)")
-    run.add_argument("--output", "-o", required=True, type=output_file, metavar="RUNS.parquet")
-
-    tables = commands.add_parser("rl-baselines-tables", help="the baselines' summary and report section")
-    tables.add_argument("runs", nargs="+", metavar="RUNS.parquet")
-    tables.add_argument("--outdir", required=True)
-    tables.add_argument("--markdown", required=True, metavar="REPORT.md")
-    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="reproduction rows (rlscheduler-2020)")
-
-
+    ),
+    option("--lookahead-heads", type=int, help="slots it tries per decision (default: every filled slot)"),
+    output("--output", "-o", metavar="RUNS.parquet"),
+)
 def run_baselines(args) -> int:
     if args.sequences < 1 or args.length < 1:
         raise ValueError(f"--sequences and --length must be >= 1, got {args.sequences} and {args.length}")
@@ -65,21 +65,19 @@ def run_baselines(args) -> int:
         )
     except ValueError as error:
         raise ValueError(f"{args.workload}: {error}") from None
-    provenance = {
-        "command": "rl-baselines",
-        "workload_file": args.workload,
-        "orders": args.orders,
-        "sequences": args.sequences,
-        "length": args.length,
-        "seed": args.seed,
-        "lookahead": args.lookahead,
-        "lookahead_heads": args.lookahead_heads,
-    }
-    write_parquet(runs, args.output, provenance)
+    write_parquet(runs, args.output, provenance(args))
     print(f"{args.output}: {args.trace}, {args.sequences} sequences of {args.length} jobs, {len(args.orders)} orders")
     return 0
 
 
+@STEPS.step(
+    "rl-baselines-tables",
+    "the baselines' summary and report section",
+    inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    folder_output("--outdir"),
+    output("--markdown", metavar="REPORT.md"),
+    output("--rows", metavar="ROWS.csv", help="reproduction rows (rlscheduler-2020)"),
+)
 def run_tables(args) -> int:
     summary = summary_table(read_all(args.runs))
     outdir = Path(args.outdir)
@@ -90,4 +88,4 @@ def run_tables(args) -> int:
     return 0
 
 
-COMMANDS = {"rl-baselines": run_baselines, "rl-baselines-tables": run_tables}
+COMMANDS = STEPS.commands()

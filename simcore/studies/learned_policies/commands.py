@@ -8,39 +8,14 @@ import pandas as pd
 
 from simcore.studies.learned_policies.report import learned_markdown, table32_rows, thesis_form_fits
 from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
-from simcore.workloads.arguments import output_file
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
+from simcore.workloads.steps import Steps, inputs, option, output, provenance
+
+STEPS = Steps()
 
 
 def add_commands(commands) -> None:
-    scores = commands.add_parser("trial-scores", help="trial scores of tuples (S, Q) drawn from a workload")
-    scores.add_argument("workload", metavar="WORKLOAD.parquet", help="e.g. a Lublin-Feitelson model")
-    scores.add_argument("--tuples", type=int, required=True, help="tuples drawn in all (same draw for every chunk)")
-    scores.add_argument("--select", required=True, metavar="FIRST:STOP", help="tuple numbers scored by this job")
-    scores.add_argument("--trials", type=int, required=True, help="random permutations per tuple")
-    scores.add_argument("--seed", type=int, default=0)
-    scores.add_argument("--output", "-o", required=True, type=output_file, metavar="SCORES.parquet")
-
-    spread = commands.add_parser("trial-spread", help="score spread against the number of trials (Figure 3.1c)")
-    spread.add_argument("workload", metavar="WORKLOAD.parquet")
-    spread.add_argument("--trials", type=int, nargs="+", required=True)
-    spread.add_argument("--repeats", type=int, default=10)
-    spread.add_argument("--seed", type=int, default=0)
-    spread.add_argument("--output", "-o", required=True, type=output_file, metavar="SPREAD.csv")
-
-    fit = commands.add_parser("fit-functions", help="nonlinear regression of the function family on trial scores")
-    fit.add_argument("scores", nargs="+", metavar="SCORES.parquet")
-    fit.add_argument(
-        "--output", "-o", required=True, type=output_file, metavar="FUNCTIONS.csv", help="every form, ranked by MAE"
-    )
-    fit.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
-    fit.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
-    fit.add_argument("--spread", metavar="SPREAD.csv", help="trial-spread output, shown in the section")
-
-    plot = commands.add_parser("plot-trial-scores", help="trial-score distributions and spread (Figure 3.1)")
-    plot.add_argument("scores", nargs="+", metavar="SCORES.parquet")
-    plot.add_argument("--spread", required=True, metavar="SPREAD.csv")
-    plot.add_argument("--output", nargs="+", required=True, type=output_file, metavar="FILE.png|pdf")
+    STEPS.add_parsers(commands)
 
 
 def _span(select: str, count: int) -> range:
@@ -51,6 +26,16 @@ def _span(select: str, count: int) -> range:
     return numbers
 
 
+@STEPS.step(
+    "trial-scores",
+    "trial scores of tuples (S, Q) drawn from a workload",
+    inputs("workload", metavar="WORKLOAD.parquet", help="e.g. a Lublin-Feitelson model"),
+    option("--tuples", type=int, required=True, help="tuples drawn in all (same draw for every chunk)"),
+    option("--select", required=True, metavar="FIRST:STOP", help="tuple numbers scored by this job"),
+    option("--trials", type=int, required=True, help="random permutations per tuple"),
+    option("--seed", type=int, default=0),
+    output("--output", "-o", metavar="SCORES.parquet"),
+)
 def run_scores(args) -> int:
     workload = read_workload(args.workload)
     numbers = _span(args.select, args.tuples)
@@ -68,22 +53,20 @@ def run_scores(args) -> int:
     scores.insert(0, "trials", args.trials)
     scores.insert(0, "machine_size", workload.machine_size)
     scores.insert(0, "model", model)
-    write_parquet(
-        scores,
-        args.output,
-        {
-            "command": "trial-scores",
-            "workload": args.workload,
-            "tuples": args.tuples,
-            "select": args.select,
-            "trials": args.trials,
-            "seed": args.seed,
-        },
-    )
+    write_parquet(scores, args.output, provenance(args))
     print(f"{args.output}: {len(numbers)} tuples x {args.trials} trials")
     return 0
 
 
+@STEPS.step(
+    "trial-spread",
+    "score spread against the number of trials (Figure 3.1c)",
+    inputs("workload", metavar="WORKLOAD.parquet"),
+    option("--trials", type=int, nargs="+", required=True),
+    option("--repeats", type=int, default=10),
+    option("--seed", type=int, default=0),
+    output("--output", "-o", metavar="SPREAD.csv"),
+)
 def run_spread(args) -> int:
     workload = read_workload(args.workload)
     release, run, procs = draw_tuples(workload, 1, args.seed)[0]
@@ -94,6 +77,15 @@ def run_spread(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "fit-functions",
+    "nonlinear regression of the function family on trial scores",
+    inputs("scores", nargs="+", metavar="SCORES.parquet"),
+    inputs("--spread", default=None, metavar="SPREAD.csv", help="trial-spread output, shown in the section"),
+    output("--output", "-o", metavar="FUNCTIONS.csv", help="every form, ranked by MAE"),
+    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
+    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+)
 def run_fit(args) -> int:
     scores = read_all(args.scores)
     functions = fit_family(scores)
@@ -106,6 +98,13 @@ def run_fit(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "plot-trial-scores",
+    "trial-score distributions and spread (Figure 3.1)",
+    inputs("scores", nargs="+", metavar="SCORES.parquet"),
+    inputs("--spread", metavar="SPREAD.csv"),
+    output("--output", nargs="+", metavar="FILE.png|pdf"),
+)
 def run_plot(args) -> int:
     from simcore.reporting.style import save
     from simcore.studies.learned_policies.figures import trial_scores_figure
@@ -115,9 +114,4 @@ def run_plot(args) -> int:
     return 0
 
 
-COMMANDS = {
-    "trial-scores": run_scores,
-    "trial-spread": run_spread,
-    "fit-functions": run_fit,
-    "plot-trial-scores": run_plot,
-}
+COMMANDS = STEPS.commands()

@@ -27,7 +27,7 @@ from simcore.studies.prediction.study import (
     variant_table,
     variant_triples,
 )
-from simcore.workloads.arguments import output_file, positive_float
+from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     iter_variants,
     read_all,
@@ -38,88 +38,53 @@ from simcore.workloads.files import (
     write_text,
 )
 from simcore.workloads.progress import progress
+from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 
-
-def _add_model_arguments(parser) -> None:
-    parser.add_argument("--trace", required=True, help="trace name written into the rows")
-    parser.add_argument("--l2", type=float, default=1e-6, help="regression L2 weight (default 1e-6)")
-    parser.add_argument(
+# The options of the steps that run the predictors on a trace
+MODEL_OPTIONS = (
+    *option("--trace", required=True, help="trace name written into the rows"),
+    *option("--l2", type=float, default=1e-6, help="regression L2 weight (default 1e-6)"),
+    *option(
         "--default-learning-rate",
         type=positive_float,
         default=1.0,
         help="E-Loss learning rate when no other trace can choose it (default 1)",
-    )
+    ),
+)
+
+
+STEPS = Steps()
 
 
 def add_commands(commands) -> None:
-    grid = commands.add_parser("predict-grid", help="heuristic triples on a whole workload (a chunk of the grid)")
-    grid.add_argument("workload", metavar="WORKLOAD.parquet")
-    _add_model_arguments(grid)
-    grid.add_argument("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0])
-    grid.add_argument(
+    STEPS.add_parsers(commands)
+
+
+@STEPS.step(
+    "predict-grid",
+    "heuristic triples on a whole workload (a chunk of the grid)",
+    inputs("workload", metavar="WORKLOAD.parquet"),
+    MODEL_OPTIONS,
+    option("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0]),
+    option(
         "--bases",
         nargs="+",
         choices=REGRESSION_BASES,
         default=list(REGRESSION_BASES),
         help="under/over-prediction loss bases",
-    )
-    grid.add_argument("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS, default=list(REGRESSION_WEIGHTINGS))
-    grid.add_argument("--corrections", nargs="+", choices=CORRECTIONS, default=list(CORRECTIONS))
-    grid.add_argument("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=list(PAPER_BACKFILLS))
-    grid.add_argument("--chunk", type=int, default=0, help="this job's share: triples chunk, chunk+chunks, ...")
-    grid.add_argument("--chunks", type=int, default=1)
-    grid.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per triple")
-    grid.add_argument(
+    ),
+    option("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS, default=list(REGRESSION_WEIGHTINGS)),
+    option("--corrections", nargs="+", choices=CORRECTIONS, default=list(CORRECTIONS)),
+    option("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=list(PAPER_BACKFILLS)),
+    option("--chunk", type=int, default=0, help="this job's share: triples chunk, chunk+chunks, ..."),
+    option("--chunks", type=int, default=1),
+    output("--runs", metavar="RUNS.parquet", help="one row per triple"),
+    output(
         "--predictions",
-        required=True,
         metavar="PREDICTIONS.parquet",
         help="per-job predictions of AVE2 and the E-Loss/squared regressions (incremental, SJBF)",
-    )
-
-    header = commands.add_parser(
-        "predict-header-size", help="Table 6's baselines and EASY++ at the machine size of the trace's header"
-    )
-    header.add_argument("swf", metavar="TRACE.swf[.gz]")
-    header.add_argument("--trace", required=True, help="trace name written into the rows")
-    header.add_argument("--filter", choices=("strict", "truncate"), default="truncate")
-    header.add_argument("--runs", required=True, metavar="RUNS.parquet", help="one row per triple")
-
-    select = commands.add_parser("predict-select", help="leave-one-trace-out triple selection")
-    select.add_argument("--runs", nargs="+", required=True, metavar="RUNS.parquet", help="predict-grid outputs")
-    select.add_argument("--default-learning-rate", type=positive_float, default=1.0)
-    select.add_argument("--grid", required=True, metavar="GRID.parquet", help="all triples of all traces")
-    select.add_argument("--selection", required=True, metavar="SELECTION.csv")
-
-    variants = commands.add_parser("predict-variants", help="baselines and selected triples on resampled variants")
-    variants.add_argument("variants", metavar="VARIANTS.parquet")
-    _add_model_arguments(variants)
-    variants.add_argument("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range")
-    variants.add_argument("--selection", required=True, metavar="SELECTION.csv")
-    variants.add_argument("--runs", required=True, metavar="RUNS.parquet")
-
-    tables = commands.add_parser("predict-tables", help="the prediction paper's tables and report section")
-    tables.add_argument("--grid", required=True, metavar="GRID.parquet")
-    tables.add_argument("--selection", required=True, metavar="SELECTION.csv")
-    tables.add_argument("--variant-runs", nargs="*", default=[], metavar="RUNS.parquet")
-    tables.add_argument(
-        "--header-size-runs", nargs="*", default=[], metavar="RUNS.parquet", help="predict-header-size outputs"
-    )
-    tables.add_argument("--outdir", required=True, help="directory of the CSV tables")
-    tables.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
-    tables.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
-
-    plot = commands.add_parser("plot-predictions", help="ECDFs of one trace's predictions (Figures 4, 5)")
-    plot.add_argument("--trace", required=True)
-    plot.add_argument("--predictions", nargs="+", required=True, metavar="PREDICTIONS.parquet")
-    plot.add_argument("--selection", required=True, metavar="SELECTION.csv")
-    plot.add_argument("--errors", nargs="+", required=True, metavar="FILE.png|pdf")
-    plot.add_argument("--values", nargs="+", required=True, metavar="FILE.png|pdf")
-
-    scatter = commands.add_parser("plot-correlations", help="triples' AVEbsld between traces (Figure 3)")
-    scatter.add_argument("--grid", required=True, metavar="GRID.parquet")
-    scatter.add_argument("--output", nargs="+", required=True, type=output_file, metavar="FILE.png|pdf")
-
-
+    ),
+)
 def run_grid(args) -> int:
     workload = read_workload(args.workload)
     grid = triple_grid(args.learning_rates, args.bases, args.weightings, args.corrections, args.backfills)
@@ -141,31 +106,26 @@ def run_grid(args) -> int:
             **kept,
         }
     )
-    provenance = {
-        "command": "predict-grid",
-        "workload": args.workload,
-        "trace": args.trace,
-        "learning_rates": args.learning_rates,
-        "bases": args.bases,
-        "weightings": args.weightings,
-        "corrections": args.corrections,
-        "backfills": args.backfills,
-        "l2": args.l2,
-        "chunk": args.chunk,
-        "chunks": args.chunks,
-    }
-    write_parquet(runs, args.runs, provenance)
-    write_parquet(predictions, args.predictions, provenance)
+    write_parquet(runs, args.runs, provenance(args))
+    write_parquet(predictions, args.predictions, provenance(args))
     print(f"{args.runs}: {len(runs)} of {len(grid)} triples on {args.trace}")
     return 0
 
 
+@STEPS.step(
+    "predict-header-size",
+    "Table 6's baselines and EASY++ at the machine size of the trace's header",
+    inputs("swf", metavar="TRACE.swf[.gz]"),
+    option("--trace", required=True, help="trace name written into the rows"),
+    option("--filter", choices=("strict", "truncate"), default="truncate"),
+    output("--runs", metavar="RUNS.parquet", help="one row per triple"),
+)
 def run_header_size(args) -> int:
     workload = read_swf(args.swf, filter=args.filter)
     runs, _ = evaluate_triples(workload, HEADER_SIZE_TRIPLES, l2=0.0)
     runs.insert(0, "trace", args.trace)
     runs.insert(1, "machine_size", workload.machine_size)
-    write_parquet(runs, args.runs, {"command": "predict-header-size", "swf": args.swf, "filter": args.filter})
+    write_parquet(runs, args.runs, provenance(args))
     print(f"{args.runs}: {len(runs)} triples on {args.trace} at {workload.machine_size:,} processors")
     return 0
 
@@ -174,16 +134,33 @@ def _read_selection(path) -> pd.DataFrame:
     return pd.read_csv(path, keep_default_na=True)
 
 
+@STEPS.step(
+    "predict-select",
+    "leave-one-trace-out triple selection",
+    inputs("--runs", nargs="+", metavar="RUNS.parquet", help="predict-grid outputs"),
+    option("--default-learning-rate", type=positive_float, default=1.0),
+    output("--grid", metavar="GRID.parquet", help="all triples of all traces"),
+    output("--selection", metavar="SELECTION.csv"),
+)
 def run_select(args) -> int:
     grid = read_all(args.runs)
     grid = grid.sort_values(["trace", *TRIPLE], kind="stable").reset_index(drop=True)
     selection = selection_table(grid, args.default_learning_rate)
-    write_parquet(grid, args.grid, {"command": "predict-select", "inputs": args.runs})
+    write_parquet(grid, args.grid, provenance(args))
     write_csv(selection, args.selection)
     print(f"{args.selection}: triples selected for {len(selection)} traces")
     return 0
 
 
+@STEPS.step(
+    "predict-variants",
+    "baselines and selected triples on resampled variants",
+    inputs("variants", metavar="VARIANTS.parquet"),
+    MODEL_OPTIONS,
+    option("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range"),
+    inputs("--selection", metavar="SELECTION.csv"),
+    output("--runs", metavar="RUNS.parquet"),
+)
 def run_variants(args) -> int:
     selection = _read_selection(args.selection).set_index("trace")
     row = selection.loc[args.trace].to_dict() if args.trace in selection.index else None
@@ -196,21 +173,22 @@ def run_variants(args) -> int:
         runs, _ = evaluate_triples(workload, triples, args.l2)
         frames.append(runs.assign(trace=args.trace, variant=number))
     runs = pd.concat(frames, ignore_index=True)
-    write_parquet(
-        runs,
-        args.runs,
-        {
-            "command": "predict-variants",
-            "variants_file": args.variants,
-            "select": args.select,
-            "triples": triples.values.tolist(),
-            "l2": args.l2,
-        },
-    )
+    write_parquet(runs, args.runs, provenance(args, triples=triples.values.tolist()))
     print(f"{args.runs}: {len(triples)} triples on {len(frames)} variants of {args.trace}")
     return 0
 
 
+@STEPS.step(
+    "predict-tables",
+    "the prediction paper's tables and report section",
+    inputs("--grid", metavar="GRID.parquet"),
+    inputs("--selection", metavar="SELECTION.csv"),
+    inputs("--variant-runs", nargs="*", default=[], metavar="RUNS.parquet"),
+    inputs("--header-size-runs", nargs="*", default=[], metavar="RUNS.parquet", help="predict-header-size outputs"),
+    folder_output("--outdir", help="directory of the CSV tables"),
+    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
+    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+)
 def run_tables(args) -> int:
     from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
 
@@ -238,6 +216,14 @@ def run_tables(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "plot-predictions",
+    "ECDFs of one trace's predictions (Figures 4, 5)",
+    option("--trace", required=True),
+    inputs("--predictions", nargs="+", metavar="PREDICTIONS.parquet"),
+    inputs("--selection", metavar="SELECTION.csv"),
+    output("--errors", "--values", nargs="+", metavar="FILE.png|pdf"),
+)
 def run_plot(args) -> int:
     from simcore.reporting.style import save
     from simcore.studies.prediction.figures import prediction_ecdf_figure
@@ -252,6 +238,12 @@ def run_plot(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "plot-correlations",
+    "triples' AVEbsld between traces (Figure 3)",
+    inputs("--grid", metavar="GRID.parquet"),
+    output("--output", nargs="+", metavar="FILE.png|pdf"),
+)
 def run_correlations(args) -> int:
     from simcore.reporting.style import save
     from simcore.studies.prediction.figures import correlation_figure
@@ -261,12 +253,4 @@ def run_correlations(args) -> int:
     return 0
 
 
-COMMANDS = {
-    "predict-grid": run_grid,
-    "predict-header-size": run_header_size,
-    "predict-select": run_select,
-    "predict-variants": run_variants,
-    "predict-tables": run_tables,
-    "plot-predictions": run_plot,
-    "plot-correlations": run_correlations,
-}
+COMMANDS = STEPS.commands()

@@ -17,7 +17,7 @@ from simcore.studies.simple_policies.study import (
     threshold_for,
     weekly_curves,
 )
-from simcore.workloads.arguments import positive_float, variant_range_arguments
+from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     iter_variants,
     read_all,
@@ -29,58 +29,34 @@ from simcore.workloads.files import (
     write_text,
 )
 from simcore.workloads.resample import WEEK
+from simcore.workloads.steps import VARIANT_RANGE, Steps, folder_output, inputs, option, output, provenance
+
+STEPS = Steps()
 
 
 def add_commands(commands) -> None:
-    sweep = commands.add_parser("simple-sweep", help="simple policies with a threshold on a range of variants")
-    variant_range_arguments(sweep)
-    sweep.add_argument(
-        "--trace-workload",
-        required=True,
-        metavar="TRACE.parquet",
-        help="the filtered trace, whose largest request sets the threshold",
-    )
-    sweep.add_argument(
-        "--orders", nargs="+", choices=ORDERS, type=any_case(ORDERS), default=["FCFS", "SPF", "SQF", "SAF"]
-    )
-    sweep.add_argument(
+    STEPS.add_parsers(commands)
+
+
+@STEPS.step(
+    "simple-sweep",
+    "simple policies with a threshold on a range of variants",
+    VARIANT_RANGE,
+    inputs(
+        "--trace-workload", metavar="TRACE.parquet", help="the filtered trace, whose largest request sets the threshold"
+    ),
+    option("--orders", nargs="+", choices=ORDERS, type=any_case(ORDERS), default=["FCFS", "SPF", "SQF", "SAF"]),
+    option(
         "--threshold-factor",
         type=positive_float,
         default=3.0,
         help="threshold = factor x the trace's largest requested time (default 3)",
-    )
-    sweep.add_argument("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue")
-    sweep.add_argument("--runs", required=True, metavar="RUNS.parquet")
-    sweep.add_argument("--weekly", required=True, metavar="WEEKLY.parquet")
-    sweep.add_argument(
-        "--delayed",
-        required=True,
-        metavar="DELAYED.parquet",
-        help="the 100 jobs of highest slowdown per variant and order",
-    )
-
-    aggregate = commands.add_parser("simple-aggregate", help="tables of the simple-policies study")
-    aggregate.add_argument("--runs", nargs="+", required=True)
-    aggregate.add_argument("--weekly", nargs="+", required=True)
-    aggregate.add_argument("--delayed", nargs="+", required=True)
-    aggregate.add_argument(
-        "--traces",
-        nargs="+",
-        required=True,
-        metavar="TRACE.parquet",
-        help="the filtered traces (for the share of premature jobs)",
-    )
-    aggregate.add_argument("--threshold-factor", type=positive_float, default=3.0, help="as given to simple-sweep")
-    aggregate.add_argument("--outdir", required=True, help="directory of the tables")
-    aggregate.add_argument("--markdown", required=True, metavar="SECTION.md", help="the reproduction report section")
-    aggregate.add_argument("--rows", required=True, metavar="ROWS.csv", help="published-vs-ours rows")
-
-    plot = commands.add_parser("simple-plot", help="figures of the simple-policies study (PNG + PDF)")
-    plot.add_argument("--tables", required=True, help="directory written by simple-aggregate")
-    plot.add_argument("--outdir", required=True, help="directory of the figures")
-    plot.add_argument("--trace", help="only this trace's Figure 4.1 (default: the three summary figures)")
-
-
+    ),
+    option("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue"),
+    output("--runs", metavar="RUNS.parquet"),
+    output("--weekly", metavar="WEEKLY.parquet"),
+    output("--delayed", metavar="DELAYED.parquet", help="the 100 jobs of highest slowdown per variant and order"),
+)
 def run_sweep(args) -> int:
     threshold = threshold_for(read_workload(args.trace_workload), args.threshold_factor)
     first, _, stop = args.select.partition(":")
@@ -90,17 +66,8 @@ def run_sweep(args) -> int:
         span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
         for parts, frame in zip(collected, study_variant(workload, args.orders, threshold, args.backfill, span)):
             parts.append(frame.assign(trace=args.trace, variant=number))
-    provenance = {
-        "command": "simple-sweep",
-        "variants_file": args.variants,
-        "select": args.select,
-        "orders": args.orders,
-        "threshold": threshold,
-        "threshold_factor": args.threshold_factor,
-        "backfill": args.backfill,
-    }
     for parts, path in zip(collected, (args.runs, args.weekly, args.delayed)):
-        write_parquet(pd.concat(parts, ignore_index=True), path, provenance)
+        write_parquet(pd.concat(parts, ignore_index=True), path, provenance(args, threshold=threshold))
     print(
         f"{args.runs}: {len(args.orders)} orders on {len(collected[0])} variants "
         f"of {args.trace}, threshold {threshold:.0f} s"
@@ -108,6 +75,18 @@ def run_sweep(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "simple-aggregate",
+    "tables of the simple-policies study",
+    inputs("--runs", "--weekly", "--delayed", nargs="+"),
+    inputs(
+        "--traces", nargs="+", metavar="TRACE.parquet", help="the filtered traces (for the share of premature jobs)"
+    ),
+    option("--threshold-factor", type=positive_float, default=3.0, help="as given to simple-sweep"),
+    folder_output("--outdir", help="directory of the tables"),
+    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
+    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+)
 def run_aggregate(args) -> int:
     runs, weekly, delayed = (read_all(paths) for paths in (args.runs, args.weekly, args.delayed))
     outdir = Path(args.outdir)
@@ -117,10 +96,9 @@ def run_aggregate(args) -> int:
             for path, w in ((path, read_workload(path)) for path in args.traces)
         ]
     )
-    provenance = {"command": "simple-aggregate", "inputs": args.runs + args.weekly + args.delayed}
-    write_parquet(runs, outdir / "runs.parquet", provenance)
-    write_parquet(weekly_curves(weekly), outdir / "curves.parquet", provenance)
-    write_parquet(delayed, outdir / "delayed.parquet", provenance)
+    write_parquet(runs, outdir / "runs.parquet", provenance(args))
+    write_parquet(weekly_curves(weekly), outdir / "curves.parquet", provenance(args))
+    write_parquet(delayed, outdir / "delayed.parquet", provenance(args))
     write_csv(gains_table(runs), outdir / "gains.csv")
     write_csv(summary_table(runs), outdir / "summary.csv")
     write_csv(premature_share, outdir / "premature.csv")
@@ -131,6 +109,13 @@ def run_aggregate(args) -> int:
     return 0
 
 
+@STEPS.step(
+    "simple-plot",
+    "figures of the simple-policies study (PNG + PDF)",
+    inputs("--tables", help="directory written by simple-aggregate"),
+    option("--trace", help="only this trace's Figure 4.1 (default: the three summary figures)"),
+    folder_output("--outdir", help="directory of the figures"),
+)
 def run_plot(args) -> int:
 
     from simcore.reporting.style import save
@@ -167,4 +152,4 @@ def run_plot(args) -> int:
     return 0
 
 
-COMMANDS = {"simple-sweep": run_sweep, "simple-aggregate": run_aggregate, "simple-plot": run_plot}
+COMMANDS = STEPS.commands()

@@ -194,7 +194,7 @@ def test_run_writes_three_files_with_provenance(cli):
     assert provenances[0] == provenances[1] == provenances[2]
     provenance = provenances[0]
     assert provenance["command"] == "elastic-run"
-    assert provenance["workload_file"] == str(cli["grid_file"])
+    assert provenance["workload"] == str(cli["grid_file"])
     assert (provenance["set"], provenance["set_jobs"], provenance["pre_training"]) == ("1", SET_JOBS, PRE_TRAINING)
     assert provenance["seeds"] == 2
     defaults = {
@@ -498,7 +498,7 @@ def test_tables_runs_and_summary(cli):
     runs = all_runs(cli)
     pd.testing.assert_frame_equal(pd.read_parquet(tables / "runs.parquet"), runs)
     provenance = read_provenance(tables / "runs.parquet")
-    assert provenance["command"] == "elastic-tables" and provenance["inputs"] == cli["inputs"]
+    assert provenance["command"] == "elastic-tables" and provenance["runs"] == cli["inputs"]
     summary = pd.read_csv(tables / "summary.csv")
     grid_names = [*LEARNERS, *BASELINES, *SAME_POOL, "NAT"]
     assert list(zip(summary["trace"], summary["run"])) == [
