@@ -13,10 +13,10 @@ import pandas as pd
 from simcore.reporting.cost import cost_markdown, cost_table, read_benchmarks
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, assemble
 from simcore.reporting.workloads import workloads_markdown, workloads_table
+from simcore.workloads import steps as step
 from simcore.workloads.arguments import output_file
 from simcore.workloads.commands import add_simulation_arguments, read_trace, simulate_as_asked, simulation_description
 from simcore.workloads.files import read_provenance, write_csv, write_text
-from simcore.workloads.steps import Steps, inputs, option, output
 
 SECONDS_PER = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 TRACE_TIME = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*$")
@@ -37,7 +37,7 @@ def figure_file(text: str) -> str:
     return output_file(text)
 
 
-STEPS = Steps()
+STEPS = step.Steps()
 
 
 def add_commands(commands) -> None:
@@ -53,29 +53,37 @@ def add_commands(commands) -> None:
         help="from START to END, in seconds since the trace's start (submit time 0) or with a unit: 90m, 36h, 2d, 1w",
     )
     gantt.add_argument(
-        "--output", "-o", action="append", required=True, type=figure_file, metavar="FIG.png|pdf", help="repeatable"
+        "--output",
+        "-o",
+        action="append",
+        required=True,
+        type=figure_file,
+        metavar="FIG.png|pdf",
+        help="repeatable",
     )
 
 
 @STEPS.step(
     "report",
     "the workloads table and the reproduction report",
-    inputs(
+    step.inputs(
         "--workloads",
         nargs="*",
         default=[],
         metavar="TRACE.parquet",
         help="the filtered or generated traces (for the filter-count table)",
     ),
-    inputs("--sections", nargs="*", default=[], metavar="SECTION.md", help="the studies' report sections, in order"),
-    inputs(
+    step.inputs(
+        "--sections", nargs="*", default=[], metavar="SECTION.md", help="the studies' report sections, in order"
+    ),
+    step.inputs(
         "--section-rows",
         nargs="*",
         default=[],
         metavar="ROWS.csv",
         help="their published-vs-ours rows, in the same order",
     ),
-    output("--workloads-csv", "--workloads-md", "--reproduction-csv", "--reproduction-md"),
+    step.output("--workloads-csv", "--workloads-md", "--reproduction-csv", "--reproduction-md"),
 )
 def run_report(args) -> int:
     workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
@@ -96,26 +104,26 @@ def run_report(args) -> int:
 @STEPS.step(
     "cost",
     "CPU and wall time per study and trace, from the benchmark files",
-    inputs("--benchmarks", metavar="DIR", help="a run's benchmarks/ (e.g. results/demo/benchmarks)"),
-    inputs(
+    step.inputs("--benchmarks", metavar="DIR", help="a run's benchmarks/ (e.g. results/demo/benchmarks)"),
+    step.inputs(
         "--trace-preparation",
         default=None,
         metavar="DIR",
         help="the campaign's benchmarks/, whose trace preparation (traces/) counts for --traces only",
     ),
-    option("--traces", nargs="*", default=[], help="the traces the root uses"),
-    option(
+    step.option("--traces", nargs="*", default=[], help="the traces the root uses"),
+    step.option(
         "--studies",
         nargs="*",
         help="the studies of this run (their folders, trace preparation and the report count; default: every folder)",
     ),
-    option(
+    step.option(
         "--other-traces",
         nargs="*",
         default=[],
         help="traces this run does not use: a benchmark file naming one is an earlier run's and is left out",
     ),
-    output("--csv", "--md"),
+    step.output("--csv", "--md"),
 )
 def run_cost(args) -> int:
     jobs = read_benchmarks(args.benchmarks, args.traces, args.studies, args.other_traces)

@@ -13,7 +13,7 @@ an output, make both its argparse parser and the provenance its Parquet outputs 
 The provenance is the command's name and every input and option as parsed, never an output (whose
 path says nothing of how it was made, and whose old file a rerun must not read for its lineage);
 a step adds what it derives (`provenance(args, threshold=threshold)`). A commands module's
-`add_commands` calls `STEPS.add_parsers(commands)`, and its COMMANDS table takes `STEPS.commands()`.
+`add_commands` is `STEPS.add_parsers`, and its COMMANDS table `STEPS.commands()`.
 The user-facing commands (simulate, filter, ...) keep hand-written parsers.
 """
 
@@ -158,9 +158,18 @@ class Steps(dict):
         return dict(self)
 
 
+# The trace's name, written into the rows of the steps that run one trace
+TRACE_NAME = option("--trace", required=True, help="trace name written into the rows")
 # A study's chunk of variants (the steps that sweep variants): the variants file, the range, the trace
 VARIANT_RANGE = (
     *inputs("variants", metavar="VARIANTS.parquet"),
     *option("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range"),
-    *option("--trace", required=True, help="trace name written into the rows"),
+    *TRACE_NAME,
+)
+# What a study's tables step writes: its tables' folder, its section of the reproduction report
+# and the section's published-vs-ours rows
+TABLES = folder_output("--outdir", help="directory of the tables")
+SECTION = (
+    *output("--markdown", metavar="SECTION.md", help="the study's section of the reproduction report"),
+    *output("--rows", metavar="ROWS.csv", help="its published-vs-ours rows"),
 )

@@ -11,41 +11,38 @@ import pandas as pd
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
 from simcore.studies.bandit.report import TABLE3, reproduction_section, strategies_markdown, table3_rows
 from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
+from simcore.workloads import steps as step
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
-from simcore.workloads.steps import VARIANT_RANGE, Steps, inputs, option, output, provenance
 
 TABLE_COLUMNS = ["trace", *CONFIG_COLUMNS, "mean", "p10", "p90", "variants"]
 
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "learn",
     "online policy-selection strategies on a range of variants",
-    VARIANT_RANGE,
-    option(
+    step.VARIANT_RANGE,
+    step.option(
         "--strategies",
         required=True,
         type=json.loads,
         metavar="JSON",
         help='{"Full-W": {"learner": "full", "period": "week"}, ...}',
     ),
-    option(
+    step.option(
         "--base",
         type=json.loads,
         default={},
         metavar="JSON",
         help="options every strategy starts from (threshold, backfill, candidates, ...)",
     ),
-    option("--seed", type=int, default=0, help="learner seed of variant i: seed + i"),
-    output("--runs", metavar="RUNS.parquet"),
-    output("--weekly", metavar="WEEKLY.parquet"),
-    output("--choices", metavar="CHOICES.parquet", help="the order chosen per period"),
+    step.option("--seed", type=int, default=0, help="learner seed of variant i: seed + i"),
+    step.output("--runs", metavar="RUNS.parquet"),
+    step.output("--weekly", metavar="WEEKLY.parquet"),
+    step.output("--choices", metavar="CHOICES.parquet", help="the order chosen per period"),
 )
 def run_learn(args) -> int:
     frames, count = map_variants(
@@ -57,7 +54,7 @@ def run_learn(args) -> int:
         ),
     )
     for frame, path in zip(frames, (args.runs, args.weekly, args.choices)):
-        write_parquet(frame, path, provenance(args))
+        write_parquet(frame, path, step.provenance(args))
     print(f"{args.runs}: {len(args.strategies)} strategies on {count} variants of {args.trace}")
     return 0
 
@@ -65,22 +62,22 @@ def run_learn(args) -> int:
 @STEPS.step(
     "aggregate-learners",
     "combine learner outputs of one trace",
-    inputs("--runs", "--weekly", "--choices", nargs="+"),
-    option("--strategies", nargs="+", required=True, help="strategy names"),
-    output("--summary", metavar="SUMMARY.parquet"),
-    output("--curves", "--regret-curves", metavar="CURVES.parquet"),
-    output("--table", metavar="TABLE.csv"),
-    output("--regret", metavar="REGRET.parquet"),
-    output("--shares", metavar="SHARES.parquet", help="share of each order chosen per period across variants"),
+    step.inputs("--runs", "--weekly", "--choices", nargs="+"),
+    step.option("--strategies", nargs="+", required=True, help="strategy names"),
+    step.output("--summary", metavar="SUMMARY.parquet"),
+    step.output("--curves", "--regret-curves", metavar="CURVES.parquet"),
+    step.output("--table", metavar="TABLE.csv"),
+    step.output("--regret", metavar="REGRET.parquet"),
+    step.output("--shares", metavar="SHARES.parquet", help="share of each order chosen per period across variants"),
 )
 def run_aggregate_learners(args) -> int:
     runs, weekly, choices = read_all(args.runs), read_all(args.weekly), read_all(args.choices)
     regret = regret_table(runs, args.strategies)
-    write_parquet(runs, args.summary, provenance(args))
-    write_parquet(weekly_change_curves(weekly), args.curves, provenance(args))
-    write_parquet(regret, args.regret, provenance(args))
-    write_parquet(regret_curves(weekly, regret), args.regret_curves, provenance(args))
-    write_parquet(choice_shares(choices), args.shares, provenance(args))
+    write_parquet(runs, args.summary, step.provenance(args))
+    write_parquet(weekly_change_curves(weekly), args.curves, step.provenance(args))
+    write_parquet(regret, args.regret, step.provenance(args))
+    write_parquet(regret_curves(weekly, regret), args.regret_curves, step.provenance(args))
+    write_parquet(choice_shares(choices), args.shares, step.provenance(args))
     table = change_table(weekly)
     table = table[table["order"].isin(args.strategies)]
     write_csv(
@@ -93,12 +90,14 @@ def run_aggregate_learners(args) -> int:
 @STEPS.step(
     "plot-learners",
     "figures of one trace's learner study",
-    option("--trace", required=True),
-    inputs("--curves", "--regret-curves", metavar="CURVES.parquet"),
-    inputs("--shares", metavar="SHARES.parquet"),
-    option("--strategies", nargs="+", required=True),
-    option("--learners", nargs="+", required=True, help="the learner of each strategy, in the same order (its family)"),
-    output("--cumulative-wait", "--regret", "--choices", nargs="+", metavar="FILE.png|pdf"),
+    step.option("--trace", required=True),
+    step.inputs("--curves", "--regret-curves", metavar="CURVES.parquet"),
+    step.inputs("--shares", metavar="SHARES.parquet"),
+    step.option("--strategies", nargs="+", required=True),
+    step.option(
+        "--learners", nargs="+", required=True, help="the learner of each strategy, in the same order (its family)"
+    ),
+    step.output("--cumulative-wait", "--regret", "--choices", nargs="+", metavar="FILE.png|pdf"),
 )
 def run_plot_learners(args) -> int:
     from simcore.reporting.figures import cumulative_wait_figure
@@ -120,16 +119,16 @@ def run_plot_learners(args) -> int:
 @STEPS.step(
     "bandit-tables",
     "the strategies table of every trace and its reproduction section",
-    inputs("tables", nargs="*", metavar="TRACE.bandit.csv"),
-    option(
+    step.inputs("tables", nargs="*", metavar="TRACE.bandit.csv"),
+    step.option(
         "--configuration",
         choices=sorted(TABLE3),
         default="default",
         help="the configuration the runs are in: labels the reproduction rows (artifact: the published artifact's)",
     ),
-    output("--table-csv", "--table-md"),
-    output("--section", metavar="SECTION.md", help="its reproduction-report section"),
-    output("--rows", metavar="ROWS.csv", help="its published-vs-ours rows"),
+    step.output("--table-csv", "--table-md"),
+    step.output("--section", metavar="SECTION.md", help="its reproduction-report section"),
+    step.output("--rows", metavar="ROWS.csv", help="its published-vs-ours rows"),
 )
 def run_tables(args) -> int:
     strategies = (

@@ -34,6 +34,7 @@ from simcore.studies.coscheduling.study import (
     run_replay,
     summary_table,
 )
+from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     read_all,
@@ -45,7 +46,6 @@ from simcore.workloads.files import (
     write_text,
 )
 from simcore.workloads.sharing_profiles import SHARING_PROFILES, apply_profile
-from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 
 EXPERIMENTS = ("E1", "E2")
 
@@ -58,20 +58,17 @@ def _kappa(text: str) -> float:
     return value
 
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "coscheduling-run",
     "co-scheduling experiment E1 or E2 on one trace (seed 002)",
-    inputs("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate, or a model"),
-    option("--trace", required=True, help="trace name written into the rows"),
-    option("--experiment", choices=EXPERIMENTS, required=True, help="E1 queue flush or E2 online replay"),
-    option(
+    step.inputs("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate, or a model"),
+    step.TRACE_NAME,
+    step.option("--experiment", choices=EXPERIMENTS, required=True, help="E1 queue flush or E2 online replay"),
+    step.option(
         "--configurations",
         type=json.loads,
         default=DEFAULT_CONFIGURATIONS,
@@ -79,22 +76,24 @@ def add_commands(commands) -> None:
         '"protect_reservation": ..., "fall_through": ..., "learn": ..., "memory_capacity": ..., "warm": ...}} '
         "(default: SPACE, STATIC, ASAX, HEADROOM)",
     ),
-    option("--loads", type=positive_float, nargs="+", required=True, help="E1: 8 4 2; E2: 0.5 0.7 0.9"),
-    option("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)"),
-    option("--seeds", type=int, default=3, help="learner seeds per setting (default 3)"),
-    option("--memory", choices=("on", "off"), default="on", help="memory tests (off: the trace has none)"),
-    option("--memory-capacity", type=positive_float, help="KB per processor (default: from the trace)"),
-    option("--efficiency", choices=EFFICIENCY_MODES, default="require", help="without SWF field 6"),
-    option(
+    step.option("--loads", type=positive_float, nargs="+", required=True, help="E1: 8 4 2; E2: 0.5 0.7 0.9"),
+    step.option("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)"),
+    step.option("--seeds", type=int, default=3, help="learner seeds per setting (default 3)"),
+    step.option("--memory", choices=("on", "off"), default="on", help="memory tests (off: the trace has none)"),
+    step.option("--memory-capacity", type=positive_float, help="KB per processor (default: from the trace)"),
+    step.option("--efficiency", choices=EFFICIENCY_MODES, default="require", help="without SWF field 6"),
+    step.option(
         "--profile",
         choices=tuple(SHARING_PROFILES),
         help="draw CPU efficiency and memory from a fitted profile (model traces record neither)",
     ),
-    option("--profile-seed", type=int, default=0),
-    option("--window", type=int, default=45, help="E1 window size (default 45, the paper's)"),
-    option("--max-windows", type=int, help="E1: only the first N windows (default: all)"),
-    output("--output", "-o", metavar="RUNS.parquet"),
-    output("--weights", required=False, metavar="WEIGHTS.parquet", help="E2: the learners' expert weights per round"),
+    step.option("--profile-seed", type=int, default=0),
+    step.option("--window", type=int, default=45, help="E1 window size (default 45, the paper's)"),
+    step.option("--max-windows", type=int, help="E1: only the first N windows (default: all)"),
+    step.output("--output", "-o", metavar="RUNS.parquet"),
+    step.output(
+        "--weights", required=False, metavar="WEIGHTS.parquet", help="E2: the learners' expert weights per round"
+    ),
 )
 def run_experiment(args) -> int:
     configurations = check_configurations(args.configurations)
@@ -135,7 +134,7 @@ def run_experiment(args) -> int:
     except SharingInputError as error:
         raise SharingInputError(f"{args.workload}: {error}") from None
     runs.insert(0, "trace", args.trace)
-    recorded = provenance(args, configurations=configurations, efficiency_source=source)
+    recorded = step.provenance(args, configurations=configurations, efficiency_source=source)
     write_parquet(runs, args.output, recorded)
     if args.weights:
         weights.insert(0, "trace", args.trace)
@@ -147,37 +146,37 @@ def run_experiment(args) -> int:
 @STEPS.step(
     "coscheduling-paper-queue",
     "the co-scheduling configurations on the ASA_X paper's queue (seed 002, §4.4)",
-    option("--configurations", type=json.loads, default=DEFAULT_CONFIGURATIONS, help="as coscheduling-run's"),
-    option("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)"),
-    option("--seeds", type=int, default=3, help="learner seeds per setting (default 3)"),
-    option(
+    step.option("--configurations", type=json.loads, default=DEFAULT_CONFIGURATIONS, help="as coscheduling-run's"),
+    step.option("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)"),
+    step.option("--seeds", type=int, default=3, help="learner seeds per setting (default 3)"),
+    step.option(
         "--walltime-factor",
         type=float,
         default=DEFAULT_WALLTIME_FACTOR,
         help="requested time over run time (default 2)",
     ),
-    option(
+    step.option(
         "--queue-configurations",
         type=json.loads,
         default={},
         help="JSON, as --configurations: more configurations run on the queue only (STATIC every-job, EASY variants)",
     ),
-    option(
+    step.option(
         "--scheduler",
         choices=SCHEDULERS,
         default=PAPER_SCHEDULER,
         help="base scheduler of the sharing configurations that name none (default: the paper's first fit); "
         "SPACE stays EASY",
     ),
-    option("--repetitions", type=int, default=PAPER_REPETITIONS, help="runs of the queue per size (default 3)"),
-    option(
+    step.option("--repetitions", type=int, default=PAPER_REPETITIONS, help="runs of the queue per size (default 3)"),
+    step.option(
         "--learner",
         choices=("warm", "fresh"),
         default="warm",
         help="warm: each learner carried from run to run, sizes in the paper's order (default); fresh: new per run",
     ),
-    output("--output", "-o", metavar="RUNS.parquet"),
-    output("--classes", metavar="CLASSES.parquet"),
+    step.output("--output", "-o", metavar="RUNS.parquet"),
+    step.output("--classes", metavar="CLASSES.parquet"),
 )
 def run_paper_queue(args) -> int:
     clashes = sorted(set(args.configurations) & set(args.queue_configurations))
@@ -189,7 +188,7 @@ def run_paper_queue(args) -> int:
     sweep = Sweep(configurations, (), tuple(args.kappas), args.seeds)
     runs, classes = queue_runs(sweep, args.walltime_factor, args.scheduler, args.repetitions, args.learner == "warm")
     runs.insert(0, "trace", PAPER_QUEUE_TRACE)
-    recorded = provenance(
+    recorded = step.provenance(
         args,
         configurations=configurations,
         queue_configurations=sorted(args.queue_configurations),
@@ -204,11 +203,10 @@ def run_paper_queue(args) -> int:
 @STEPS.step(
     "coscheduling-tables",
     "co-scheduling tables and the report section",
-    inputs("runs", nargs="+", metavar="RUNS.parquet"),
-    inputs("--classes", default=None, metavar="CLASSES.parquet", help="the paper queue's per-workflow rows"),
-    folder_output("--outdir", help="directory of the tables"),
-    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
-    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+    step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    step.inputs("--classes", default=None, metavar="CLASSES.parquet", help="the paper queue's per-workflow rows"),
+    step.TABLES,
+    step.SECTION,
 )
 def run_tables(args) -> int:
     runs = read_all(args.runs)
@@ -223,7 +221,7 @@ def run_tables(args) -> int:
     summary["ablation"] = summary["configuration"].isin(list(ablations))  # their own table, not the figures
     checked = claims(runs)
     outdir = Path(args.outdir)
-    write_parquet(runs, outdir / "runs.parquet", provenance(args))
+    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
     write_csv(summary, outdir / "summary.csv")
     write_csv(checked, outdir / "claims.csv")
     classes = read_parquet(args.classes) if args.classes else None
@@ -236,10 +234,10 @@ def run_tables(args) -> int:
 @STEPS.step(
     "plot-coscheduling",
     "the co-scheduling figures of one trace",
-    inputs("--tables", help="coscheduling-tables' directory"),
-    inputs("--weights", nargs="*", default=[], metavar="WEIGHTS.parquet"),
-    option("--trace", required=True),
-    folder_output("--outdir", help="<trace>.<figure>.png and .pdf"),
+    step.inputs("--tables", help="coscheduling-tables' directory"),
+    step.inputs("--weights", nargs="*", default=[], metavar="WEIGHTS.parquet"),
+    step.option("--trace", required=True),
+    step.folder_output("--outdir", help="<trace>.<figure>.png and .pdf"),
 )
 def run_plot(args) -> int:
     from simcore.reporting.style import save_figures

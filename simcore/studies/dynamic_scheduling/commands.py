@@ -18,6 +18,7 @@ from simcore.studies.dynamic_scheduling.study import (
     policies,
     run_sequences,
 )
+from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     read_all,
@@ -28,7 +29,6 @@ from simcore.workloads.files import (
     write_parquet,
     write_text,
 )
-from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 
 
 def _part(text: str) -> tuple[int, int]:
@@ -42,36 +42,33 @@ def _part(text: str) -> tuple[int, int]:
     return part, parts
 
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "dynamic-sweep",
     "policies on non-overlapping sequences of a trace (the thesis's section 3.3)",
-    inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace or a model"),
-    option("--trace", required=True, help="trace name written into the rows"),
-    inputs(
+    step.inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace or a model"),
+    step.TRACE_NAME,
+    step.inputs(
         "--functions",
         default=None,
         metavar="FUNCTIONS.csv",
         help="fit-functions output; its best functions are the policies L1, L2, ...",
     ),
-    option("--learned", type=int, default=0, help="how many learned functions to add (default 0)"),
-    option(
+    step.option("--learned", type=int, default=0, help="how many learned functions to add (default 0)"),
+    step.option(
         "--policies",
         nargs="+",
         default=["FCFS", "WFP3", "UNICEF", "SPF", *THESIS_FUNCTIONS],
         help="queue orders and the thesis's F1-F4 (default: those of Table 3.3)",
     ),
-    option("--settings", nargs="+", choices=tuple(SETTINGS), default=list(SETTINGS)),
-    option("--days", type=positive_float, default=15.0, help="length of a sequence (default 15)"),
-    option("--max-sequences", type=int, help="only the first N sequences (default: all)"),
-    option("--part", default="0/1", metavar="K/N", help="the sequences numbered K mod N (default all)"),
-    output("--output", "-o", metavar="RUNS.parquet"),
+    step.option("--settings", nargs="+", choices=tuple(SETTINGS), default=list(SETTINGS)),
+    step.option("--days", type=positive_float, default=15.0, help="length of a sequence (default 15)"),
+    step.option("--max-sequences", type=int, help="only the first N sequences (default: all)"),
+    step.option("--part", default="0/1", metavar="K/N", help="the sequences numbered K mod N (default all)"),
+    step.output("--output", "-o", metavar="RUNS.parquet"),
 )
 def run_sweep(args) -> int:
     part, parts = _part(args.part)
@@ -97,7 +94,7 @@ def run_sweep(args) -> int:
     functions = {name: str(function) for name, (_, function) in named.items() if function is not None}
     runs["function"] = runs["policy"].map(functions).fillna("")
     # the policies run, the learned ones included, and the learned functions' formulas
-    write_parquet(runs, args.output, provenance(args, policies=list(named), formulas=functions))
+    write_parquet(runs, args.output, step.provenance(args, policies=list(named), formulas=functions))
     print(
         f"{args.output}: {runs['sequence'].nunique()} sequences of {args.trace} x {len(args.settings)} settings "
         f"x {len(named)} policies"
@@ -108,11 +105,12 @@ def run_sweep(args) -> int:
 @STEPS.step(
     "dynamic-tables",
     "Table 3.3 and the report section",
-    inputs("runs", nargs="+", metavar="RUNS.parquet"),
-    inputs("--functions", default=None, metavar="FUNCTIONS.csv", help="the learned functions, named in the report"),
-    folder_output("--outdir", help="directory of the tables"),
-    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
-    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+    step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    step.inputs(
+        "--functions", default=None, metavar="FUNCTIONS.csv", help="the learned functions, named in the report"
+    ),
+    step.TABLES,
+    step.SECTION,
 )
 def run_tables(args) -> int:
     runs = read_all(args.runs)
@@ -131,7 +129,7 @@ def run_tables(args) -> int:
         },
     )
     functions = pd.read_csv(args.functions) if args.functions else None
-    write_parquet(runs, outdir / "runs.parquet", provenance(args))
+    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
     write_csv(medians, outdir / "medians.csv")
     write_csv(ratios, outdir / "ratios.csv")
     write_csv(reproduction_rows(medians), args.rows)
@@ -143,8 +141,8 @@ def run_tables(args) -> int:
 @STEPS.step(
     "plot-dynamic",
     "box plots of the AVEbsld per sequence (Figures 3.3-3.6)",
-    inputs("runs", metavar="RUNS.parquet", help="dynamic-tables' runs.parquet"),
-    folder_output("--outdir", help="one PNG + PDF per setting"),
+    step.inputs("runs", metavar="RUNS.parquet", help="dynamic-tables' runs.parquet"),
+    step.folder_output("--outdir", help="one PNG + PDF per setting"),
 )
 def run_plot(args) -> int:
     from simcore.reporting.style import save

@@ -22,6 +22,7 @@ from simcore.studies.elastic.jobsets import (
 )
 from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import claims, elastic_markdown, reproduction_rows
+from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     read_all,
@@ -32,7 +33,6 @@ from simcore.workloads.files import (
     write_parquet,
     write_text,
 )
-from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 from simcore.workloads.vo_profiles import VO_PROFILES, apply_vo_profile
 
 RUN_KEYS = ("elastic", "model", "lambda")
@@ -79,29 +79,29 @@ def _count(text: str) -> int:
 
 # The options that make a trace's job sets, shared by elastic-run and elastic-sets
 JOB_SET_OPTIONS = (
-    *inputs("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate"),
-    *option("--trace", required=True, help="trace name written into the rows"),
-    *option("--set-jobs", type=_count, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})"),
-    *option(
+    *step.inputs("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate"),
+    *step.TRACE_NAME,
+    *step.option("--set-jobs", type=_count, default=SET_JOBS, help=f"jobs per set (default {SET_JOBS})"),
+    *step.option(
         "--pre-training",
         type=_count,
         default=PRE_TRAINING_JOBS,
         help=f"the first jobs of a set, run by EDF to pre-train the learner (default {PRE_TRAINING_JOBS})",
     ),
-    *option(
+    *step.option(
         "--monitoring",
         choices=MONITORING,
         default="remove",
         help="remove the monitoring-like users' jobs before cutting the sets, as the paper did (default; "
         "docs/elastic.md §1), or keep them",
     ),
-    *option(
+    *step.option(
         "--vo-profile",
         choices=sorted(VO_PROFILES),
         help="draw serial jobs and groups from a fitted VO profile (model traces record no groups)",
     ),
-    *option("--profile-seed", type=int, default=0),
-    *option(
+    *step.option("--profile-seed", type=int, default=0),
+    *step.option(
         "--time-compression",
         type=positive_float,
         default=1.0,
@@ -110,34 +110,31 @@ JOB_SET_OPTIONS = (
 )
 
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "elastic-run",
     "SARSA+ESN scheduling and elastic provisioning on one job set",
     JOB_SET_OPTIONS,
-    option(
+    step.option(
         "--set",
         required=True,
         help="K: the K-th (from 1) consecutive set of --set-jobs serial jobs; all: every serial job as one set",
     ),
-    option("--runs", type=_runs, help="JSON runs (default: the paper's nine)"),
-    option("--seeds", type=_count, default=5, help="learner seeds (default 5)"),
-    option(
+    step.option("--runs", type=_runs, help="JSON runs (default: the paper's nine)"),
+    step.option("--seeds", type=_count, default=5, help="learner seeds (default 5)"),
+    step.option(
         "--rigid-pool",
         choices=RIGID_POOLS,
         default="site",
         help="the rigid runs' pool: the site's own cores (the log's machine, default; docs/elastic.md §1.4) "
         "or the load-matched pool",
     ),
-    output("--output", "-o", metavar="RUNS.parquet"),
-    output("--series", metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)"),
-    output("--pools", metavar="POOLS.parquet", help="the pool over time (seed 0)"),
+    step.output("--output", "-o", metavar="RUNS.parquet"),
+    step.output("--series", metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)"),
+    step.output("--pools", metavar="POOLS.parquet", help="the pool over time (seed 0)"),
 )
 def run_experiment(args) -> int:
     # here, not at the top: the learner loads scipy, which every other simcore command would pay for
@@ -160,7 +157,7 @@ def run_experiment(args) -> int:
         raise JobSetError(f"{args.workload}: {error}") from None
     runs = args.runs or DEFAULT_RUNS
     frame, series, pools = run_jobset(jobs, runs, args.seeds, args.rigid_pool, progress_lines=True)
-    recorded = provenance(
+    recorded = step.provenance(
         args,
         vo_source=source,
         runs={name: asdict(settings) for name, settings in runs.items()},
@@ -202,7 +199,7 @@ def _workload(args):
     "elastic-sets",
     "every job set of a trace beside the paper's workload, ranked by closeness",
     JOB_SET_OPTIONS,
-    output("--output", "-o", metavar="SETS.csv"),
+    step.output("--output", "-o", metavar="SETS.csv"),
 )
 def run_sets(args) -> int:
     workload, _ = _workload(args)
@@ -220,10 +217,9 @@ def run_sets(args) -> int:
 @STEPS.step(
     "elastic-tables",
     "the elastic study's tables over seeds and job sets",
-    inputs("runs", nargs="+", metavar="RUNS.parquet"),
-    folder_output("--outdir"),
-    output("--markdown", metavar="REPORT.md", help="the report's section"),
-    output("--rows", metavar="ROWS.csv", help="reproduction rows (paper elastic-2009)"),
+    step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    step.TABLES,
+    step.SECTION,
 )
 def run_tables(args) -> int:
     from simcore.studies.elastic.study import speedups, summary_table
@@ -237,7 +233,7 @@ def run_tables(args) -> int:
             sources[trace.iloc[0]] = recorded.get("vo_source", LOG_GROUPS)
             sets.append({"trace": trace.iloc[0], **recorded["set_statistics"]})
     outdir = Path(args.outdir)
-    write_parquet(runs, outdir / "runs.parquet", provenance(args))
+    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
     summary = pd.concat(
         [summary_table(part).assign(trace=trace) for trace, part in runs.groupby("trace", sort=False)],
         ignore_index=True,
@@ -259,11 +255,11 @@ def run_tables(args) -> int:
 @STEPS.step(
     "plot-elastic",
     "the elastic study's figures of one trace (its first job set)",
-    inputs("--runs", metavar="RUNS.parquet", help="elastic-tables' runs.parquet"),
-    inputs("--series", metavar="SERIES.parquet", help="elastic-run's per-job series"),
-    inputs("--pools", metavar="POOLS.parquet", help="elastic-run's pool over time"),
-    option("--trace", required=True),
-    folder_output("--outdir"),
+    step.inputs("--runs", metavar="RUNS.parquet", help="elastic-tables' runs.parquet"),
+    step.inputs("--series", metavar="SERIES.parquet", help="elastic-run's per-job series"),
+    step.inputs("--pools", metavar="POOLS.parquet", help="elastic-run's pool over time"),
+    step.option("--trace", required=True),
+    step.folder_output("--outdir"),
 )
 def run_plot(args) -> int:
     from simcore.reporting.style import save_figures

@@ -26,10 +26,10 @@ from simcore.studies.fixed_policy.site_policies import (
     site_policies_markdown,
 )
 from simcore.studies.fixed_policy.study import sweep_variant
+from simcore.workloads import steps as step
 from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
-from simcore.workloads.steps import VARIANT_RANGE, Steps, inputs, option, output, provenance
 
-STEPS = Steps()
+STEPS = step.Steps()
 
 
 def weeks_or_interior(text: str) -> int | None:
@@ -44,14 +44,14 @@ def add_commands(commands) -> None:
 @STEPS.step(
     "sweep",
     "fixed policies on a range of variants",
-    VARIANT_RANGE,
-    option("--orders", nargs="+", choices=NAMED_ORDERS, type=any_case(NAMED_ORDERS), default=list(BANDIT_ORDERS)),
-    option("--thresholds", nargs="+", type=optional_threshold, default=[None], metavar="SECONDS|none"),
-    option(
+    step.VARIANT_RANGE,
+    step.option("--orders", nargs="+", choices=NAMED_ORDERS, type=any_case(NAMED_ORDERS), default=list(BANDIT_ORDERS)),
+    step.option("--thresholds", nargs="+", type=optional_threshold, default=[None], metavar="SECONDS|none"),
+    step.option(
         "--backfills", nargs="+", choices=BACKFILLS, type=any_case(BACKFILLS), default=["queue"], metavar="BACKFILL"
     ),
-    output("--runs", metavar="RUNS.parquet", help="one row per run"),
-    output("--weekly", metavar="WEEKLY.parquet", help="cumulative wait per week per run"),
+    step.output("--runs", metavar="RUNS.parquet", help="one row per run"),
+    step.output("--weekly", metavar="WEEKLY.parquet", help="cumulative wait per week per run"),
 )
 def run_sweep(args) -> int:
     (runs, weekly), count = map_variants(
@@ -60,8 +60,8 @@ def run_sweep(args) -> int:
         args.trace,
         lambda workload, weeks, number: sweep_variant(workload, args.orders, args.thresholds, args.backfills, weeks),
     )
-    write_parquet(runs, args.runs, provenance(args))
-    write_parquet(weekly, args.weekly, provenance(args))
+    write_parquet(runs, args.runs, step.provenance(args))
+    write_parquet(weekly, args.weekly, step.provenance(args))
     print(f"{args.runs}: {len(runs)} runs on {count} variants of {args.trace}")
     return 0
 
@@ -69,16 +69,18 @@ def run_sweep(args) -> int:
 @STEPS.step(
     "aggregate",
     "combine sweep outputs into summaries and tables",
-    inputs("--runs", nargs="+", metavar="RUNS.parquet"),
-    inputs("--weekly", nargs="+", metavar="WEEKLY.parquet"),
-    output("--summary", metavar="SUMMARY.parquet", help="all runs, one row per (trace, variant, configuration)"),
-    output("--curves", metavar="CURVES.parquet", help="weekly change against FCFS: mean and 10/90th percentiles"),
-    output("--table", metavar="TABLE.csv", help="change of cumulative wait against FCFS (the bandit paper's Table 2)"),
+    step.inputs("--runs", nargs="+", metavar="RUNS.parquet"),
+    step.inputs("--weekly", nargs="+", metavar="WEEKLY.parquet"),
+    step.output("--summary", metavar="SUMMARY.parquet", help="all runs, one row per (trace, variant, configuration)"),
+    step.output("--curves", metavar="CURVES.parquet", help="weekly change against FCFS: mean and 10/90th percentiles"),
+    step.output(
+        "--table", metavar="TABLE.csv", help="change of cumulative wait against FCFS (the bandit paper's Table 2)"
+    ),
 )
 def run_aggregate(args) -> int:
     runs, weekly = read_all(args.runs), read_all(args.weekly)
-    write_parquet(runs, args.summary, provenance(args))
-    write_parquet(weekly_change_curves(weekly), args.curves, provenance(args))
+    write_parquet(runs, args.summary, step.provenance(args))
+    write_parquet(weekly_change_curves(weekly), args.curves, step.provenance(args))
     table = change_table(weekly)
     write_csv(table, args.table)
     print(f"{args.table}: {len(table)} configurations over {runs['variant'].nunique()} variants")
@@ -88,10 +90,10 @@ def run_aggregate(args) -> int:
 @STEPS.step(
     "plot",
     "figures of one trace's fixed-policy study (PNG + PDF)",
-    option("--trace", required=True),
-    inputs("--summary", metavar="SUMMARY.parquet"),
-    inputs("--curves", metavar="CURVES.parquet"),
-    output("--cumulative-wait", "--bsld", nargs="+", metavar="FILE.png|pdf"),
+    step.option("--trace", required=True),
+    step.inputs("--summary", metavar="SUMMARY.parquet"),
+    step.inputs("--curves", metavar="CURVES.parquet"),
+    step.output("--cumulative-wait", "--bsld", nargs="+", metavar="FILE.png|pdf"),
 )
 def run_plot(args) -> int:
     from simcore.reporting.figures import cumulative_wait_figure
@@ -107,37 +109,37 @@ def run_plot(args) -> int:
 @STEPS.step(
     "fixed-policy-tables",
     "the fixed-policy table of every trace and its reproduction section",
-    inputs("tables", nargs="+", metavar="TRACE.fixed_policy.csv"),
-    option(
+    step.inputs("tables", nargs="+", metavar="TRACE.fixed_policy.csv"),
+    step.option(
         "--threshold",
         type=optional_threshold,
         default=None,
         metavar="SECONDS|none",
         help="the runs compared with published numbers",
     ),
-    option("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue"),
-    option(
+    step.option("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue"),
+    step.option(
         "--weeks",
         type=weeks_or_interior,
         default=None,
         metavar="WEEKS|interior",
         help="length of the variants, for the report's configuration text",
     ),
-    option(
+    step.option(
         "--configuration",
         choices=sorted(TABLE2),
         default="default",
         help="the configuration the runs are in: labels the reproduction rows (artifact: the published artifact's)",
     ),
-    inputs(
+    step.inputs(
         "--site-policies",
         default=None,
         metavar="SITE_POLICIES.md",
         help="the site policies' section, appended to the report's",
     ),
-    output("--table-csv", "--table-md"),
-    output("--section", metavar="SECTION.md", help="its reproduction-report section"),
-    output("--rows", metavar="ROWS.csv", help="its published-vs-ours rows"),
+    step.output("--table-csv", "--table-md"),
+    step.output("--section", metavar="SECTION.md", help="its reproduction-report section"),
+    step.output("--rows", metavar="ROWS.csv", help="its published-vs-ours rows"),
 )
 def run_tables(args) -> int:
     table = pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
@@ -158,18 +160,18 @@ def run_tables(args) -> int:
 @STEPS.step(
     "sweep-site-policies",
     "site policies (depth, multifactor) on a range of variants",
-    VARIANT_RANGE,
-    option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
-    output("--runs", metavar="RUNS.parquet", help="one row per (variant, policy)"),
-    output("--fair-share", metavar="FAIR_SHARE.parquet", help="MULTIFACTOR runs' factors"),
+    step.VARIANT_RANGE,
+    step.option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
+    step.output("--runs", metavar="RUNS.parquet", help="one row per (variant, policy)"),
+    step.output("--fair-share", metavar="FAIR_SHARE.parquet", help="MULTIFACTOR runs' factors"),
 )
 def run_site_sweep(args) -> int:
     policies = check_policies(args.policies, "--policies")
     (runs, shares), count = map_variants(
         args.variants, args.select, args.trace, lambda workload, weeks, number: run_site_policies(workload, policies)
     )
-    write_parquet(runs, args.runs, provenance(args, policies=policies))
-    write_parquet(shares, args.fair_share, provenance(args, policies=policies))
+    write_parquet(runs, args.runs, step.provenance(args, policies=policies))
+    write_parquet(shares, args.fair_share, step.provenance(args, policies=policies))
     print(f"{args.runs}: {len(runs)} runs on {count} variants of {args.trace}")
     return 0
 
@@ -177,14 +179,14 @@ def run_site_sweep(args) -> int:
 @STEPS.step(
     "site-policy-tables",
     "the site policies' table, section and figure",
-    inputs("--runs", nargs="+", metavar="RUNS.parquet"),
-    inputs("--fair-share", nargs="+", metavar="FAIR_SHARE.parquet"),
-    option("--policies", required=True, type=json.loads, metavar="JSON"),
-    output("--summary", metavar="RUNS.parquet", help="every run, every trace"),
-    output("--fair-share-out", metavar="FAIR_SHARE.parquet"),
-    output("--table-csv"),
-    output("--section", metavar="SECTION.md"),
-    output("--figure", nargs="+", metavar="FILE.png|pdf"),
+    step.inputs("--runs", nargs="+", metavar="RUNS.parquet"),
+    step.inputs("--fair-share", nargs="+", metavar="FAIR_SHARE.parquet"),
+    step.option("--policies", required=True, type=json.loads, metavar="JSON"),
+    step.output("--summary", metavar="RUNS.parquet", help="every run, every trace"),
+    step.output("--fair-share-out", metavar="FAIR_SHARE.parquet"),
+    step.output("--table-csv"),
+    step.output("--section", metavar="SECTION.md"),
+    step.output("--figure", nargs="+", metavar="FILE.png|pdf"),
 )
 def run_site_tables(args) -> int:
     from simcore.reporting.style import save
@@ -193,8 +195,8 @@ def run_site_tables(args) -> int:
     runs = read_all(args.runs)
     baseline = baseline_name(policies)
     table = site_change_table(runs, baseline)
-    write_parquet(runs, args.summary, provenance(args, policies=policies))
-    write_parquet(read_all(args.fair_share), args.fair_share_out, provenance(args, policies=policies))
+    write_parquet(runs, args.summary, step.provenance(args, policies=policies))
+    write_parquet(read_all(args.fair_share), args.fair_share_out, step.provenance(args, policies=policies))
     write_csv(table, args.table_csv)
     write_text(args.section, site_policies_markdown(table, policies, baseline))
     save(site_policies_figure(table, baseline), args.figure)

@@ -15,26 +15,23 @@ from simcore.studies.job_selection.study import (
     evaluate_orders,
     summary_table,
 )
+from simcore.workloads import steps as step
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
-from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "rl-baselines",
     "the orders on RLScheduler-style episodes of one trace",
-    inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)"),
-    option("--trace", required=True, help="trace name written into the rows"),
-    option("--orders", nargs="+", choices=BASELINES, type=any_case(BASELINES), default=list(DEFAULT_ORDERS)),
-    option("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})"),
-    option("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})"),
-    option("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})"),
-    option(
+    step.inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)"),
+    step.TRACE_NAME,
+    step.option("--orders", nargs="+", choices=BASELINES, type=any_case(BASELINES), default=list(DEFAULT_ORDERS)),
+    step.option("--sequences", type=int, default=SEQUENCES, help=f"episodes (default {SEQUENCES})"),
+    step.option("--length", type=int, default=SEQUENCE_JOBS, help=f"jobs per episode (default {SEQUENCE_JOBS})"),
+    step.option("--seed", type=int, default=SEED, help=f"of the episodes' starts (default {SEED})"),
+    step.option(
         "--lookahead",
         nargs="*",
         default=[],
@@ -43,8 +40,8 @@ def add_commands(commands) -> None:
         metavar="ORDER",
         help="the lookahead baseline over forks, once per base order (docs/job_selection.md §6)",
     ),
-    option("--lookahead-heads", type=int, help="slots it tries per decision (default: every filled slot)"),
-    output("--output", "-o", metavar="RUNS.parquet"),
+    step.option("--lookahead-heads", type=int, help="slots it tries per decision (default: every filled slot)"),
+    step.output("--output", "-o", metavar="RUNS.parquet"),
 )
 def run_baselines(args) -> int:
     if args.sequences < 1 or args.length < 1:
@@ -65,7 +62,7 @@ def run_baselines(args) -> int:
         )
     except ValueError as error:
         raise ValueError(f"{args.workload}: {error}") from None
-    write_parquet(runs, args.output, provenance(args))
+    write_parquet(runs, args.output, step.provenance(args))
     print(f"{args.output}: {args.trace}, {args.sequences} sequences of {args.length} jobs, {len(args.orders)} orders")
     return 0
 
@@ -73,10 +70,9 @@ def run_baselines(args) -> int:
 @STEPS.step(
     "rl-baselines-tables",
     "the baselines' summary and report section",
-    inputs("runs", nargs="+", metavar="RUNS.parquet"),
-    folder_output("--outdir"),
-    output("--markdown", metavar="REPORT.md"),
-    output("--rows", metavar="ROWS.csv", help="reproduction rows (rlscheduler-2020)"),
+    step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
+    step.TABLES,
+    step.SECTION,
 )
 def run_tables(args) -> int:
     summary = summary_table(read_all(args.runs))

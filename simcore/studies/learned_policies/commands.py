@@ -8,14 +8,11 @@ import pandas as pd
 
 from simcore.studies.learned_policies.report import learned_markdown, table32_rows, thesis_form_fits
 from simcore.studies.learned_policies.study import draw_tuples, fit_family, score_spread, score_tuples
+from simcore.workloads import steps as step
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
-from simcore.workloads.steps import Steps, inputs, option, output, provenance
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 def _span(select: str, count: int) -> range:
@@ -29,12 +26,12 @@ def _span(select: str, count: int) -> range:
 @STEPS.step(
     "trial-scores",
     "trial scores of tuples (S, Q) drawn from a workload",
-    inputs("workload", metavar="WORKLOAD.parquet", help="e.g. a Lublin-Feitelson model"),
-    option("--tuples", type=int, required=True, help="tuples drawn in all (same draw for every chunk)"),
-    option("--select", required=True, metavar="FIRST:STOP", help="tuple numbers scored by this job"),
-    option("--trials", type=int, required=True, help="random permutations per tuple"),
-    option("--seed", type=int, default=0),
-    output("--output", "-o", metavar="SCORES.parquet"),
+    step.inputs("workload", metavar="WORKLOAD.parquet", help="e.g. a Lublin-Feitelson model"),
+    step.option("--tuples", type=int, required=True, help="tuples drawn in all (same draw for every chunk)"),
+    step.option("--select", required=True, metavar="FIRST:STOP", help="tuple numbers scored by this job"),
+    step.option("--trials", type=int, required=True, help="random permutations per tuple"),
+    step.option("--seed", type=int, default=0),
+    step.output("--output", "-o", metavar="SCORES.parquet"),
 )
 def run_scores(args) -> int:
     workload = read_workload(args.workload)
@@ -53,7 +50,7 @@ def run_scores(args) -> int:
     scores.insert(0, "trials", args.trials)
     scores.insert(0, "machine_size", workload.machine_size)
     scores.insert(0, "model", model)
-    write_parquet(scores, args.output, provenance(args))
+    write_parquet(scores, args.output, step.provenance(args))
     print(f"{args.output}: {len(numbers)} tuples x {args.trials} trials")
     return 0
 
@@ -61,11 +58,11 @@ def run_scores(args) -> int:
 @STEPS.step(
     "trial-spread",
     "score spread against the number of trials (Figure 3.1c)",
-    inputs("workload", metavar="WORKLOAD.parquet"),
-    option("--trials", type=int, nargs="+", required=True),
-    option("--repeats", type=int, default=10),
-    option("--seed", type=int, default=0),
-    output("--output", "-o", metavar="SPREAD.csv"),
+    step.inputs("workload", metavar="WORKLOAD.parquet"),
+    step.option("--trials", type=int, nargs="+", required=True),
+    step.option("--repeats", type=int, default=10),
+    step.option("--seed", type=int, default=0),
+    step.output("--output", "-o", metavar="SPREAD.csv"),
 )
 def run_spread(args) -> int:
     workload = read_workload(args.workload)
@@ -80,11 +77,10 @@ def run_spread(args) -> int:
 @STEPS.step(
     "fit-functions",
     "nonlinear regression of the function family on trial scores",
-    inputs("scores", nargs="+", metavar="SCORES.parquet"),
-    inputs("--spread", default=None, metavar="SPREAD.csv", help="trial-spread output, shown in the section"),
-    output("--output", "-o", metavar="FUNCTIONS.csv", help="every form, ranked by MAE"),
-    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
-    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+    step.inputs("scores", nargs="+", metavar="SCORES.parquet"),
+    step.inputs("--spread", default=None, metavar="SPREAD.csv", help="trial-spread output, shown in the section"),
+    step.output("--output", "-o", metavar="FUNCTIONS.csv", help="every form, ranked by MAE"),
+    step.SECTION,
 )
 def run_fit(args) -> int:
     scores = read_all(args.scores)
@@ -101,9 +97,9 @@ def run_fit(args) -> int:
 @STEPS.step(
     "plot-trial-scores",
     "trial-score distributions and spread (Figure 3.1)",
-    inputs("scores", nargs="+", metavar="SCORES.parquet"),
-    inputs("--spread", metavar="SPREAD.csv"),
-    output("--output", nargs="+", metavar="FILE.png|pdf"),
+    step.inputs("scores", nargs="+", metavar="SCORES.parquet"),
+    step.inputs("--spread", metavar="SPREAD.csv"),
+    step.output("--output", nargs="+", metavar="FILE.png|pdf"),
 )
 def run_plot(args) -> int:
     from simcore.reporting.style import save

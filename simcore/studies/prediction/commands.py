@@ -27,6 +27,7 @@ from simcore.studies.prediction.study import (
     variant_table,
     variant_triples,
 )
+from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     iter_variants,
@@ -38,13 +39,12 @@ from simcore.workloads.files import (
     write_text,
 )
 from simcore.workloads.progress import progress
-from simcore.workloads.steps import Steps, folder_output, inputs, option, output, provenance
 
 # The options of the steps that run the predictors on a trace
 MODEL_OPTIONS = (
-    *option("--trace", required=True, help="trace name written into the rows"),
-    *option("--l2", type=float, default=1e-6, help="regression L2 weight (default 1e-6)"),
-    *option(
+    *step.TRACE_NAME,
+    *step.option("--l2", type=float, default=1e-6, help="regression L2 weight (default 1e-6)"),
+    *step.option(
         "--default-learning-rate",
         type=positive_float,
         default=1.0,
@@ -53,33 +53,30 @@ MODEL_OPTIONS = (
 )
 
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "predict-grid",
     "heuristic triples on a whole workload (a chunk of the grid)",
-    inputs("workload", metavar="WORKLOAD.parquet"),
+    step.inputs("workload", metavar="WORKLOAD.parquet"),
     MODEL_OPTIONS,
-    option("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0]),
-    option(
+    step.option("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0]),
+    step.option(
         "--bases",
         nargs="+",
         choices=REGRESSION_BASES,
         default=list(REGRESSION_BASES),
         help="under/over-prediction loss bases",
     ),
-    option("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS, default=list(REGRESSION_WEIGHTINGS)),
-    option("--corrections", nargs="+", choices=CORRECTIONS, default=list(CORRECTIONS)),
-    option("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=list(PAPER_BACKFILLS)),
-    option("--chunk", type=int, default=0, help="this job's share: triples chunk, chunk+chunks, ..."),
-    option("--chunks", type=int, default=1),
-    output("--runs", metavar="RUNS.parquet", help="one row per triple"),
-    output(
+    step.option("--weightings", nargs="+", choices=REGRESSION_WEIGHTINGS, default=list(REGRESSION_WEIGHTINGS)),
+    step.option("--corrections", nargs="+", choices=CORRECTIONS, default=list(CORRECTIONS)),
+    step.option("--backfills", nargs="+", choices=tuple(BACKFILL_VARIANTS), default=list(PAPER_BACKFILLS)),
+    step.option("--chunk", type=int, default=0, help="this job's share: triples chunk, chunk+chunks, ..."),
+    step.option("--chunks", type=int, default=1),
+    step.output("--runs", metavar="RUNS.parquet", help="one row per triple"),
+    step.output(
         "--predictions",
         metavar="PREDICTIONS.parquet",
         help="per-job predictions of AVE2 and the E-Loss/squared regressions (incremental, SJBF)",
@@ -106,8 +103,8 @@ def run_grid(args) -> int:
             **kept,
         }
     )
-    write_parquet(runs, args.runs, provenance(args))
-    write_parquet(predictions, args.predictions, provenance(args))
+    write_parquet(runs, args.runs, step.provenance(args))
+    write_parquet(predictions, args.predictions, step.provenance(args))
     print(f"{args.runs}: {len(runs)} of {len(grid)} triples on {args.trace}")
     return 0
 
@@ -115,17 +112,17 @@ def run_grid(args) -> int:
 @STEPS.step(
     "predict-header-size",
     "Table 6's baselines and EASY++ at the machine size of the trace's header",
-    inputs("swf", metavar="TRACE.swf[.gz]"),
-    option("--trace", required=True, help="trace name written into the rows"),
-    option("--filter", choices=("strict", "truncate"), default="truncate"),
-    output("--runs", metavar="RUNS.parquet", help="one row per triple"),
+    step.inputs("swf", metavar="TRACE.swf[.gz]"),
+    step.TRACE_NAME,
+    step.option("--filter", choices=("strict", "truncate"), default="truncate"),
+    step.output("--runs", metavar="RUNS.parquet", help="one row per triple"),
 )
 def run_header_size(args) -> int:
     workload = read_swf(args.swf, filter=args.filter)
     runs, _ = evaluate_triples(workload, HEADER_SIZE_TRIPLES, l2=0.0)
     runs.insert(0, "trace", args.trace)
     runs.insert(1, "machine_size", workload.machine_size)
-    write_parquet(runs, args.runs, provenance(args))
+    write_parquet(runs, args.runs, step.provenance(args))
     print(f"{args.runs}: {len(runs)} triples on {args.trace} at {workload.machine_size:,} processors")
     return 0
 
@@ -137,16 +134,16 @@ def _read_selection(path) -> pd.DataFrame:
 @STEPS.step(
     "predict-select",
     "leave-one-trace-out triple selection",
-    inputs("--runs", nargs="+", metavar="RUNS.parquet", help="predict-grid outputs"),
-    option("--default-learning-rate", type=positive_float, default=1.0),
-    output("--grid", metavar="GRID.parquet", help="all triples of all traces"),
-    output("--selection", metavar="SELECTION.csv"),
+    step.inputs("--runs", nargs="+", metavar="RUNS.parquet", help="predict-grid outputs"),
+    step.option("--default-learning-rate", type=positive_float, default=1.0),
+    step.output("--grid", metavar="GRID.parquet", help="all triples of all traces"),
+    step.output("--selection", metavar="SELECTION.csv"),
 )
 def run_select(args) -> int:
     grid = read_all(args.runs)
     grid = grid.sort_values(["trace", *TRIPLE], kind="stable").reset_index(drop=True)
     selection = selection_table(grid, args.default_learning_rate)
-    write_parquet(grid, args.grid, provenance(args))
+    write_parquet(grid, args.grid, step.provenance(args))
     write_csv(selection, args.selection)
     print(f"{args.selection}: triples selected for {len(selection)} traces")
     return 0
@@ -155,11 +152,11 @@ def run_select(args) -> int:
 @STEPS.step(
     "predict-variants",
     "baselines and selected triples on resampled variants",
-    inputs("variants", metavar="VARIANTS.parquet"),
+    step.inputs("variants", metavar="VARIANTS.parquet"),
     MODEL_OPTIONS,
-    option("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range"),
-    inputs("--selection", metavar="SELECTION.csv"),
-    output("--runs", metavar="RUNS.parquet"),
+    step.option("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range"),
+    step.inputs("--selection", metavar="SELECTION.csv"),
+    step.output("--runs", metavar="RUNS.parquet"),
 )
 def run_variants(args) -> int:
     selection = _read_selection(args.selection).set_index("trace")
@@ -173,7 +170,7 @@ def run_variants(args) -> int:
         runs, _ = evaluate_triples(workload, triples, args.l2)
         frames.append(runs.assign(trace=args.trace, variant=number))
     runs = pd.concat(frames, ignore_index=True)
-    write_parquet(runs, args.runs, provenance(args, triples=triples.values.tolist()))
+    write_parquet(runs, args.runs, step.provenance(args, triples=triples.values.tolist()))
     print(f"{args.runs}: {len(triples)} triples on {len(frames)} variants of {args.trace}")
     return 0
 
@@ -181,13 +178,14 @@ def run_variants(args) -> int:
 @STEPS.step(
     "predict-tables",
     "the prediction paper's tables and report section",
-    inputs("--grid", metavar="GRID.parquet"),
-    inputs("--selection", metavar="SELECTION.csv"),
-    inputs("--variant-runs", nargs="*", default=[], metavar="RUNS.parquet"),
-    inputs("--header-size-runs", nargs="*", default=[], metavar="RUNS.parquet", help="predict-header-size outputs"),
-    folder_output("--outdir", help="directory of the CSV tables"),
-    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
-    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+    step.inputs("--grid", metavar="GRID.parquet"),
+    step.inputs("--selection", metavar="SELECTION.csv"),
+    step.inputs("--variant-runs", nargs="*", default=[], metavar="RUNS.parquet"),
+    step.inputs(
+        "--header-size-runs", nargs="*", default=[], metavar="RUNS.parquet", help="predict-header-size outputs"
+    ),
+    step.TABLES,
+    step.SECTION,
 )
 def run_tables(args) -> int:
     from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
@@ -219,10 +217,10 @@ def run_tables(args) -> int:
 @STEPS.step(
     "plot-predictions",
     "ECDFs of one trace's predictions (Figures 4, 5)",
-    option("--trace", required=True),
-    inputs("--predictions", nargs="+", metavar="PREDICTIONS.parquet"),
-    inputs("--selection", metavar="SELECTION.csv"),
-    output("--errors", "--values", nargs="+", metavar="FILE.png|pdf"),
+    step.option("--trace", required=True),
+    step.inputs("--predictions", nargs="+", metavar="PREDICTIONS.parquet"),
+    step.inputs("--selection", metavar="SELECTION.csv"),
+    step.output("--errors", "--values", nargs="+", metavar="FILE.png|pdf"),
 )
 def run_plot(args) -> int:
     from simcore.reporting.style import save
@@ -241,8 +239,8 @@ def run_plot(args) -> int:
 @STEPS.step(
     "plot-correlations",
     "triples' AVEbsld between traces (Figure 3)",
-    inputs("--grid", metavar="GRID.parquet"),
-    output("--output", nargs="+", metavar="FILE.png|pdf"),
+    step.inputs("--grid", metavar="GRID.parquet"),
+    step.output("--output", nargs="+", metavar="FILE.png|pdf"),
 )
 def run_correlations(args) -> int:
     from simcore.reporting.style import save

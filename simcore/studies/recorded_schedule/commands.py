@@ -9,31 +9,28 @@ from simcore.reporting.style import save
 from simcore.studies.recorded_schedule.figures import recorded_schedule_figure
 from simcore.studies.recorded_schedule.report import recorded_schedule_markdown
 from simcore.studies.recorded_schedule.study import best_policies, run_recorded_schedule
+from simcore.workloads import steps as step
 from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
-from simcore.workloads.steps import Steps, inputs, option, output, provenance
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "recorded-schedule",
     "site policies on a trace as recorded, compared with its recorded waits",
-    inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)"),
-    option("--trace", required=True, help="trace name written into the rows"),
-    option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
-    output("--runs", metavar="RUNS.parquet", help="one row per policy"),
-    output("--weekly", metavar="WEEKLY.parquet", help="one row per policy and week"),
+    step.inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)"),
+    step.TRACE_NAME,
+    step.option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
+    step.output("--runs", metavar="RUNS.parquet", help="one row per policy"),
+    step.output("--weekly", metavar="WEEKLY.parquet", help="one row per policy and week"),
 )
 def run_recorded(args) -> int:
     policies = check_policies(args.policies, "--policies")
     workload = read_workload(args.workload)
     runs, weekly = run_recorded_schedule(workload, policies)
-    write_parquet(runs.assign(trace=args.trace), args.runs, provenance(args, policies=policies))
-    write_parquet(weekly.assign(trace=args.trace), args.weekly, provenance(args, policies=policies))
+    write_parquet(runs.assign(trace=args.trace), args.runs, step.provenance(args, policies=policies))
+    write_parquet(weekly.assign(trace=args.trace), args.weekly, step.provenance(args, policies=policies))
     print(f"{args.runs}: {len(policies)} policies on {len(workload):,} jobs of {args.trace}")
     return 0
 
@@ -41,19 +38,19 @@ def run_recorded(args) -> int:
 @STEPS.step(
     "recorded-schedule-tables",
     "the recorded-schedule table, section and figure",
-    inputs("--runs", nargs="+", metavar="RUNS.parquet"),
-    inputs("--weekly", nargs="+", metavar="WEEKLY.parquet"),
-    option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
-    output("--summary", metavar="RUNS.parquet", help="every policy, every trace"),
-    output("--table-csv", metavar="BEST.csv", help="the closest policy per trace"),
-    output("--section", metavar="REPORT.md"),
-    output("--figure", nargs="+", metavar="FILE.png|pdf"),
+    step.inputs("--runs", nargs="+", metavar="RUNS.parquet"),
+    step.inputs("--weekly", nargs="+", metavar="WEEKLY.parquet"),
+    step.option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
+    step.output("--summary", metavar="RUNS.parquet", help="every policy, every trace"),
+    step.output("--table-csv", metavar="BEST.csv", help="the closest policy per trace"),
+    step.output("--section", metavar="REPORT.md"),
+    step.output("--figure", nargs="+", metavar="FILE.png|pdf"),
 )
 def run_tables(args) -> int:
     policies = check_policies(args.policies, "--policies")
     runs, weekly = read_all(args.runs), read_all(args.weekly)
     best = best_policies(runs)
-    write_parquet(runs, args.summary, provenance(args, policies=policies))
+    write_parquet(runs, args.summary, step.provenance(args, policies=policies))
     write_csv(best, args.table_csv)
     write_text(args.section, recorded_schedule_markdown(runs, best, policies))
     save(recorded_schedule_figure(weekly, runs["trace"], list(policies)), args.figure)

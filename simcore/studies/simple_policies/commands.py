@@ -17,6 +17,7 @@ from simcore.studies.simple_policies.study import (
     threshold_for,
     weekly_curves,
 )
+from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
 from simcore.workloads.files import (
     iter_variants,
@@ -29,33 +30,29 @@ from simcore.workloads.files import (
     write_text,
 )
 from simcore.workloads.resample import WEEK
-from simcore.workloads.steps import VARIANT_RANGE, Steps, folder_output, inputs, option, output, provenance
 
-STEPS = Steps()
-
-
-def add_commands(commands) -> None:
-    STEPS.add_parsers(commands)
+STEPS = step.Steps()
+add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
     "simple-sweep",
     "simple policies with a threshold on a range of variants",
-    VARIANT_RANGE,
-    inputs(
+    step.VARIANT_RANGE,
+    step.inputs(
         "--trace-workload", metavar="TRACE.parquet", help="the filtered trace, whose largest request sets the threshold"
     ),
-    option("--orders", nargs="+", choices=ORDERS, type=any_case(ORDERS), default=["FCFS", "SPF", "SQF", "SAF"]),
-    option(
+    step.option("--orders", nargs="+", choices=ORDERS, type=any_case(ORDERS), default=["FCFS", "SPF", "SQF", "SAF"]),
+    step.option(
         "--threshold-factor",
         type=positive_float,
         default=3.0,
         help="threshold = factor x the trace's largest requested time (default 3)",
     ),
-    option("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue"),
-    output("--runs", metavar="RUNS.parquet"),
-    output("--weekly", metavar="WEEKLY.parquet"),
-    output("--delayed", metavar="DELAYED.parquet", help="the 100 jobs of highest slowdown per variant and order"),
+    step.option("--backfill", choices=BACKFILLS, type=any_case(BACKFILLS), default="queue"),
+    step.output("--runs", metavar="RUNS.parquet"),
+    step.output("--weekly", metavar="WEEKLY.parquet"),
+    step.output("--delayed", metavar="DELAYED.parquet", help="the 100 jobs of highest slowdown per variant and order"),
 )
 def run_sweep(args) -> int:
     threshold = threshold_for(read_workload(args.trace_workload), args.threshold_factor)
@@ -67,7 +64,7 @@ def run_sweep(args) -> int:
         for parts, frame in zip(collected, study_variant(workload, args.orders, threshold, args.backfill, span)):
             parts.append(frame.assign(trace=args.trace, variant=number))
     for parts, path in zip(collected, (args.runs, args.weekly, args.delayed)):
-        write_parquet(pd.concat(parts, ignore_index=True), path, provenance(args, threshold=threshold))
+        write_parquet(pd.concat(parts, ignore_index=True), path, step.provenance(args, threshold=threshold))
     print(
         f"{args.runs}: {len(args.orders)} orders on {len(collected[0])} variants "
         f"of {args.trace}, threshold {threshold:.0f} s"
@@ -78,14 +75,13 @@ def run_sweep(args) -> int:
 @STEPS.step(
     "simple-aggregate",
     "tables of the simple-policies study",
-    inputs("--runs", "--weekly", "--delayed", nargs="+"),
-    inputs(
+    step.inputs("--runs", "--weekly", "--delayed", nargs="+"),
+    step.inputs(
         "--traces", nargs="+", metavar="TRACE.parquet", help="the filtered traces (for the share of premature jobs)"
     ),
-    option("--threshold-factor", type=positive_float, default=3.0, help="as given to simple-sweep"),
-    folder_output("--outdir", help="directory of the tables"),
-    output("--markdown", metavar="SECTION.md", help="the reproduction report section"),
-    output("--rows", metavar="ROWS.csv", help="published-vs-ours rows"),
+    step.option("--threshold-factor", type=positive_float, default=3.0, help="as given to simple-sweep"),
+    step.TABLES,
+    step.SECTION,
 )
 def run_aggregate(args) -> int:
     runs, weekly, delayed = (read_all(paths) for paths in (args.runs, args.weekly, args.delayed))
@@ -96,9 +92,9 @@ def run_aggregate(args) -> int:
             for path, w in ((path, read_workload(path)) for path in args.traces)
         ]
     )
-    write_parquet(runs, outdir / "runs.parquet", provenance(args))
-    write_parquet(weekly_curves(weekly), outdir / "curves.parquet", provenance(args))
-    write_parquet(delayed, outdir / "delayed.parquet", provenance(args))
+    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
+    write_parquet(weekly_curves(weekly), outdir / "curves.parquet", step.provenance(args))
+    write_parquet(delayed, outdir / "delayed.parquet", step.provenance(args))
     write_csv(gains_table(runs), outdir / "gains.csv")
     write_csv(summary_table(runs), outdir / "summary.csv")
     write_csv(premature_share, outdir / "premature.csv")
@@ -112,9 +108,9 @@ def run_aggregate(args) -> int:
 @STEPS.step(
     "simple-plot",
     "figures of the simple-policies study (PNG + PDF)",
-    inputs("--tables", help="directory written by simple-aggregate"),
-    option("--trace", help="only this trace's Figure 4.1 (default: the three summary figures)"),
-    folder_output("--outdir", help="directory of the figures"),
+    step.inputs("--tables", help="directory written by simple-aggregate"),
+    step.option("--trace", help="only this trace's Figure 4.1 (default: the three summary figures)"),
+    step.folder_output("--outdir", help="directory of the figures"),
 )
 def run_plot(args) -> int:
 
