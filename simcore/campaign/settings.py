@@ -14,6 +14,7 @@ import re
 import shlex
 from functools import cached_property
 from pathlib import Path
+from typing import TypedDict
 
 import pandas as pd
 
@@ -33,6 +34,29 @@ OVERRIDES = {"demo": "demo", "artifact": "bandit_artifact"}
 # The campaign's top-level settings every run reads, beside the studies' sections.
 SHARED_KEYS = ("traces", "variants", "resample", "reproduction")
 REPRODUCTION_ROWS = "reproduction.csv"  # a study's rows beside its report section
+
+
+class RunSettings(TypedDict):
+    """A run's settings, as `Campaign.settings(root)` gives them to the rules and to each study's
+    `rules.py`: the campaign's shared settings with the run's overrides, one section per registered
+    study under its name (its config section, its `traces` restricted to `only`), and what planning
+    the run decided. A plain mapping at run time (the rules index it); this declares its keys."""
+
+    traces: list[str]  # the campaign's traces (the fixed-policy and bandit studies'), local ones joined
+    variants: int  # resampled variants per trace (at most `variants=N`)
+    resample: dict  # how they are resampled (method, weeks)
+    reproduction: dict  # the fixed-policy setting compared with the bandit paper's Table 2
+    left_out: dict[str, dict[str, str]]  # study -> local trace too short for it -> why
+    capped: list[str]  # the variant counts `variants=N` lowered
+    declared: dict[str, list[str]]  # study -> the traces it declares, before `only`
+    skipped: dict[str, str]  # study -> why `only` leaves it out
+    too_short: list[str]  # the studies skipped because every trace `only` left is too short
+    notes: list[str]  # what else planning changed, said once when the DAG is built
+    studies: dict[str, list[str]]  # the studies that run -> their traces
+
+
+# The keys RunSettings declares beside the studies' sections
+PLANNING_KEYS = tuple(key for key in RunSettings.__annotations__ if key not in SHARED_KEYS)
 
 
 def run_of(root: str) -> str:
@@ -80,7 +104,7 @@ def describe_span(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
-def variant_chunks(chosen: dict, study: str) -> list[tuple[int, int]]:
+def variant_chunks(chosen: RunSettings, study: str) -> list[tuple[int, int]]:
     """Variant ranges (first, stop) of a study under a run's settings, one job each: its
     section's `variants_per_job` of its `variants` (the campaign's when it has none of its own)."""
     section = chosen[study]
@@ -132,10 +156,9 @@ class Campaign:
             )
         return self._too_short[trace]
 
-    def _with_local_traces(self, chosen: dict) -> dict:
+    def _with_local_traces(self, chosen: RunSettings) -> dict:
         """The campaign's settings with each local trace added where its `join` says, except
         to the studies it is too short for (`left_out`: study -> trace -> why)."""
-        chosen = dict(chosen, left_out={})
         targets = {CAMPAIGN_TRACES: self.registry.names(traces="campaign")}
         targets.update({study: (study,) for study in self.registry.names(site_logs=True)})
         for target, studies in targets.items():
@@ -160,7 +183,7 @@ class Campaign:
 
     def declared(self, root: str) -> dict:
         """The run's settings before `only`: the campaign's with the run's overrides."""
-        chosen = {key: self.config[key] for key in SHARED_KEYS + self.registry.names()}
+        chosen = {key: self.config[key] for key in SHARED_KEYS + self.registry.names()} | {"left_out": {}}
         run = run_of(root)
         if run in OVERRIDES:
             for key, value in self.config[OVERRIDES[run]].items():
@@ -179,7 +202,7 @@ class Campaign:
         self._check_reproduction(chosen, run)
         return chosen
 
-    def _capped(self, chosen: dict, studies) -> dict:
+    def _capped(self, chosen: RunSettings, studies) -> dict:
         """The settings with every variant count (the run's and each of `studies`' own) at most
         `variants_cap`; `capped` lists what it lowered."""
         chosen = dict(chosen, capped=[])
@@ -196,7 +219,7 @@ class Campaign:
                 chosen[study] = {**chosen[study], "variants": cap}
         return chosen
 
-    def _check_reproduction(self, chosen: dict, run: str) -> None:
+    def _check_reproduction(self, chosen: RunSettings, run: str) -> None:
         """The setting compared with the bandit paper's Table 2 must be one the sweep runs,
         or the table would be missing from the report."""
         section = {"demo": "demo.", "artifact": "bandit_artifact."}.get(run, "")
@@ -211,13 +234,13 @@ class Campaign:
                     f"{chosen['fixed_policy'][runs_of]} does not run; add it there or choose one of them"
                 )
 
-    def restricted(self, chosen: dict, root: str) -> dict:
+    def restricted(self, chosen: RunSettings, root: str) -> dict:
         """The settings with every study restricted to `only`: the traces each study
         declares (`declared`), the studies left (`studies`: study -> its traces), the ones
         skipped (`skipped`: study -> why; `too_short`: those skipped as every trace `only` left them
         is a local trace too short for them) and what else changes (`notes`)."""
         declared = {name: self.registry[name].declared_traces(chosen) for name in self.studies_of(root)}
-        left_out = chosen.get("left_out", {})
+        left_out = chosen["left_out"]
         chosen = dict(chosen, declared=declared, skipped={}, notes=[], too_short=[])
         if chosen["capped"]:
             chosen["notes"].append(
@@ -262,7 +285,7 @@ class Campaign:
                 chosen["notes"] += restrict(chosen)
         return chosen
 
-    def settings(self, root: str) -> dict:
+    def settings(self, root: str) -> RunSettings:
         """The settings of the run below `root`, every study restricted to `only`."""
         if root not in self._settings:
             self._settings[root] = self.restricted(self.declared(root), root)

@@ -8,6 +8,11 @@ the registry, so adding a study touches its own files only (docs/extending.md).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # settings.py imports this module
+    from simcore.campaign.settings import RunSettings
+
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,10 +46,10 @@ class Study:
     name: str
     rank: int
     category: str
-    outputs: Callable[[str, dict], list[str]]
+    outputs: Callable[[str, RunSettings], list[str]]
     traces: str = "own"
     in_artifact: bool = False
-    restrict: Callable[[dict], list[str]] | None = None
+    restrict: Callable[[RunSettings], list[str]] | None = None
     site_logs: bool = False
     resamples: bool = False
     reproduction: bool = True
@@ -61,7 +66,7 @@ class Study:
         if self.site_logs and self.traces != "own":
             raise ValueError(f"study {self.name}: site_logs needs traces of its own (traces='own')")
 
-    def declared_traces(self, chosen: dict) -> list[str]:
+    def declared_traces(self, chosen: RunSettings) -> list[str]:
         """The traces (or the model) the study uses under settings `chosen`."""
         if self.traces == "campaign":
             return list(chosen["traces"])

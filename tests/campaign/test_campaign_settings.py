@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from simcore.campaign.settings import RUN_ROOTS, Campaign, report_command, run_of, variant_chunks
+from simcore.campaign.settings import RUN_ROOTS, Campaign, RunSettings, report_command, run_of, variant_chunks
 from simcore.campaign.studies import Study, StudyRegistry, figure_files
 from simcore.studies.dynamic_scheduling.rules import without_skipped_learned_functions
 
@@ -96,6 +96,14 @@ def test_a_run_root_names_its_run():
     assert [run_of(root) for root in RUN_ROOTS.values()] == ["campaign", "demo", "artifact"]
     with pytest.raises(ValueError, match="'results/other' is no run's root"):
         run_of("results/other")
+
+
+@pytest.mark.parametrize("only", [None, ["m1"]])
+@pytest.mark.parametrize("root", sorted(RUN_ROOTS.values()))
+def test_a_run_has_the_settings_run_settings_declares_and_one_section_per_study(root, only):
+    chosen = campaign(only).settings(root)
+    assert set(chosen) == set(RunSettings.__annotations__) | set(registry().names())
+    assert all(isinstance(chosen[key], dict) for key in registry().names())
 
 
 def test_the_demo_replaces_shared_keys_and_merges_study_sections():

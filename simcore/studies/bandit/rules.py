@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.settings import RunSettings
 from simcore.campaign.studies import figure_files
 from simcore.studies.bandit.learners import LEARNERS
 
@@ -19,7 +20,7 @@ FIGURES = {
 REGISTRIES = {"learners": tuple(LEARNERS)}
 
 
-def outputs(root: str, chosen: dict) -> list[str]:
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's figures and Table 3 under a run's settings `chosen`."""
     return [
         *figure_files(f"{root}/plots", FIGURES, chosen["traces"]),
@@ -27,26 +28,26 @@ def outputs(root: str, chosen: dict) -> list[str]:
     ]
 
 
-def strategies_json(chosen: dict) -> str:
+def strategies_json(chosen: RunSettings) -> str:
     """The `bandit` section's strategies as `simcore learn --strategies` reads them."""
     return json.dumps(chosen["bandit"]["strategies"], sort_keys=True)
 
 
-def base_json(chosen: dict) -> str:
+def base_json(chosen: RunSettings) -> str:
     """The `bandit` section's base policy as `simcore learn --base` reads it."""
     return json.dumps(chosen["bandit"]["base"], sort_keys=True)
 
 
-def seed(chosen: dict) -> int:
+def seed(chosen: RunSettings) -> int:
     """The learners' seed (0 unless the `bandit` section gives one)."""
     return chosen["bandit"].get("seed", 0)
 
 
-def strategy_names(chosen: dict) -> list[str]:
+def strategy_names(chosen: RunSettings) -> list[str]:
     """The strategies' names, in the config's order."""
     return list(chosen["bandit"]["strategies"])
 
 
-def strategy_learners(chosen: dict) -> list[str]:
+def strategy_learners(chosen: RunSettings) -> list[str]:
     """Each strategy's learner, in the same order."""
     return [spec["learner"] for spec in chosen["bandit"]["strategies"].values()]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.settings import RunSettings
 from simcore.campaign.studies import figure_files
 
 # The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
@@ -19,7 +20,7 @@ FIGURES = {
 }
 
 
-def outputs(root: str, chosen: dict) -> list[str]:
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's report section and each trace's figures."""
     return [
         f"{root}/coscheduling/report.md",
@@ -38,7 +39,7 @@ def configurations_options(section: dict) -> str:
     )
 
 
-def run_options(base_seed: int, chosen: dict, trace: str) -> str:
+def run_options(base_seed: int, chosen: RunSettings, trace: str) -> str:
     """`simcore coscheduling-run` options shared by E1 and E2 for one trace."""
     section = chosen["coscheduling"]
     capacity = section["memory_capacity"].get(trace)
@@ -54,7 +55,7 @@ def run_options(base_seed: int, chosen: dict, trace: str) -> str:
     )
 
 
-def queue_options(chosen: dict) -> str:
+def queue_options(chosen: RunSettings) -> str:
     """`simcore coscheduling-paper-queue` options: the configurations, κ, seeds and walltimes, and the
     queue's own settings the config gives (the command's defaults are the paper's)."""
     section = chosen["coscheduling"]
@@ -74,13 +75,13 @@ def queue_options(chosen: dict) -> str:
     )
 
 
-def queue_file(name: str, root: str, chosen: dict) -> list[str]:
+def queue_file(name: str, root: str, chosen: RunSettings) -> list[str]:
     """The paper queue's file `name` (E1.parquet, classes.parquet), when the study runs the
     queue (`paper_queue`)."""
     return [f"{root}/coscheduling/runs/ASA_X-queue/{name}"] if chosen["coscheduling"]["paper_queue"] else []
 
 
-def runs(root: str, chosen: dict) -> list[str]:
+def runs(root: str, chosen: RunSettings) -> list[str]:
     """Every trace's E1 and E2 runs, and the paper queue's."""
     return [
         f"{root}/coscheduling/runs/{trace}/{experiment}.parquet"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.settings import RunSettings
 from simcore.campaign.studies import figure_files
 
 # The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
@@ -17,7 +18,7 @@ FIGURES = {
 }
 
 
-def outputs(root: str, chosen: dict) -> list[str]:
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's report section and each trace's figures."""
     return [
         f"{root}/elastic/report.md",
@@ -34,7 +35,7 @@ def job_sets(section: dict, trace: str) -> list[str]:
     return [str(k) for k in (chosen if isinstance(chosen, list) else range(1, chosen + 1))]
 
 
-def run_options(base_seed: int, chosen: dict, trace: str) -> str:
+def run_options(base_seed: int, chosen: RunSettings, trace: str) -> str:
     """`simcore elastic-run` options of a trace's job sets."""
     section = chosen["elastic"]
     profile = section["profiles"].get(trace)
@@ -51,7 +52,7 @@ def run_options(base_seed: int, chosen: dict, trace: str) -> str:
     )
 
 
-def runs(root: str, chosen: dict) -> list[str]:
+def runs(root: str, chosen: RunSettings) -> list[str]:
     """Every trace's job-set runs."""
     section = chosen["elastic"]
     return [
@@ -61,6 +62,6 @@ def runs(root: str, chosen: dict) -> list[str]:
     ]
 
 
-def first_job_set(kind: str, root: str, chosen: dict, trace: str) -> str:
+def first_job_set(kind: str, root: str, chosen: RunSettings, trace: str) -> str:
     """A trace's first job set's file of one kind (series, pools), which its figures draw."""
     return f"{root}/elastic/{kind}/{trace}/{job_sets(chosen['elastic'], trace)[0]}.parquet"

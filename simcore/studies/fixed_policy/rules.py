@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from simcore.campaign.settings import variant_chunks
+from simcore.campaign.settings import RunSettings, variant_chunks
 from simcore.campaign.studies import figure_files
 from simcore.engine.policies import check_policies
 
@@ -17,7 +17,7 @@ FIGURES = {
 }
 
 
-def site_policies(chosen: dict) -> dict:
+def site_policies(chosen: RunSettings) -> dict:
     """The run's site policies, checked when the DAG is planned rather than when a sweep job
     reaches them; {} for none."""
     try:
@@ -26,17 +26,17 @@ def site_policies(chosen: dict) -> dict:
         raise ValueError(f"config: {error}") from None
 
 
-def site_policies_json(chosen: dict) -> str:
+def site_policies_json(chosen: RunSettings) -> str:
     """The site policies as `simcore sweep-site-policies --policies` takes them."""
     return json.dumps(site_policies(chosen))
 
 
-def site_policies_section(root: str, chosen: dict) -> str | list:
+def site_policies_section(root: str, chosen: RunSettings) -> str | list:
     """The site policies' report section, which Table 2's section appends (none without them)."""
     return f"{root}/fixed_policy/site_policies.md" if site_policies(chosen) else []
 
 
-def site_policy_sweeps(kind: str, root: str, chosen: dict) -> list[str]:
+def site_policy_sweeps(kind: str, root: str, chosen: RunSettings) -> list[str]:
     """The site-policy sweep's files of one kind (site_policies, fair_share), one per trace and chunk."""
     return [
         f"{root}/sweep/{trace}/{chunk}.{kind}.parquet"
@@ -45,23 +45,23 @@ def site_policy_sweeps(kind: str, root: str, chosen: dict) -> list[str]:
     ]
 
 
-def thresholds(chosen: dict) -> list[str]:
+def thresholds(chosen: RunSettings) -> list[str]:
     """The sweep's starvation thresholds as `simcore sweep --thresholds` takes them (none: no threshold)."""
     return ["none" if value is None else str(value) for value in chosen["fixed_policy"]["thresholds"]]
 
 
-def reproduction_threshold(chosen: dict) -> str:
+def reproduction_threshold(chosen: RunSettings) -> str:
     """The threshold of the policies Table 2 compares (`reproduction.threshold`; none: no threshold)."""
     threshold = chosen["reproduction"]["threshold"]
     return "none" if threshold is None else str(threshold)
 
 
-def weeks_compared(chosen: dict) -> str | int:
+def weeks_compared(chosen: RunSettings) -> str | int:
     """The weeks Table 2 averages: the resampled weeks, or the interior ones when not set."""
     return chosen["resample"].get("weeks") or "interior"
 
 
-def outputs(root: str, chosen: dict) -> list[str]:
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's summaries, figures and Table 2 under a run's settings `chosen`, and its site
     policies' when it has some."""
     traces = chosen["traces"]

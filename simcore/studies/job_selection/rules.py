@@ -3,13 +3,15 @@ ask of the library: its files under a run's root and the baselines' options."""
 
 from __future__ import annotations
 
+from simcore.campaign.settings import RunSettings
 
-def outputs(root: str, chosen: dict) -> list[str]:
+
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's report section."""
     return [f"{root}/job_selection/report.md"]
 
 
-def baselines_options(chosen: dict) -> str:
+def baselines_options(chosen: RunSettings) -> str:
     """`simcore rl-baselines` options."""
     section = chosen["job_selection"]
     heads = section["lookahead_heads"]

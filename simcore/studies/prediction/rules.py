@@ -3,7 +3,7 @@ the library: its files under a run's root."""
 
 from __future__ import annotations
 
-from simcore.campaign.settings import variant_chunks
+from simcore.campaign.settings import RunSettings, variant_chunks
 from simcore.campaign.studies import figure_files
 
 # The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
@@ -17,7 +17,7 @@ FIGURES = {"correlations": "triples' AVEbsld between traces (Figure 3)"}
 GRID_DIMENSIONS = ("learning_rates", "bases", "weightings", "corrections", "backfills")
 
 
-def outputs(root: str, chosen: dict) -> list[str]:
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's report section and figures under a run's settings `chosen`."""
     return [
         f"{root}/prediction/report.md",
@@ -26,7 +26,7 @@ def outputs(root: str, chosen: dict) -> list[str]:
     ]
 
 
-def grid_outputs(kind: str, root: str, chosen: dict, trace: str) -> list[str]:
+def grid_outputs(kind: str, root: str, chosen: RunSettings, trace: str) -> list[str]:
     """A trace's whole-trace grid runs (or predictions), one file per grid job."""
     return [
         f"{root}/prediction/grid/{trace}/{chunk}.{kind}.parquet"
@@ -34,12 +34,12 @@ def grid_outputs(kind: str, root: str, chosen: dict, trace: str) -> list[str]:
     ]
 
 
-def grid_runs(root: str, chosen: dict) -> list[str]:
+def grid_runs(root: str, chosen: RunSettings) -> list[str]:
     """Every trace's whole-trace grid runs."""
     return [path for trace in chosen["prediction"]["traces"] for path in grid_outputs("runs", root, chosen, trace)]
 
 
-def grid_options(chosen: dict) -> str:
+def grid_options(chosen: RunSettings) -> str:
     """`simcore predict-grid` options: the grid's values of each dimension."""
     section = chosen["prediction"]
     return " ".join(
@@ -47,7 +47,7 @@ def grid_options(chosen: dict) -> str:
     )
 
 
-def variant_runs(root: str, chosen: dict) -> list[str]:
+def variant_runs(root: str, chosen: RunSettings) -> list[str]:
     """The selected triples' runs on resampled variants, one file per trace and chunk."""
     return [
         f"{root}/prediction/variant_runs/{trace}/{chunk}.parquet"
@@ -56,7 +56,7 @@ def variant_runs(root: str, chosen: dict) -> list[str]:
     ]
 
 
-def header_size_runs(root: str, chosen: dict) -> list[str]:
+def header_size_runs(root: str, chosen: RunSettings) -> list[str]:
     """The study's traces also run at their header's machine size (prediction.header_size)."""
     section = chosen["prediction"]
     return [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from simcore.campaign.settings import RunSettings
 from simcore.campaign.studies import figure_files
 from simcore.engine.policies import check_policies
 
@@ -12,7 +13,7 @@ from simcore.engine.policies import check_policies
 FIGURES = ("recorded_schedule",)
 
 
-def policies_json(chosen: dict) -> str:
+def policies_json(chosen: RunSettings) -> str:
     """The study's policies, checked when the DAG is planned, as its commands take them."""
     key = "recorded_schedule.policies"
     try:
@@ -24,7 +25,7 @@ def policies_json(chosen: dict) -> str:
     return json.dumps(policies)
 
 
-def outputs(root: str, chosen: dict) -> list[str]:
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's summary, table, section and figure."""
     return [
         f"{root}/recorded_schedule/summary.parquet",

@@ -3,7 +3,7 @@ ask of the library: its files under a run's root."""
 
 from __future__ import annotations
 
-from simcore.campaign.settings import variant_chunks
+from simcore.campaign.settings import RunSettings, variant_chunks
 from simcore.campaign.studies import figure_files
 
 # The study's figures (its figures.py draws them) and their labels in the HTML report, named here so
@@ -16,7 +16,7 @@ FIGURES = {
 }
 
 
-def outputs(root: str, chosen: dict) -> list[str]:
+def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's report section and figures under a run's settings `chosen`."""
     return [
         f"{root}/simple_policies/report.md",
@@ -25,7 +25,7 @@ def outputs(root: str, chosen: dict) -> list[str]:
     ]
 
 
-def sweep_outputs(kind: str, root: str, chosen: dict) -> list[str]:
+def sweep_outputs(kind: str, root: str, chosen: RunSettings) -> list[str]:
     """The sweep's files of one kind (runs, weekly, delayed), one per trace and chunk."""
     return [
         f"{root}/simple_policies/sweep/{trace}/{chunk}.{kind}.parquet"
