@@ -1,20 +1,24 @@
 """One declaration per workflow step: a step command's arguments, each an input file, an option or
 an output, make both its argparse parser and the provenance its Parquet outputs carry.
 
-    STEPS = Steps()
+    from simcore.workloads import steps as step
+
+    STEPS = step.Steps()
+    add_commands = STEPS.add_parsers
 
     @STEPS.step("simple-aggregate", "tables of the simple-policies study",
-                inputs("--runs", "--weekly", nargs="+"),
-                option("--threshold-factor", type=positive_float, default=3.0),
-                output("--markdown", metavar="SECTION.md"))
+                step.inputs("--runs", "--weekly", nargs="+"),
+                step.option("--threshold-factor", type=positive_float, default=3.0),
+                step.TABLES, step.SECTION)
     def run_aggregate(args) -> int:
-        write_parquet(frame, path, provenance(args))
+        write_parquet(frame, path, step.provenance(args))
+
+    COMMANDS = STEPS.commands()
 
 The provenance is the command's name and every input and option as parsed, never an output (whose
 path says nothing of how it was made, and whose old file a rerun must not read for its lineage);
-a step adds what it derives (`provenance(args, threshold=threshold)`). A commands module's
-`add_commands` is `STEPS.add_parsers`, and its COMMANDS table `STEPS.commands()`.
-The user-facing commands (simulate, filter, ...) keep hand-written parsers.
+a step adds what it derives (`provenance(args, threshold=threshold)`). The user-facing commands
+(simulate, filter, ...) keep hand-written parsers.
 """
 
 from __future__ import annotations
@@ -52,17 +56,19 @@ def _named(flags: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 def _arguments(role: str, flags: tuple[str, ...], options: dict) -> tuple[Argument, ...]:
     """One Argument per flag (with its short alias), each with the same options; a flag is required
-    unless the options say otherwise, a positional name takes no `required`."""
+    unless it has a default or the options say otherwise (a positional name takes no `required`)."""
     return tuple(
-        Argument(names, role, options if not names[0].startswith("-") else {"required": True, **options})
+        Argument(
+            names,
+            role,
+            {"required": True, **options} if names[0].startswith("-") and "default" not in options else options,
+        )
         for names in _named(flags)
     )
 
 
 def inputs(*flags: str, **options) -> tuple[Argument, ...]:
     """Files the step reads, one argument per flag; required unless a default is given."""
-    if "default" in options:
-        return tuple(Argument(names, INPUT, options) for names in _named(flags))
     return _arguments(INPUT, flags, options)
 
 
