@@ -13,10 +13,10 @@ import pandas as pd
 from simcore.reporting.cost import cost_markdown, cost_table, read_benchmarks
 from simcore.reporting.reproduction import REPRODUCTION_COLUMNS, assemble
 from simcore.reporting.workloads import workloads_markdown, workloads_table
+from simcore.workloads import files
 from simcore.workloads import steps as step
 from simcore.workloads.arguments import output_file
 from simcore.workloads.commands import add_simulation_arguments, read_trace, simulate_as_asked, simulation_description
-from simcore.workloads.files import read_provenance, write_csv, write_text
 
 SECONDS_PER = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 TRACE_TIME = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([smhdw]?)\s*$")
@@ -64,8 +64,7 @@ def add_commands(commands) -> None:
 
 
 @STEPS.step(
-    "report",
-    "the workloads table and the reproduction report",
+    "report: the workloads table and the reproduction report",
     step.inputs(
         "--workloads",
         nargs="*",
@@ -85,25 +84,23 @@ def add_commands(commands) -> None:
     ),
     step.output("--workloads-csv", "--workloads-md", "--reproduction-csv", "--reproduction-md"),
 )
-def run_report(args) -> int:
-    workloads = workloads_table({Path(path).stem: read_provenance(path) for path in args.workloads})
-    write_csv(workloads, args.workloads_csv)
-    write_text(args.workloads_md, workloads_markdown(workloads))
+def run_report(args) -> None:
+    workloads = workloads_table({Path(path).stem: files.read_provenance(path) for path in args.workloads})
+    files.write_csv(workloads, args.workloads_csv)
+    files.write_text(args.workloads_md, workloads_markdown(workloads))
     # a section's rows lie beside it; a study with no paper writes none
     rows_by_folder = {Path(path).parent: pd.read_csv(path) for path in args.section_rows}
     text, rows = assemble(
         [Path(path).read_text() for path in args.sections],
         [rows_by_folder.get(Path(path).parent, pd.DataFrame(columns=REPRODUCTION_COLUMNS)) for path in args.sections],
     )
-    write_csv(rows, args.reproduction_csv)
-    write_text(args.reproduction_md, text)
+    files.write_csv(rows, args.reproduction_csv)
+    files.write_text(args.reproduction_md, text)
     print(f"{args.reproduction_md}: {len(rows)} published values compared")
-    return 0
 
 
 @STEPS.step(
-    "cost",
-    "CPU and wall time per study and trace, from the benchmark files",
+    "cost: CPU and wall time per study and trace, from the benchmark files",
     step.inputs("--benchmarks", metavar="DIR", help="a run's benchmarks/ (e.g. results/demo/benchmarks)"),
     step.inputs(
         "--trace-preparation",
@@ -125,17 +122,16 @@ def run_report(args) -> int:
     ),
     step.output("--csv", "--md"),
 )
-def run_cost(args) -> int:
+def run_cost(args) -> None:
     jobs = read_benchmarks(args.benchmarks, args.traces, args.studies, args.other_traces)
     if args.trace_preparation:
         shared = read_benchmarks(args.trace_preparation, args.traces, args.studies, args.other_traces)
         shared = shared[(shared["study"] == "traces") & shared["trace"].isin(args.traces)]
         jobs = pd.concat([shared, jobs], ignore_index=True)
     table = cost_table(jobs)
-    write_csv(table, args.csv)
-    write_text(args.md, cost_markdown(table))
+    files.write_csv(table, args.csv)
+    files.write_text(args.md, cost_markdown(table))
     print(f"{args.md}: {len(jobs)} jobs, {jobs['wall_s'].sum() / 3600:.2f} h of job wall time")
-    return 0
 
 
 def run_gantt(args) -> int:

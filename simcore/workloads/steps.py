@@ -6,19 +6,20 @@ an output, make both its argparse parser and the provenance its Parquet outputs 
     STEPS = step.Steps()
     add_commands = STEPS.add_parsers
 
-    @STEPS.step("simple-aggregate", "tables of the simple-policies study",
+    @STEPS.step("simple-aggregate: tables of the simple-policies study",
                 step.inputs("--runs", "--weekly", nargs="+"),
                 step.option("--threshold-factor", type=positive_float, default=3.0),
                 step.TABLES, step.SECTION)
-    def run_aggregate(args) -> int:
-        write_parquet(frame, path, step.provenance(args))
+    def run_aggregate(args) -> None:
+        files.write_parquet(frame, path, step.provenance(args))
 
     COMMANDS = STEPS.commands()
 
 The provenance is the command's name and every input and option as parsed, never an output (whose
 path says nothing of how it was made, and whose old file a rerun must not read for its lineage);
-a step adds what it derives (`provenance(args, threshold=threshold)`). The user-facing commands
-(simulate, filter, ...) keep hand-written parsers.
+a step adds what it derives (`provenance(args, threshold=threshold)`). A step's run returns
+nothing: it fails by raising (simcore.cli turns a ValueError or an OSError into one line and exit
+status 2). The user-facing commands (simulate, filter, ...) keep hand-written parsers.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ class Step:
     name: str
     help: str
     arguments: tuple[Argument, ...]
-    run: Callable[[argparse.Namespace], int]
+    run: Callable[[argparse.Namespace], None]
 
     def add_parser(self, commands) -> argparse.ArgumentParser:
         parser = commands.add_parser(self.name, help=self.help)
@@ -131,7 +132,8 @@ class Step:
         return {"command": self.name, **{dest: _plain(getattr(args, dest)) for dest in self.dests(INPUT, OPTION)}}
 
     def __call__(self, args: argparse.Namespace) -> int:
-        return self.run(args)
+        self.run(args)
+        return 0
 
 
 def provenance(args: argparse.Namespace, **derived) -> dict:
@@ -146,8 +148,11 @@ def _flattened(groups: Iterable[tuple[Argument, ...]]) -> tuple[Argument, ...]:
 class Steps(dict):
     """A commands module's steps by name, in declaration order."""
 
-    def step(self, name: str, help: str, *groups: tuple[Argument, ...]):
-        """Declare the decorated function `run(args) -> exit status` as step `name`."""
+    def step(self, title: str, *groups: tuple[Argument, ...]):
+        """Declare the decorated function `run(args)` as the step `title` names, "name: help line"."""
+        name, colon, help = title.partition(": ")
+        if not (colon and name and help):
+            raise ValueError(f"step {title!r}: give it as 'name: help line'")
 
         def declare(run):
             self[name] = Step(name, help, _flattened(groups), run)

@@ -28,18 +28,22 @@ def _toy_steps() -> Steps:
     steps = Steps()
 
     @steps.step(
-        "toy",
-        "a toy step",
+        "toy: a toy step",
         inputs("runs", nargs="+"),
         inputs("--extra", default=None),
         option("--seed", type=int, default=0),
         output("--table", "--out", "-o"),
         folder_output("--outdir"),
     )
-    def run_toy(args) -> int:
-        return 0
+    def run_toy(args) -> None:
+        pass
 
     return steps
+
+
+def test_a_step_is_named_with_its_help_line():
+    with pytest.raises(ValueError, match="give it as 'name: help line'"):
+        Steps().step("toy", *option("--seed"))
 
 
 def test_provenance_has_the_inputs_and_options_never_the_outputs(tmp_path):

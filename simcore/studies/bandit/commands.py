@@ -11,8 +11,8 @@ import pandas as pd
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
 from simcore.studies.bandit.report import TABLE3, reproduction_section, strategies_markdown, table3_rows
 from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
+from simcore.workloads import files
 from simcore.workloads import steps as step
-from simcore.workloads.files import map_variants, read_all, read_parquet, write_csv, write_parquet, write_text
 
 TABLE_COLUMNS = ["trace", *CONFIG_COLUMNS, "mean", "p10", "p90", "variants"]
 
@@ -22,8 +22,7 @@ add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "learn",
-    "online policy-selection strategies on a range of variants",
+    "learn: online policy-selection strategies on a range of variants",
     step.VARIANT_RANGE,
     step.option(
         "--strategies",
@@ -44,8 +43,8 @@ add_commands = STEPS.add_parsers
     step.output("--weekly", metavar="WEEKLY.parquet"),
     step.output("--choices", metavar="CHOICES.parquet", help="the order chosen per period"),
 )
-def run_learn(args) -> int:
-    frames, count = map_variants(
+def run_learn(args) -> None:
+    frames, count = files.map_variants(
         args.variants,
         args.select,
         args.trace,
@@ -54,14 +53,12 @@ def run_learn(args) -> int:
         ),
     )
     for frame, path in zip(frames, (args.runs, args.weekly, args.choices)):
-        write_parquet(frame, path, step.provenance(args))
+        files.write_parquet(frame, path, step.provenance(args))
     print(f"{args.runs}: {len(args.strategies)} strategies on {count} variants of {args.trace}")
-    return 0
 
 
 @STEPS.step(
-    "aggregate-learners",
-    "combine learner outputs of one trace",
+    "aggregate-learners: combine learner outputs of one trace",
     step.inputs("--runs", "--weekly", "--choices", nargs="+"),
     step.option("--strategies", nargs="+", required=True, help="strategy names"),
     step.output("--summary", metavar="SUMMARY.parquet"),
@@ -70,26 +67,24 @@ def run_learn(args) -> int:
     step.output("--regret", metavar="REGRET.parquet"),
     step.output("--shares", metavar="SHARES.parquet", help="share of each order chosen per period across variants"),
 )
-def run_aggregate_learners(args) -> int:
-    runs, weekly, choices = read_all(args.runs), read_all(args.weekly), read_all(args.choices)
+def run_aggregate_learners(args) -> None:
+    runs, weekly, choices = files.read_all(args.runs), files.read_all(args.weekly), files.read_all(args.choices)
     regret = regret_table(runs, args.strategies)
-    write_parquet(runs, args.summary, step.provenance(args))
-    write_parquet(weekly_change_curves(weekly), args.curves, step.provenance(args))
-    write_parquet(regret, args.regret, step.provenance(args))
-    write_parquet(regret_curves(weekly, regret), args.regret_curves, step.provenance(args))
-    write_parquet(choice_shares(choices), args.shares, step.provenance(args))
+    files.write_parquet(runs, args.summary, step.provenance(args))
+    files.write_parquet(weekly_change_curves(weekly), args.curves, step.provenance(args))
+    files.write_parquet(regret, args.regret, step.provenance(args))
+    files.write_parquet(regret_curves(weekly, regret), args.regret_curves, step.provenance(args))
+    files.write_parquet(choice_shares(choices), args.shares, step.provenance(args))
     table = change_table(weekly)
     table = table[table["order"].isin(args.strategies)]
-    write_csv(
+    files.write_csv(
         table.iloc[np.argsort([args.strategies.index(name) for name in table["order"]], kind="stable")], args.table
     )
     print(f"{args.table}: {len(args.strategies)} strategies over {runs['variant'].nunique()} variants")
-    return 0
 
 
 @STEPS.step(
-    "plot-learners",
-    "figures of one trace's learner study",
+    "plot-learners: figures of one trace's learner study",
     step.option("--trace", required=True),
     step.inputs("--curves", "--regret-curves", metavar="CURVES.parquet"),
     step.inputs("--shares", metavar="SHARES.parquet"),
@@ -99,26 +94,24 @@ def run_aggregate_learners(args) -> int:
     ),
     step.output("--cumulative-wait", "--regret", "--choices", nargs="+", metavar="FILE.png|pdf"),
 )
-def run_plot_learners(args) -> int:
+def run_plot_learners(args) -> None:
     from simcore.reporting.figures import cumulative_wait_figure
     from simcore.reporting.style import save
     from simcore.studies.bandit.figures import choices_figure, families
 
     grouped = families(args.strategies, args.learners)
     panels = [strategy for members in grouped.values() for strategy in members]
-    curves = read_parquet(args.curves)
+    curves = files.read_parquet(args.curves)
     strategies = curves[curves["order"].isin(args.strategies)]
     save(cumulative_wait_figure(strategies, args.trace, policies=panels), args.cumulative_wait)
-    regret = read_parquet(args.regret_curves)
+    regret = files.read_parquet(args.regret_curves)
     save(cumulative_wait_figure(regret, args.trace, "the best fixed order", policies=panels), args.regret)
-    save(choices_figure(read_parquet(args.shares), args.trace, grouped), args.choices)
+    save(choices_figure(files.read_parquet(args.shares), args.trace, grouped), args.choices)
     print(f"learner figures of {args.trace}")
-    return 0
 
 
 @STEPS.step(
-    "bandit-tables",
-    "the strategies table of every trace and its reproduction section",
+    "bandit-tables: the strategies table of every trace and its reproduction section",
     step.inputs("tables", nargs="*", metavar="TRACE.bandit.csv"),
     step.option(
         "--configuration",
@@ -130,19 +123,18 @@ def run_plot_learners(args) -> int:
     step.output("--section", metavar="SECTION.md", help="its reproduction-report section"),
     step.output("--rows", metavar="ROWS.csv", help="its published-vs-ours rows"),
 )
-def run_tables(args) -> int:
+def run_tables(args) -> None:
     strategies = (
         pd.concat([pd.read_csv(path) for path in args.tables], ignore_index=True)
         if args.tables
         else pd.DataFrame(columns=TABLE_COLUMNS)
     )
-    write_csv(strategies, args.table_csv)
-    write_text(args.table_md, strategies_markdown(strategies))
+    files.write_csv(strategies, args.table_csv)
+    files.write_text(args.table_md, strategies_markdown(strategies))
     rows = table3_rows(strategies, args.configuration)
-    write_csv(rows, args.rows)
-    write_text(args.section, reproduction_section(rows, args.configuration))
+    files.write_csv(rows, args.rows)
+    files.write_text(args.section, reproduction_section(rows, args.configuration))
     print(f"{args.table_md}: {len(rows)} published values compared")
-    return 0
 
 
 COMMANDS = STEPS.commands()

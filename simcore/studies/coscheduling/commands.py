@@ -34,17 +34,9 @@ from simcore.studies.coscheduling.study import (
     run_replay,
     summary_table,
 )
+from simcore.workloads import files
 from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
-from simcore.workloads.files import (
-    read_all,
-    read_parquet,
-    read_provenance,
-    read_workload,
-    write_csv,
-    write_parquet,
-    write_text,
-)
 from simcore.workloads.sharing_profiles import SHARING_PROFILES, apply_profile
 
 EXPERIMENTS = ("E1", "E2")
@@ -63,8 +55,7 @@ add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "coscheduling-run",
-    "co-scheduling experiment E1 or E2 on one trace (seed 002)",
+    "coscheduling-run: co-scheduling experiment E1 or E2 on one trace (seed 002)",
     step.inputs("workload", metavar="WORKLOAD.parquet", help="a trace filtered with --filter truncate, or a model"),
     step.TRACE_NAME,
     step.option("--experiment", choices=EXPERIMENTS, required=True, help="E1 queue flush or E2 online replay"),
@@ -95,7 +86,7 @@ add_commands = STEPS.add_parsers
         "--weights", required=False, metavar="WEIGHTS.parquet", help="E2: the learners' expert weights per round"
     ),
 )
-def run_experiment(args) -> int:
+def run_experiment(args) -> None:
     configurations = check_configurations(args.configurations)
     if args.seeds < 1:
         raise ValueError(f"--seeds must be >= 1, got {args.seeds}")
@@ -103,7 +94,7 @@ def run_experiment(args) -> int:
         raise ValueError(f"--window must be >= 1, got {args.window}")
     if args.weights and args.experiment == "E1":
         raise ValueError("--weights is written by E2 only (E1's learners are fresh per window)")
-    workload = read_workload(args.workload)
+    workload = files.read_workload(args.workload)
     if workload.filter_mode not in (None, "truncate"):
         raise ValueError(
             f"{args.workload}: filtered with {workload.filter_mode!r}; the co-scheduling model runs each job's work "
@@ -135,17 +126,15 @@ def run_experiment(args) -> int:
         raise SharingInputError(f"{args.workload}: {error}") from None
     runs.insert(0, "trace", args.trace)
     recorded = step.provenance(args, configurations=configurations, efficiency_source=source)
-    write_parquet(runs, args.output, recorded)
+    files.write_parquet(runs, args.output, recorded)
     if args.weights:
         weights.insert(0, "trace", args.trace)
-        write_parquet(weights, args.weights, recorded)
+        files.write_parquet(weights, args.weights, recorded)
     print(f"{args.output}: {args.trace} {args.experiment}, {len(runs)} runs of {len(configurations)} configurations")
-    return 0
 
 
 @STEPS.step(
-    "coscheduling-paper-queue",
-    "the co-scheduling configurations on the ASA_X paper's queue (seed 002, §4.4)",
+    "coscheduling-paper-queue: the co-scheduling configurations on the ASA_X paper's queue (seed 002, §4.4)",
     step.option("--configurations", type=json.loads, default=DEFAULT_CONFIGURATIONS, help="as coscheduling-run's"),
     step.option("--kappas", type=_kappa, nargs="+", default=[0.0], help="interference factors (default 0)"),
     step.option("--seeds", type=int, default=3, help="learner seeds per setting (default 3)"),
@@ -178,7 +167,7 @@ def run_experiment(args) -> int:
     step.output("--output", "-o", metavar="RUNS.parquet"),
     step.output("--classes", metavar="CLASSES.parquet"),
 )
-def run_paper_queue(args) -> int:
+def run_paper_queue(args) -> None:
     clashes = sorted(set(args.configurations) & set(args.queue_configurations))
     if clashes:
         raise SharingInputError(f"--queue-configurations: {clashes} already in --configurations")
@@ -194,61 +183,57 @@ def run_paper_queue(args) -> int:
         queue_configurations=sorted(args.queue_configurations),
         efficiency_source="the ASA_X paper's Table 2, Slurm column (docs/sharing_profiles.md)",
     )
-    write_parquet(runs, args.output, recorded)
-    write_parquet(classes, args.classes, recorded)
+    files.write_parquet(runs, args.output, recorded)
+    files.write_parquet(classes, args.classes, recorded)
     print(f"{args.output}: the paper's queue at {len(set(runs['load']))} sizes, {len(runs)} runs")
-    return 0
 
 
 @STEPS.step(
-    "coscheduling-tables",
-    "co-scheduling tables and the report section",
+    "coscheduling-tables: co-scheduling tables and the report section",
     step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
     step.inputs("--classes", default=None, metavar="CLASSES.parquet", help="the paper queue's per-workflow rows"),
     step.TABLES,
     step.SECTION,
 )
-def run_tables(args) -> int:
-    runs = read_all(args.runs)
+def run_tables(args) -> None:
+    runs = files.read_all(args.runs)
     sources, ablations = {}, {}
     for path in args.runs:
-        recorded = read_provenance(path)
+        recorded = files.read_provenance(path)
         ablations |= ablation_configurations(recorded.get("configurations", {}))
-        trace = read_parquet(path, columns=["trace"])["trace"]
+        trace = files.read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
             sources[trace.iloc[0]] = recorded.get("efficiency_source", "the trace")
     summary = summary_table(runs)
     summary["ablation"] = summary["configuration"].isin(list(ablations))  # their own table, not the figures
     checked = claims(runs)
     outdir = Path(args.outdir)
-    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
-    write_csv(summary, outdir / "summary.csv")
-    write_csv(checked, outdir / "claims.csv")
-    classes = read_parquet(args.classes) if args.classes else None
-    write_csv(reproduction_rows(summary, classes), args.rows)
-    write_text(args.markdown, coscheduling_markdown(summary, checked, sources, ablations, classes))
+    files.write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
+    files.write_csv(summary, outdir / "summary.csv")
+    files.write_csv(checked, outdir / "claims.csv")
+    classes = files.read_parquet(args.classes) if args.classes else None
+    files.write_csv(reproduction_rows(summary, classes), args.rows)
+    files.write_text(args.markdown, coscheduling_markdown(summary, checked, sources, ablations, classes))
     print(f"{outdir}: {summary['trace'].nunique()} traces, {len(runs)} runs")
-    return 0
 
 
 @STEPS.step(
-    "plot-coscheduling",
-    "the co-scheduling figures of one trace",
+    "plot-coscheduling: the co-scheduling figures of one trace",
     step.inputs("--tables", help="coscheduling-tables' directory"),
     step.inputs("--weights", nargs="*", default=[], metavar="WEIGHTS.parquet"),
     step.option("--trace", required=True),
     step.folder_output("--outdir", help="<trace>.<figure>.png and .pdf"),
 )
-def run_plot(args) -> int:
+def run_plot(args) -> None:
     from simcore.reporting.style import save_figures
     from simcore.studies.coscheduling import figures
 
     tables, outdir = Path(args.tables), Path(args.outdir)
     summary = pd.read_csv(tables / "summary.csv")
-    runs = read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
+    runs = files.read_parquet(tables / "runs.parquet", filters=[("trace", "==", args.trace)])
     runs = runs[~runs["configuration"].isin(set(summary.loc[summary["ablation"], "configuration"]))]
     weights = (
-        read_all(args.weights)
+        files.read_all(args.weights)
         if args.weights
         else pd.DataFrame(columns=["trace", "seed", "kappa", "configuration", "load", "round", *EXPERTS])
     )
@@ -276,7 +261,6 @@ def run_plot(args) -> int:
     }
     save_figures(drawn, outdir, f"{args.trace}.")
     print(f"{outdir}: {len(drawn)} figures of {args.trace}")
-    return 0
 
 
 COMMANDS = STEPS.commands()

@@ -18,17 +18,9 @@ from simcore.studies.dynamic_scheduling.study import (
     policies,
     run_sequences,
 )
+from simcore.workloads import files
 from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
-from simcore.workloads.files import (
-    read_all,
-    read_parquet,
-    read_provenance,
-    read_workload,
-    write_csv,
-    write_parquet,
-    write_text,
-)
 
 
 def _part(text: str) -> tuple[int, int]:
@@ -47,8 +39,7 @@ add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "dynamic-sweep",
-    "policies on non-overlapping sequences of a trace (the thesis's section 3.3)",
+    "dynamic-sweep: policies on non-overlapping sequences of a trace (the thesis's section 3.3)",
     step.inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace or a model"),
     step.TRACE_NAME,
     step.inputs(
@@ -70,7 +61,7 @@ add_commands = STEPS.add_parsers
     step.option("--part", default="0/1", metavar="K/N", help="the sequences numbered K mod N (default all)"),
     step.output("--output", "-o", metavar="RUNS.parquet"),
 )
-def run_sweep(args) -> int:
+def run_sweep(args) -> None:
     part, parts = _part(args.part)
     if args.learned < 0:
         raise ValueError(f"--learned must be >= 0, got {args.learned}")
@@ -78,13 +69,13 @@ def run_sweep(args) -> int:
         raise ValueError("--learned needs --functions (the fit-functions output)")
     learned = learned_functions(pd.read_csv(args.functions), args.learned) if args.learned else {}
     named = policies([*args.policies, *learned], learned)
-    workload = read_workload(args.workload)
+    workload = files.read_workload(args.workload)
     span_days = (workload.submit[-1] - workload.submit[0]) / DAY
     if span_days < args.days:
         raise EmptyWorkloadError(
             f"{args.workload}: its submissions span {span_days:.2f} days, shorter than one sequence of {args.days:g}"
         )
-    model = read_provenance(args.workload).get("model") is not None
+    model = files.read_provenance(args.workload).get("model") is not None
     runs = run_sequences(workload, named, args.settings, args.days, args.max_sequences, part, parts)
     # models are compared with the thesis's model rows by machine size
     published_as = f"model-{workload.machine_size}" if model else args.trace
@@ -94,17 +85,15 @@ def run_sweep(args) -> int:
     functions = {name: str(function) for name, (_, function) in named.items() if function is not None}
     runs["function"] = runs["policy"].map(functions).fillna("")
     # the policies run, the learned ones included, and the learned functions' formulas
-    write_parquet(runs, args.output, step.provenance(args, policies=list(named), formulas=functions))
+    files.write_parquet(runs, args.output, step.provenance(args, policies=list(named), formulas=functions))
     print(
         f"{args.output}: {runs['sequence'].nunique()} sequences of {args.trace} x {len(args.settings)} settings "
         f"x {len(named)} policies"
     )
-    return 0
 
 
 @STEPS.step(
-    "dynamic-tables",
-    "Table 3.3 and the report section",
+    "dynamic-tables: Table 3.3 and the report section",
     step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
     step.inputs(
         "--functions", default=None, metavar="FUNCTIONS.csv", help="the learned functions, named in the report"
@@ -112,8 +101,8 @@ def run_sweep(args) -> int:
     step.TABLES,
     step.SECTION,
 )
-def run_tables(args) -> int:
-    runs = read_all(args.runs)
+def run_tables(args) -> None:
+    runs = files.read_all(args.runs)
     # traces in the order given, each trace's sequences in order (the parts interleave them)
     traces = pd.Categorical(runs["trace"], categories=list(dict.fromkeys(runs["trace"])), ordered=True)
     runs = runs.assign(trace_rank=traces.codes).sort_values(["trace_rank", "sequence"], kind="stable")
@@ -129,32 +118,29 @@ def run_tables(args) -> int:
         },
     )
     functions = pd.read_csv(args.functions) if args.functions else None
-    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
-    write_csv(medians, outdir / "medians.csv")
-    write_csv(ratios, outdir / "ratios.csv")
-    write_csv(reproduction_rows(medians), args.rows)
-    write_text(args.markdown, dynamic_markdown(medians, ratios, runs, functions))
+    files.write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
+    files.write_csv(medians, outdir / "medians.csv")
+    files.write_csv(ratios, outdir / "ratios.csv")
+    files.write_csv(reproduction_rows(medians), args.rows)
+    files.write_text(args.markdown, dynamic_markdown(medians, ratios, runs, functions))
     print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['sequence'].size} runs")
-    return 0
 
 
 @STEPS.step(
-    "plot-dynamic",
-    "box plots of the AVEbsld per sequence (Figures 3.3-3.6)",
+    "plot-dynamic: box plots of the AVEbsld per sequence (Figures 3.3-3.6)",
     step.inputs("runs", metavar="RUNS.parquet", help="dynamic-tables' runs.parquet"),
     step.folder_output("--outdir", help="one PNG + PDF per setting"),
 )
-def run_plot(args) -> int:
+def run_plot(args) -> None:
     from simcore.reporting.style import save
     from simcore.studies.dynamic_scheduling.figures import dynamic_boxplot_figure
 
-    runs, outdir = read_parquet(args.runs), Path(args.outdir)
+    runs, outdir = files.read_parquet(args.runs), Path(args.outdir)
     for setting in SETTINGS:
         part = runs[runs["setting"] == setting]
         if len(part):
             save(dynamic_boxplot_figure(part, setting), [outdir / f"{setting}.{ext}" for ext in ("png", "pdf")])
     print(f"{outdir}: box plots of {runs['setting'].nunique()} settings")
-    return 0
 
 
 COMMANDS = STEPS.commands()

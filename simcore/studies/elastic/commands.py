@@ -22,17 +22,9 @@ from simcore.studies.elastic.jobsets import (
 )
 from simcore.studies.elastic.metrics import measured
 from simcore.studies.elastic.report import claims, elastic_markdown, reproduction_rows
+from simcore.workloads import files
 from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
-from simcore.workloads.files import (
-    read_all,
-    read_parquet,
-    read_provenance,
-    read_workload,
-    write_csv,
-    write_parquet,
-    write_text,
-)
 from simcore.workloads.vo_profiles import VO_PROFILES, apply_vo_profile
 
 RUN_KEYS = ("elastic", "model", "lambda")
@@ -115,8 +107,7 @@ add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "elastic-run",
-    "SARSA+ESN scheduling and elastic provisioning on one job set",
+    "elastic-run: SARSA+ESN scheduling and elastic provisioning on one job set",
     JOB_SET_OPTIONS,
     step.option(
         "--set",
@@ -136,7 +127,7 @@ add_commands = STEPS.add_parsers
     step.output("--series", metavar="SERIES.parquet", help="per-job W, wait and F (seed 0)"),
     step.output("--pools", metavar="POOLS.parquet", help="the pool over time (seed 0)"),
 )
-def run_experiment(args) -> int:
+def run_experiment(args) -> None:
     # here, not at the top: the learner loads scipy, which every other simcore command would pay for
     from simcore.studies.elastic.study import DEFAULT_RUNS, run_jobset
 
@@ -170,18 +161,17 @@ def run_experiment(args) -> int:
     )
     for table, path in ((frame, args.output), (series, args.series), (pools, args.pools)):
         table.insert(0, "trace", args.trace)
-        write_parquet(table, path, recorded)
+        files.write_parquet(table, path, recorded)
     print(
         f"{args.output}: {jobs.name}, {len(frame)} runs, rigid pool {jobs.rigid_pool(args.rigid_pool)} "
         f"({args.rigid_pool}), load-matched pool {jobs.load_pool}"
     )
-    return 0
 
 
 def _workload(args):
     """The trace of a job-set command, with its VO profile and time compression, and where its VOs come from."""
-    workload = read_workload(args.workload)
-    made = read_provenance(args.workload)
+    workload = files.read_workload(args.workload)
+    made = files.read_provenance(args.workload)
     # a model's groups are drawn, not logged: its rows are not compared with the paper's tables
     source = (
         f"the {made['model']} model's groups (seed {made['seed']})" if made.get("command") == "model" else LOG_GROUPS
@@ -196,85 +186,79 @@ def _workload(args):
 
 
 @STEPS.step(
-    "elastic-sets",
-    "every job set of a trace beside the paper's workload, ranked by closeness",
+    "elastic-sets: every job set of a trace beside the paper's workload, ranked by closeness",
     JOB_SET_OPTIONS,
     step.output("--output", "-o", metavar="SETS.csv"),
 )
-def run_sets(args) -> int:
+def run_sets(args) -> None:
     workload, _ = _workload(args)
     try:
         sets = consecutive_sets(workload, args.trace, args.set_jobs, None, args.pre_training, args.monitoring)
     except (JobSetError, ValueError) as error:
         raise JobSetError(f"{args.workload}: {error}") from None
     ranked = pd.DataFrame(rank_sets(sets))
-    write_csv(ranked, args.output)
+    files.write_csv(ranked, args.output)
     best = ranked[ranked["rank"] > 0].sort_values("rank")["set"].tolist()
     print(f"{args.output}: {len(sets)} sets of {args.trace}, closest to the paper's workload first: {best}")
-    return 0
 
 
 @STEPS.step(
-    "elastic-tables",
-    "the elastic study's tables over seeds and job sets",
+    "elastic-tables: the elastic study's tables over seeds and job sets",
     step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
     step.TABLES,
     step.SECTION,
 )
-def run_tables(args) -> int:
+def run_tables(args) -> None:
     from simcore.studies.elastic.study import speedups, summary_table
 
-    runs = read_all(args.runs)
+    runs = files.read_all(args.runs)
     sources, sets = {}, []  # trace -> where its VOs come from; each job set's statistics
     for path in args.runs:
-        trace = read_parquet(path, columns=["trace"])["trace"]
+        trace = files.read_parquet(path, columns=["trace"])["trace"]
         if len(trace):
-            recorded = read_provenance(path)
+            recorded = files.read_provenance(path)
             sources[trace.iloc[0]] = recorded.get("vo_source", LOG_GROUPS)
             sets.append({"trace": trace.iloc[0], **recorded["set_statistics"]})
     outdir = Path(args.outdir)
-    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
+    files.write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
     summary = pd.concat(
         [summary_table(part).assign(trace=trace) for trace, part in runs.groupby("trace", sort=False)],
         ignore_index=True,
     )
     gains = speedups(runs).merge(runs[["jobset", "trace"]].drop_duplicates(), on="jobset")
-    write_csv(summary, outdir / "summary.csv")
-    write_csv(gains, outdir / "speedups.csv")
+    files.write_csv(summary, outdir / "summary.csv")
+    files.write_csv(gains, outdir / "speedups.csv")
     real = [trace for trace, source in sources.items() if source == LOG_GROUPS]
-    write_csv(reproduction_rows(runs[runs["trace"].isin(real)], gains[gains["trace"].isin(real)]), args.rows)
+    files.write_csv(reproduction_rows(runs[runs["trace"].isin(real)], gains[gains["trace"].isin(real)]), args.rows)
     sets = pd.DataFrame(sets)
-    write_csv(sets, outdir / "job_sets.csv")
+    files.write_csv(sets, outdir / "job_sets.csv")
     checked = claims(runs, gains)
-    write_csv(checked, outdir / "claims.csv")
-    write_text(args.markdown, elastic_markdown(runs, gains, summary, sources, sets, checked))
+    files.write_csv(checked, outdir / "claims.csv")
+    files.write_text(args.markdown, elastic_markdown(runs, gains, summary, sources, sets, checked))
     print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['jobset'].nunique()} job sets, {len(runs)} runs")
-    return 0
 
 
 @STEPS.step(
-    "plot-elastic",
-    "the elastic study's figures of one trace (its first job set)",
+    "plot-elastic: the elastic study's figures of one trace (its first job set)",
     step.inputs("--runs", metavar="RUNS.parquet", help="elastic-tables' runs.parquet"),
     step.inputs("--series", metavar="SERIES.parquet", help="elastic-run's per-job series"),
     step.inputs("--pools", metavar="POOLS.parquet", help="elastic-run's pool over time"),
     step.option("--trace", required=True),
     step.folder_output("--outdir"),
 )
-def run_plot(args) -> int:
+def run_plot(args) -> None:
     from simcore.reporting.style import save_figures
     from simcore.studies.elastic.figures import draw_figures
 
-    series, pools = read_parquet(args.series), read_parquet(args.pools)
+    series, pools = files.read_parquet(args.series), files.read_parquet(args.pools)
     if series.empty:
         raise ValueError(f"{args.series}: no job series to draw")
     jobset = series["jobset"].iloc[0]
-    runs = read_parquet(args.runs, filters=[("jobset", "==", jobset)])
+    runs = files.read_parquet(args.runs, filters=[("jobset", "==", jobset)])
     drawn = draw_figures(series, pools, runs, jobset)
     outdir = Path(args.outdir)
     save_figures(drawn, outdir, f"{args.trace}.")
     print(f"{outdir}: {len(drawn)} figures of {jobset}")
-    return 0
 
 
 COMMANDS = STEPS.commands()

@@ -15,16 +15,15 @@ from simcore.studies.job_selection.study import (
     evaluate_orders,
     summary_table,
 )
+from simcore.workloads import files
 from simcore.workloads import steps as step
-from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 STEPS = step.Steps()
 add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "rl-baselines",
-    "the orders on RLScheduler-style episodes of one trace",
+    "rl-baselines: the orders on RLScheduler-style episodes of one trace",
     step.inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)"),
     step.TRACE_NAME,
     step.option("--orders", nargs="+", choices=BASELINES, type=any_case(BASELINES), default=list(DEFAULT_ORDERS)),
@@ -43,12 +42,12 @@ add_commands = STEPS.add_parsers
     step.option("--lookahead-heads", type=int, help="slots it tries per decision (default: every filled slot)"),
     step.output("--output", "-o", metavar="RUNS.parquet"),
 )
-def run_baselines(args) -> int:
+def run_baselines(args) -> None:
     if args.sequences < 1 or args.length < 1:
         raise ValueError(f"--sequences and --length must be >= 1, got {args.sequences} and {args.length}")
     if args.lookahead_heads is not None and args.lookahead_heads < 1:
         raise ValueError(f"--lookahead-heads must be >= 1, got {args.lookahead_heads}")
-    workload = read_workload(args.workload)
+    workload = files.read_workload(args.workload)
     try:
         runs = evaluate_orders(
             workload,
@@ -62,26 +61,23 @@ def run_baselines(args) -> int:
         )
     except ValueError as error:
         raise ValueError(f"{args.workload}: {error}") from None
-    write_parquet(runs, args.output, step.provenance(args))
+    files.write_parquet(runs, args.output, step.provenance(args))
     print(f"{args.output}: {args.trace}, {args.sequences} sequences of {args.length} jobs, {len(args.orders)} orders")
-    return 0
 
 
 @STEPS.step(
-    "rl-baselines-tables",
-    "the baselines' summary and report section",
+    "rl-baselines-tables: the baselines' summary and report section",
     step.inputs("runs", nargs="+", metavar="RUNS.parquet"),
     step.TABLES,
     step.SECTION,
 )
-def run_tables(args) -> int:
-    summary = summary_table(read_all(args.runs))
+def run_tables(args) -> None:
+    summary = summary_table(files.read_all(args.runs))
     outdir = Path(args.outdir)
-    write_csv(summary, outdir / "summary.csv")
-    write_csv(reproduction_rows(summary), args.rows)
-    write_text(args.markdown, baselines_markdown(summary))
+    files.write_csv(summary, outdir / "summary.csv")
+    files.write_csv(reproduction_rows(summary), args.rows)
+    files.write_text(args.markdown, baselines_markdown(summary))
     print(f"{outdir}: {summary['trace'].nunique()} traces")
-    return 0
 
 
 COMMANDS = STEPS.commands()

@@ -27,17 +27,9 @@ from simcore.studies.prediction.study import (
     variant_table,
     variant_triples,
 )
+from simcore.workloads import files
 from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
-from simcore.workloads.files import (
-    iter_variants,
-    read_all,
-    read_parquet,
-    read_workload,
-    write_csv,
-    write_parquet,
-    write_text,
-)
 from simcore.workloads.progress import progress
 
 # The options of the steps that run the predictors on a trace
@@ -58,8 +50,7 @@ add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "predict-grid",
-    "heuristic triples on a whole workload (a chunk of the grid)",
+    "predict-grid: heuristic triples on a whole workload (a chunk of the grid)",
     step.inputs("workload", metavar="WORKLOAD.parquet"),
     MODEL_OPTIONS,
     step.option("--learning-rates", nargs="+", type=positive_float, default=[0.1, 1.0, 10.0]),
@@ -82,8 +73,8 @@ add_commands = STEPS.add_parsers
         help="per-job predictions of AVE2 and the E-Loss/squared regressions (incremental, SJBF)",
     ),
 )
-def run_grid(args) -> int:
-    workload = read_workload(args.workload)
+def run_grid(args) -> None:
+    workload = files.read_workload(args.workload)
     grid = triple_grid(args.learning_rates, args.bases, args.weightings, args.corrections, args.backfills)
     mine = chunk_of_grid(grid, args.chunk, args.chunks)
     runs, kept = evaluate_triples(
@@ -103,28 +94,25 @@ def run_grid(args) -> int:
             **kept,
         }
     )
-    write_parquet(runs, args.runs, step.provenance(args))
-    write_parquet(predictions, args.predictions, step.provenance(args))
+    files.write_parquet(runs, args.runs, step.provenance(args))
+    files.write_parquet(predictions, args.predictions, step.provenance(args))
     print(f"{args.runs}: {len(runs)} of {len(grid)} triples on {args.trace}")
-    return 0
 
 
 @STEPS.step(
-    "predict-header-size",
-    "Table 6's baselines and EASY++ at the machine size of the trace's header",
+    "predict-header-size: Table 6's baselines and EASY++ at the machine size of the trace's header",
     step.inputs("swf", metavar="TRACE.swf[.gz]"),
     step.TRACE_NAME,
     step.option("--filter", choices=("strict", "truncate"), default="truncate"),
     step.output("--runs", metavar="RUNS.parquet", help="one row per triple"),
 )
-def run_header_size(args) -> int:
+def run_header_size(args) -> None:
     workload = read_swf(args.swf, filter=args.filter)
     runs, _ = evaluate_triples(workload, HEADER_SIZE_TRIPLES, l2=0.0)
     runs.insert(0, "trace", args.trace)
     runs.insert(1, "machine_size", workload.machine_size)
-    write_parquet(runs, args.runs, step.provenance(args))
+    files.write_parquet(runs, args.runs, step.provenance(args))
     print(f"{args.runs}: {len(runs)} triples on {args.trace} at {workload.machine_size:,} processors")
-    return 0
 
 
 def _read_selection(path) -> pd.DataFrame:
@@ -132,52 +120,47 @@ def _read_selection(path) -> pd.DataFrame:
 
 
 @STEPS.step(
-    "predict-select",
-    "leave-one-trace-out triple selection",
+    "predict-select: leave-one-trace-out triple selection",
     step.inputs("--runs", nargs="+", metavar="RUNS.parquet", help="predict-grid outputs"),
     step.option("--default-learning-rate", type=positive_float, default=1.0),
     step.output("--grid", metavar="GRID.parquet", help="all triples of all traces"),
     step.output("--selection", metavar="SELECTION.csv"),
 )
-def run_select(args) -> int:
-    grid = read_all(args.runs)
+def run_select(args) -> None:
+    grid = files.read_all(args.runs)
     grid = grid.sort_values(["trace", *TRIPLE], kind="stable").reset_index(drop=True)
     selection = selection_table(grid, args.default_learning_rate)
-    write_parquet(grid, args.grid, step.provenance(args))
-    write_csv(selection, args.selection)
+    files.write_parquet(grid, args.grid, step.provenance(args))
+    files.write_csv(selection, args.selection)
     print(f"{args.selection}: triples selected for {len(selection)} traces")
-    return 0
 
 
 @STEPS.step(
-    "predict-variants",
-    "baselines and selected triples on resampled variants",
+    "predict-variants: baselines and selected triples on resampled variants",
     step.inputs("variants", metavar="VARIANTS.parquet"),
     MODEL_OPTIONS,
     step.option("--select", required=True, metavar="FIRST:STOP", help="variant numbers, Python range"),
     step.inputs("--selection", metavar="SELECTION.csv"),
     step.output("--runs", metavar="RUNS.parquet"),
 )
-def run_variants(args) -> int:
+def run_variants(args) -> None:
     selection = _read_selection(args.selection).set_index("trace")
     row = selection.loc[args.trace].to_dict() if args.trace in selection.index else None
     triples = variant_triples(row, args.default_learning_rate)
     first, _, stop = args.select.partition(":")
     numbers = range(int(first), int(stop))
     frames = []
-    variants = iter_variants(args.variants, numbers)
+    variants = files.iter_variants(args.variants, numbers)
     for number, workload in progress(variants, len(numbers), f"{args.trace} variants {args.select}"):
         runs, _ = evaluate_triples(workload, triples, args.l2)
         frames.append(runs.assign(trace=args.trace, variant=number))
     runs = pd.concat(frames, ignore_index=True)
-    write_parquet(runs, args.runs, step.provenance(args, triples=triples.values.tolist()))
+    files.write_parquet(runs, args.runs, step.provenance(args, triples=triples.values.tolist()))
     print(f"{args.runs}: {len(triples)} triples on {len(frames)} variants of {args.trace}")
-    return 0
 
 
 @STEPS.step(
-    "predict-tables",
-    "the prediction paper's tables and report section",
+    "predict-tables: the prediction paper's tables and report section",
     step.inputs("--grid", metavar="GRID.parquet"),
     step.inputs("--selection", metavar="SELECTION.csv"),
     step.inputs("--variant-runs", nargs="*", default=[], metavar="RUNS.parquet"),
@@ -187,12 +170,12 @@ def run_variants(args) -> int:
     step.TABLES,
     step.SECTION,
 )
-def run_tables(args) -> int:
+def run_tables(args) -> None:
     from simcore.studies.prediction.report import prediction_markdown, reproduction_rows
 
-    grid = read_parquet(args.grid)
+    grid = files.read_parquet(args.grid)
     selection = _read_selection(args.selection)
-    variant_runs = read_all(args.variant_runs) if args.variant_runs else None
+    variant_runs = files.read_all(args.variant_runs) if args.variant_runs else None
     tables = {
         "table1": table1(grid),
         "table6": table6(grid),
@@ -203,52 +186,47 @@ def run_tables(args) -> int:
     if variant_runs is not None:
         tables["variants"] = variant_table(variant_runs)
     if args.header_size_runs:
-        tables["header_size"] = header_size_table(grid, read_all(args.header_size_runs))
+        tables["header_size"] = header_size_table(grid, files.read_all(args.header_size_runs))
     outdir = Path(args.outdir)
     for name, frame in tables.items():
-        write_csv(frame, outdir / f"{name}.csv")
+        files.write_csv(frame, outdir / f"{name}.csv")
     rows = reproduction_rows(tables)
-    write_csv(rows, args.rows)
-    write_text(args.markdown, prediction_markdown(tables))
+    files.write_csv(rows, args.rows)
+    files.write_text(args.markdown, prediction_markdown(tables))
     print(f"{args.markdown}: {len(rows)} published values compared")
-    return 0
 
 
 @STEPS.step(
-    "plot-predictions",
-    "ECDFs of one trace's predictions (Figures 4, 5)",
+    "plot-predictions: ECDFs of one trace's predictions (Figures 4, 5)",
     step.option("--trace", required=True),
     step.inputs("--predictions", nargs="+", metavar="PREDICTIONS.parquet"),
     step.inputs("--selection", metavar="SELECTION.csv"),
     step.output("--errors", "--values", nargs="+", metavar="FILE.png|pdf"),
 )
-def run_plot(args) -> int:
+def run_plot(args) -> None:
     from simcore.reporting.style import save
     from simcore.studies.prediction.figures import prediction_ecdf_figure
 
-    predictions = pd.concat([read_parquet(path) for path in args.predictions], axis=1)
+    predictions = pd.concat([files.read_parquet(path) for path in args.predictions], axis=1)
     predictions = predictions.loc[:, ~predictions.columns.duplicated()]
     selection = _read_selection(args.selection).set_index("trace")
     eloss = selection.at[args.trace, "eloss_predictor"] if args.trace in selection.index else None
     save(prediction_ecdf_figure(predictions, args.trace, eloss, "errors"), args.errors)
     save(prediction_ecdf_figure(predictions, args.trace, eloss, "values"), args.values)
     print(f"prediction ECDFs of {args.trace}")
-    return 0
 
 
 @STEPS.step(
-    "plot-correlations",
-    "triples' AVEbsld between traces (Figure 3)",
+    "plot-correlations: triples' AVEbsld between traces (Figure 3)",
     step.inputs("--grid", metavar="GRID.parquet"),
     step.output("--output", nargs="+", metavar="FILE.png|pdf"),
 )
-def run_correlations(args) -> int:
+def run_correlations(args) -> None:
     from simcore.reporting.style import save
     from simcore.studies.prediction.figures import correlation_figure
 
-    save(correlation_figure(read_parquet(args.grid)), args.output)
+    save(correlation_figure(files.read_parquet(args.grid)), args.output)
     print(f"correlation figure of {args.grid}")
-    return 0
 
 
 COMMANDS = STEPS.commands()

@@ -9,35 +9,32 @@ from simcore.reporting.style import save
 from simcore.studies.recorded_schedule.figures import recorded_schedule_figure
 from simcore.studies.recorded_schedule.report import recorded_schedule_markdown
 from simcore.studies.recorded_schedule.study import best_policies, run_recorded_schedule
+from simcore.workloads import files
 from simcore.workloads import steps as step
-from simcore.workloads.files import read_all, read_workload, write_csv, write_parquet, write_text
 
 STEPS = step.Steps()
 add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "recorded-schedule",
-    "site policies on a trace as recorded, compared with its recorded waits",
+    "recorded-schedule: site policies on a trace as recorded, compared with its recorded waits",
     step.inputs("workload", metavar="WORKLOAD.parquet", help="a filtered trace (simcore filter)"),
     step.TRACE_NAME,
     step.option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
     step.output("--runs", metavar="RUNS.parquet", help="one row per policy"),
     step.output("--weekly", metavar="WEEKLY.parquet", help="one row per policy and week"),
 )
-def run_recorded(args) -> int:
+def run_recorded(args) -> None:
     policies = check_policies(args.policies, "--policies")
-    workload = read_workload(args.workload)
+    workload = files.read_workload(args.workload)
     runs, weekly = run_recorded_schedule(workload, policies)
-    write_parquet(runs.assign(trace=args.trace), args.runs, step.provenance(args, policies=policies))
-    write_parquet(weekly.assign(trace=args.trace), args.weekly, step.provenance(args, policies=policies))
+    files.write_parquet(runs.assign(trace=args.trace), args.runs, step.provenance(args, policies=policies))
+    files.write_parquet(weekly.assign(trace=args.trace), args.weekly, step.provenance(args, policies=policies))
     print(f"{args.runs}: {len(policies)} policies on {len(workload):,} jobs of {args.trace}")
-    return 0
 
 
 @STEPS.step(
-    "recorded-schedule-tables",
-    "the recorded-schedule table, section and figure",
+    "recorded-schedule-tables: the recorded-schedule table, section and figure",
     step.inputs("--runs", nargs="+", metavar="RUNS.parquet"),
     step.inputs("--weekly", nargs="+", metavar="WEEKLY.parquet"),
     step.option("--policies", required=True, type=json.loads, metavar="JSON", help=POLICIES_HELP),
@@ -46,17 +43,16 @@ def run_recorded(args) -> int:
     step.output("--section", metavar="REPORT.md"),
     step.output("--figure", nargs="+", metavar="FILE.png|pdf"),
 )
-def run_tables(args) -> int:
+def run_tables(args) -> None:
     policies = check_policies(args.policies, "--policies")
-    runs, weekly = read_all(args.runs), read_all(args.weekly)
+    runs, weekly = files.read_all(args.runs), files.read_all(args.weekly)
     best = best_policies(runs)
-    write_parquet(runs, args.summary, step.provenance(args, policies=policies))
-    write_csv(best, args.table_csv)
-    write_text(args.section, recorded_schedule_markdown(runs, best, policies))
+    files.write_parquet(runs, args.summary, step.provenance(args, policies=policies))
+    files.write_csv(best, args.table_csv)
+    files.write_text(args.section, recorded_schedule_markdown(runs, best, policies))
     save(recorded_schedule_figure(weekly, runs["trace"], list(policies)), args.figure)
     for row in best.itertuples(index=False):
         print(f"{row.trace}: {row.verdict_text}; Spearman {row.spearman:.3f}")
-    return 0
 
 
 COMMANDS = STEPS.commands()

@@ -17,18 +17,9 @@ from simcore.studies.simple_policies.study import (
     threshold_for,
     weekly_curves,
 )
+from simcore.workloads import files
 from simcore.workloads import steps as step
 from simcore.workloads.arguments import positive_float
-from simcore.workloads.files import (
-    iter_variants,
-    read_all,
-    read_parquet,
-    read_provenance,
-    read_workload,
-    write_csv,
-    write_parquet,
-    write_text,
-)
 from simcore.workloads.resample import WEEK
 
 STEPS = step.Steps()
@@ -36,8 +27,7 @@ add_commands = STEPS.add_parsers
 
 
 @STEPS.step(
-    "simple-sweep",
-    "simple policies with a threshold on a range of variants",
+    "simple-sweep: simple policies with a threshold on a range of variants",
     step.VARIANT_RANGE,
     step.inputs(
         "--trace-workload", metavar="TRACE.parquet", help="the filtered trace, whose largest request sets the threshold"
@@ -54,27 +44,25 @@ add_commands = STEPS.add_parsers
     step.output("--weekly", metavar="WEEKLY.parquet"),
     step.output("--delayed", metavar="DELAYED.parquet", help="the 100 jobs of highest slowdown per variant and order"),
 )
-def run_sweep(args) -> int:
-    threshold = threshold_for(read_workload(args.trace_workload), args.threshold_factor)
+def run_sweep(args) -> None:
+    threshold = threshold_for(files.read_workload(args.trace_workload), args.threshold_factor)
     first, _, stop = args.select.partition(":")
-    weeks = read_provenance(args.variants).get("weeks")
+    weeks = files.read_provenance(args.variants).get("weeks")
     collected = ([], [], [])
-    for number, workload in iter_variants(args.variants, range(int(first), int(stop))):
+    for number, workload in files.iter_variants(args.variants, range(int(first), int(stop))):
         span = weeks or int(np.ceil((workload.submit.max() + 1) / WEEK))
         for parts, frame in zip(collected, study_variant(workload, args.orders, threshold, args.backfill, span)):
             parts.append(frame.assign(trace=args.trace, variant=number))
     for parts, path in zip(collected, (args.runs, args.weekly, args.delayed)):
-        write_parquet(pd.concat(parts, ignore_index=True), path, step.provenance(args, threshold=threshold))
+        files.write_parquet(pd.concat(parts, ignore_index=True), path, step.provenance(args, threshold=threshold))
     print(
         f"{args.runs}: {len(args.orders)} orders on {len(collected[0])} variants "
         f"of {args.trace}, threshold {threshold:.0f} s"
     )
-    return 0
 
 
 @STEPS.step(
-    "simple-aggregate",
-    "tables of the simple-policies study",
+    "simple-aggregate: tables of the simple-policies study",
     step.inputs("--runs", "--weekly", "--delayed", nargs="+"),
     step.inputs(
         "--traces", nargs="+", metavar="TRACE.parquet", help="the filtered traces (for the share of premature jobs)"
@@ -83,36 +71,34 @@ def run_sweep(args) -> int:
     step.TABLES,
     step.SECTION,
 )
-def run_aggregate(args) -> int:
-    runs, weekly, delayed = (read_all(paths) for paths in (args.runs, args.weekly, args.delayed))
+def run_aggregate(args) -> None:
+    runs, weekly, delayed = (files.read_all(paths) for paths in (args.runs, args.weekly, args.delayed))
     outdir = Path(args.outdir)
     premature_share = pd.DataFrame(
         [
             {"trace": Path(path).stem, "jobs": len(w), "premature_pct": 100.0 * float(premature(w).mean())}
-            for path, w in ((path, read_workload(path)) for path in args.traces)
+            for path, w in ((path, files.read_workload(path)) for path in args.traces)
         ]
     )
-    write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
-    write_parquet(weekly_curves(weekly), outdir / "curves.parquet", step.provenance(args))
-    write_parquet(delayed, outdir / "delayed.parquet", step.provenance(args))
-    write_csv(gains_table(runs), outdir / "gains.csv")
-    write_csv(summary_table(runs), outdir / "summary.csv")
-    write_csv(premature_share, outdir / "premature.csv")
+    files.write_parquet(runs, outdir / "runs.parquet", step.provenance(args))
+    files.write_parquet(weekly_curves(weekly), outdir / "curves.parquet", step.provenance(args))
+    files.write_parquet(delayed, outdir / "delayed.parquet", step.provenance(args))
+    files.write_csv(gains_table(runs), outdir / "gains.csv")
+    files.write_csv(summary_table(runs), outdir / "summary.csv")
+    files.write_csv(premature_share, outdir / "premature.csv")
     summary, gains = summary_table(runs), gains_table(runs)
-    write_csv(reproduction_rows(premature_share, summary, gains), args.rows)
-    write_text(args.markdown, simple_policies_markdown(premature_share, summary, gains, args.threshold_factor))
+    files.write_csv(reproduction_rows(premature_share, summary, gains), args.rows)
+    files.write_text(args.markdown, simple_policies_markdown(premature_share, summary, gains, args.threshold_factor))
     print(f"{outdir}: {runs['trace'].nunique()} traces, {runs['variant'].nunique()} variants")
-    return 0
 
 
 @STEPS.step(
-    "simple-plot",
-    "figures of the simple-policies study (PNG + PDF)",
+    "simple-plot: figures of the simple-policies study (PNG + PDF)",
     step.inputs("--tables", help="directory written by simple-aggregate"),
     step.option("--trace", help="only this trace's Figure 4.1 (default: the three summary figures)"),
     step.folder_output("--outdir", help="directory of the figures"),
 )
-def run_plot(args) -> int:
+def run_plot(args) -> None:
 
     from simcore.reporting.style import save
     from simcore.studies.simple_policies.figures import (
@@ -124,7 +110,7 @@ def run_plot(args) -> int:
 
     tables, outdir = Path(args.tables), Path(args.outdir)
     if args.trace:
-        curves = read_parquet(tables / "curves.parquet")
+        curves = files.read_parquet(tables / "curves.parquet")
         part = curves[curves["trace"] == args.trace]
         if part.empty:
             raise ValueError(f"{tables / 'curves.parquet'}: no trace {args.trace!r}")
@@ -136,16 +122,15 @@ def run_plot(args) -> int:
             [outdir / f"{args.trace}.objectives.{ext}" for ext in ("png", "pdf")],
         )
         print(f"{outdir}: Figure 4.1 of {args.trace}")
-        return 0
+        return
     figures = {
-        "delayed": simple_delayed_figure(read_parquet(tables / "delayed.parquet")),
+        "delayed": simple_delayed_figure(files.read_parquet(tables / "delayed.parquet")),
         "categories": simple_categories_figure(pd.read_csv(tables / "summary.csv")),
-        "backfilled": simple_backfilled_figure(read_parquet(tables / "runs.parquet")),
+        "backfilled": simple_backfilled_figure(files.read_parquet(tables / "runs.parquet")),
     }
     for name, figure in figures.items():
         save(figure, [outdir / f"{name}.{ext}" for ext in ("png", "pdf")])
     print(f"{outdir}: summary figures")
-    return 0
 
 
 COMMANDS = STEPS.commands()
