@@ -34,6 +34,7 @@ COMMAND_MODULES = {
         "simulate",
         "filter",
         "info",
+        "slurm-conf",
         "fetch",
         "model",
         "resample",

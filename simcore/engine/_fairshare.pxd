@@ -1,4 +1,4 @@
-# Slurm's multifactor priority (the order MULTIFACTOR; docs/semantics.md,
+# A multifactor priority after Slurm's (the order MULTIFACTOR; docs/semantics.md,
 # "Multifactor priority") for the event loop (simcore/engine/_core.pyx): the
 # per-user decayed usage, the fair-share factors of the last computation and
 # a job's priority from them. All inline, like _classes.pxd.

@@ -197,7 +197,7 @@ register_order("UNICEF", key_unicef, True,
 register_order("FUNCTION", key_function, False,
                "smallest value of the simulation's priority function of e, q and r "
                "first")
-# Slurm's multifactor priority: dynamic (age, fair share), its key computed
-# by the event loop (_fairshare.pxd)
+# A multifactor priority after Slurm's (not its exact formula): dynamic (age, fair
+# share), its key computed by the event loop (_fairshare.pxd)
 register_order("MULTIFACTOR", NULL, True,
                "highest Slurm multifactor priority (age, fair share, size) first")

@@ -96,10 +96,11 @@ THESIS_FUNCTIONS = {
 
 @dataclass(frozen=True)
 class Multifactor:
-    """The parameters of the order MULTIFACTOR, Slurm's multifactor priority (docs/semantics.md,
-    "Multifactor priority"; slurm.conf's PriorityWeightAge, PriorityWeightFairshare,
-    PriorityWeightJobSize, PriorityMaxAge, PriorityDecayHalfLife, PriorityCalcPeriod and
-    PriorityFavorSmall; times in seconds). Defaults as the contract's."""
+    """The parameters of the order MULTIFACTOR, a multifactor priority after Slurm's, not its exact
+    formula (docs/semantics.md, "Multifactor priority"; the slurm.conf keys they stand for:
+    PriorityWeightAge, PriorityWeightFairshare, PriorityWeightJobSize, PriorityMaxAge,
+    PriorityDecayHalfLife, PriorityCalcPeriod and PriorityFavorSmall; times in seconds). Defaults as
+    the contract's."""
 
     weight_age: float = 1000
     weight_fairshare: float = 1000

@@ -8,6 +8,7 @@ import argparse
 import dataclasses
 import json
 import time
+from collections import Counter
 
 import numpy as np
 
@@ -39,6 +40,7 @@ from simcore.workloads.sacct import (
     parse_time_limit_seconds,
 )
 from simcore.workloads.schedule import write_schedule_swf
+from simcore.workloads.slurm_conf import read_slurm_conf
 
 # `simcore model --model NAME`: the generators, called with the job count, machine_size and seed
 MODEL_GENERATORS = {"lublin": lublin_workload, "lal": lal_workload}
@@ -95,6 +97,10 @@ def add_commands(commands) -> None:
     info = commands.add_parser("info", help="machine size, jobs, span, users, filter counts")
     _add_trace_arguments(info)
     info.add_argument("--json", action="store_true", help="print JSON")
+
+    conf = commands.add_parser("slurm-conf", help="what schedsweep reads in a site's slurm.conf")
+    conf.add_argument("conf", metavar="slurm.conf")
+    conf.add_argument("--json", action="store_true", help="print JSON")
 
     fetch = commands.add_parser("fetch", help="fetch a catalogued PWA trace, verified by sha256")
     fetch.add_argument("name", help="trace name in the catalogue")
@@ -396,10 +402,34 @@ def run_info(args) -> int:
     return 0
 
 
+def run_slurm_conf(args) -> int:
+    conf = read_slurm_conf(args.conf)
+    if args.json:
+        print(json.dumps(dataclasses.asdict(conf), sort_keys=True))
+        return 0
+    shapes = Counter((node.cpus, node.memory_mb) for node in conf.nodes.values())
+    print(f"slurm.conf    {conf.path}")
+    print(
+        f"nodes         {len(conf.nodes):,}: " + ", ".join(f"{n} x {c} CPUs {m:,} MB" for (c, m), n in shapes.items())
+    )
+    memory = " and memory" if conf.memory_consumable else ""
+    print(f"counted       {conf.consumable}{memory} ({conf.select_type})")
+    for partition in conf.partitions.values():
+        cpus = sum(conf.nodes[name].cpus for name in partition.nodes)
+        limit = "unlimited" if partition.max_time is None else f"{partition.max_time:,} s"
+        marks = " default" * partition.default + " exclusive" * partition.exclusive
+        print(f"partition     {partition.name}: {len(partition.nodes):,} nodes, {cpus:,} CPUs, MaxTime {limit}{marks}")
+    print(f"scheduler     {conf.scheduler_type}: " + ", ".join(f"{k}={v}" for k, v in conf.scheduler.items()))
+    print("priority      " + ", ".join(f"{k}={v}" for k, v in conf.priority.items()))
+    print("keys read     " + ", ".join(conf.keys_used))
+    return 0
+
+
 COMMANDS = {
     "simulate": run_simulate,
     "filter": run_filter,
     "info": run_info,
+    "slurm-conf": run_slurm_conf,
     "fetch": run_fetch,
     "model": run_model,
     "resample": run_resample,

@@ -1,6 +1,6 @@
-"""The schedulers sites run, against EASY-FCFS on the fixed-policy study's variants: reservation
-depth up to conservative backfilling and Slurm's multifactor priority with fair share
-(docs/semantics.md, "Reservation depth" and "Multifactor priority").
+"""Queue disciplines sites use, against EASY-FCFS on the fixed-policy study's variants: reservation
+depth up to conservative backfilling and a multifactor priority with fair share after Slurm's
+(docs/semantics.md, "Reservation depth" and "Multifactor priority": neither is Slurm's own).
 
 A site policy is a named Policy (simcore.engine.policies), a mapping in the configuration's
 `fixed_policy.site_policies`, one of them EASY-FCFS itself (order FCFS and nothing else), the
@@ -88,11 +88,12 @@ def site_policies_markdown(table: pd.DataFrame, policies: dict, baseline: str) -
     lines = [
         "## Site policies: reservation depth and multifactor priority against EASY-FCFS",
         "",
-        "What production schedulers run, on the fixed-policy study's resampled variants: EASY-FCFS "
+        "Queue disciplines production sites use, on the fixed-policy study's resampled variants: EASY-FCFS "
         "(one reservation), 2 and 5 reservations, conservative backfilling (every waiting job holds one) "
-        'and Slurm\'s multifactor priority (docs/semantics.md, "Reservation depth" and "Multifactor '
-        'priority"). Each cell: the mean over variants, then the change against EASY-FCFS on the same '
-        "variant in %, mean [10th, 90th percentile] over variants. No paper publishes these numbers: "
+        "and a multifactor priority after Slurm's; none of them is Slurm's own backfill cycle or its exact "
+        'priority formula (docs/semantics.md, "Reservation depth" and "Multifactor priority"). Each cell: '
+        "the mean over variants, then the change against EASY-FCFS on the same variant in %, "
+        "mean [10th, 90th percentile] over variants. No paper publishes these numbers: "
         "nothing to compare with, they are ours.",
         "",
         "Policies: "
