@@ -55,10 +55,6 @@ class RunSettings(TypedDict):
     studies: dict[str, list[str]]  # the studies that run -> their traces
 
 
-# The keys RunSettings declares beside the studies' sections
-PLANNING_KEYS = tuple(key for key in RunSettings.__annotations__ if key not in SHARED_KEYS)
-
-
 def run_of(root: str) -> str:
     """The run ("campaign", "demo", "artifact") written below `root`."""
     for run, path in RUN_ROOTS.items():

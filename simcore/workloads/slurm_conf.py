@@ -168,9 +168,11 @@ class SlurmConf:
     path: str
     nodes: dict[str, Node]
     partitions: dict[str, Partition]
-    select_type: str = "select/cons_tres"
-    consumable: str = "CR_Core"  # what the select plugin counts: CR_CPU, CR_Core or CR_Socket
-    memory_consumable: bool = False  # SelectTypeParameters ends in _Memory
+    # Slurm 22.05's defaults: select/linear gives whole nodes; select/cons_res and cons_tres count
+    # CR_CPU, CR_Core or CR_Socket, and memory too with _Memory (CR_Core_Memory when not given)
+    select_type: str = "select/linear"
+    consumable: str = "CR_Core"
+    memory_consumable: bool = True
     scheduler_type: str = "sched/backfill"
     scheduler: dict = field(default_factory=lambda: dict(SCHEDULER_DEFAULTS))
     priority: dict = field(default_factory=lambda: dict(PRIORITY_DEFAULTS))
@@ -278,8 +280,10 @@ def read_slurm_conf(path) -> SlurmConf:
             used.add(key)
         return found
 
+    select_type = (setting("SelectType") or ("select/linear", ""))[0]
     select = setting("SelectTypeParameters")
-    consumable, memory = _select_parameters(*select) if select else ("CR_Core", False)
+    # cons_common.c: without parameters, cons_res and cons_tres count CR_Core_Memory
+    consumable, memory = _select_parameters(*select) if select else ("CR_Core", True)
     scheduler = _scheduler_parameters(setting("SchedulerParameters"))
     memory_per_cpu = setting("DefMemPerCPU")
     memory_per_node = setting("DefMemPerNode")
@@ -287,7 +291,7 @@ def read_slurm_conf(path) -> SlurmConf:
         path=str(path),
         nodes=nodes,
         partitions=partitions,
-        select_type=(setting("SelectType") or ("select/cons_tres", ""))[0],
+        select_type=select_type,
         consumable=consumable,
         memory_consumable=memory,
         scheduler_type=(setting("SchedulerType") or ("sched/backfill", ""))[0],
@@ -357,15 +361,20 @@ def _partitions(lines, nodes: dict[str, Node]) -> dict[str, Partition]:
 
 
 def _select_parameters(value: str, where: str) -> tuple[str, bool]:
-    """(what is counted, whether memory is consumable) of SelectTypeParameters."""
+    """(what is counted, whether memory is consumable) of SelectTypeParameters: its CR_* items add up
+    (slurm_selecttype_info.c), and one of CR_CPU, CR_Core, CR_Socket is needed (cons_common.c)."""
+    units, memory = set(), False
     for item in value.split(","):
-        match = re.fullmatch(r"(CR_CPU|CR_Core|CR_Socket)(_Memory)?", item.strip(), re.IGNORECASE)
-        if match:
-            unit = {"cr_cpu": "CR_CPU", "cr_core": "CR_Core", "cr_socket": "CR_Socket"}[match.group(1).lower()]
-            return unit, bool(match.group(2))
-        if item.strip().lower() == "cr_memory":
-            return "CR_Core", True
-    raise SlurmConfError(f"{where}: SelectTypeParameters {value!r} names no CR_CPU, CR_Core, CR_Socket or CR_Memory")
+        match = re.fullmatch(r"CR_(CPU|Core|Socket|Memory)(_Memory)?", item.strip(), re.IGNORECASE)
+        if not match:
+            continue  # another parameter (other_cons_tres, CR_LLN, ...) the simulation does not model
+        kind = match.group(1).lower()
+        memory |= kind == "memory" or bool(match.group(2))
+        if kind != "memory":
+            units.add({"cpu": "CR_CPU", "core": "CR_Core", "socket": "CR_Socket"}[kind])
+    if len(units) != 1:
+        raise SlurmConfError(f"{where}: SelectTypeParameters {value!r}: name one of CR_CPU, CR_Core, CR_Socket")
+    return units.pop(), memory
 
 
 def _scheduler_parameters(found) -> dict:

@@ -129,12 +129,30 @@ def test_selection_scheduler_and_priority_settings(site):
     assert "PriorityWeightAge" in site.keys_used and "ClusterName" not in site.keys_used
 
 
+@pytest.mark.parametrize(
+    ("parameters", "counted"),
+    [
+        ("CR_CPU", ("CR_CPU", False)),
+        ("CR_Socket_Memory", ("CR_Socket", True)),
+        ("CR_Core,CR_Memory", ("CR_Core", True)),  # the items add up
+        ("CR_LLN,cr_core", ("CR_Core", False)),  # parameters not modelled are passed over
+    ],
+)
+def test_select_type_parameters_add_up(tmp_path, parameters, counted):
+    path = tmp_path / "slurm.conf"
+    path.write_text(f"NodeName=a CPUs=1\nPartitionName=p Nodes=a\nSelectTypeParameters={parameters}\n")
+    conf = read_slurm_conf(path)
+    assert (conf.consumable, conf.memory_consumable) == counted
+
+
 def test_an_empty_configuration_gets_slurms_defaults(tmp_path):
     path = tmp_path / "slurm.conf"
     path.write_text("NodeName=one CPUs=32\nPartitionName=p Nodes=one\n")
     conf = read_slurm_conf(path)
     assert conf.scheduler == SCHEDULER_DEFAULTS and conf.priority == PRIORITY_DEFAULTS
-    assert (conf.consumable, conf.memory_consumable, conf.scheduler_type) == ("CR_Core", False, "sched/backfill")
+    # Slurm 22.05: select/linear (whole nodes) unless named; cons_tres counts CR_Core_Memory by default
+    assert (conf.select_type, conf.consumable, conf.memory_consumable) == ("select/linear", "CR_Core", True)
+    assert conf.scheduler_type == "sched/backfill"
     assert conf.priority["fair_tree"] and conf.default_partition().name == "p"
     path.write_text("NodeName=one CPUs=32\nPartitionName=p Nodes=one\nPriorityFlags=NO_FAIR_TREE\n")
     assert not read_slurm_conf(path).priority["fair_tree"]
@@ -150,6 +168,7 @@ def test_an_empty_configuration_gets_slurms_defaults(tmp_path):
         ("NodeName=a CPUs=1\nNodeName=a CPUs=2\nPartitionName=p Nodes=a\n", "node a is defined twice"),
         ("Include other.conf\nNodeName=a CPUs=1\nPartitionName=p Nodes=a\n", "slurm.conf:1: Include"),
         ("NodeName=a CPUs=1\nPartitionName=p Nodes=a\nSchedulerParameters=bf_interval=0\n", "at least 1 s"),
+        ("NodeName=a CPUs=1\nPartitionName=p Nodes=a\nSelectTypeParameters=CR_Memory\n", "slurm.conf:3: .*name one of"),
     ],
 )
 def test_a_bad_value_names_the_file_and_line(tmp_path, text, message):
