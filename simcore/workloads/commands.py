@@ -41,6 +41,7 @@ from simcore.workloads.sacct import (
 )
 from simcore.workloads.schedule import write_schedule_swf
 from simcore.workloads.slurm_conf import read_slurm_conf
+from simcore.workloads.slurm_site import simulate_site, write_site_schedule_swf
 
 # `simcore model --model NAME`: the generators, called with the job count, machine_size and seed
 MODEL_GENERATORS = {"lublin": lublin_workload, "lal": lal_workload}
@@ -84,6 +85,31 @@ def add_commands(commands) -> None:
         help="write the simulated schedule as SWF: the trace's lines with the simulated wait (docs/schedules.md)",
     )
     sim.add_argument("--json", action="store_true", help="print a one-line JSON summary")
+    slurm = sim.add_argument_group(
+        "Slurm mode (docs/slurm_mode.md): the site's nodes, partitions and scheduler from its slurm.conf; "
+        "TRACE may then be its sacct dump (the README's command) as well as an SWF log"
+    )
+    slurm.add_argument("--slurm-conf", metavar="slurm.conf", help="simulate Slurm configured from this file")
+    slurm.add_argument("--partition", action="append", metavar="NAME", help="only the jobs of this partition")
+    slurm.add_argument(
+        "--priority-calc-origin",
+        type=int,
+        metavar="UNIXTIME",
+        help="when slurmctld started: multifactor priorities are recomputed every PriorityCalcPeriod from it "
+        "(default: the first submission)",
+    )
+    slurm.add_argument(
+        "--start-delay",
+        type=int,
+        metavar="S",
+        help="seconds from an event to the main scheduler's pass (default: estimated from the recorded starts)",
+    )
+    slurm.add_argument(
+        "--bf-phase",
+        type=int,
+        metavar="UNIXTIME",
+        help="an instant of a backfill cycle that saw nothing (default: the first submission); no log records it",
+    )
 
     filt = commands.add_parser("filter", help="filter a trace and write it as Parquet")
     _add_trace_arguments(filt)
@@ -294,6 +320,8 @@ def simulation_description(args) -> str:
 
 
 def run_simulate(args) -> int:
+    if args.slurm_conf:
+        return run_slurm_simulate(args)
     log, workload, read_seconds = read_trace(args)
     result = simulate_as_asked(workload, args)
     summary = result.summary()
@@ -436,3 +464,48 @@ COMMANDS = {
     "example": run_example,
     "import-sacct": run_import_sacct,
 }
+
+
+def run_slurm_simulate(args) -> int:
+    """`simcore simulate TRACE --slurm-conf FILE`: the Slurm mode (docs/slurm_mode.md §7)."""
+    conf = read_slurm_conf(args.slurm_conf)
+    run = simulate_site(
+        args.trace,
+        conf,
+        partitions=args.partition,
+        calc_origin=args.priority_calc_origin,
+        start_delay=args.start_delay,
+        bf_phase=args.bf_phase,
+    )
+    if args.output:
+        table = run.table()
+        if args.output.endswith(".csv"):
+            write_csv(table.to_pandas(), args.output)
+        else:
+            provenance = {"command": "simulate", "trace": args.trace, **run.provenance()}
+            write_parquet(table.to_pandas(), args.output, provenance)
+    if args.schedule_out:
+        write_site_schedule_swf(args.trace, run, args.schedule_out)
+    summary = {"jobs": len(run.jobs.recorded_start), "backfilled": int(run.schedule.backfilled.sum())}
+    summary["mean_wait"] = float(np.mean(run.schedule.start - run.jobs.columns["submit"])) if summary["jobs"] else 0.0
+    if args.json:
+        print(json.dumps({"trace": args.trace, **summary, **run.provenance()}, sort_keys=True, default=str))
+        return 0
+    options = run.options
+    print(f"trace        {args.trace}  ({summary['jobs']:,} jobs; left out: {run.jobs.dropped})")
+    print(
+        f"slurm.conf   {args.slurm_conf}: {len(run.site.cluster.cpus)} nodes, "
+        f"{len(run.site.cluster.partitions)} partitions, {conf.select_type} {conf.consumable}"
+        f"{'_Memory' if options.memory_consumable else ''}, {conf.scheduler_type}, {conf.priority['type']}"
+    )
+    estimated = f" (estimated from the log: {', '.join(run.estimated)})" if run.estimated else ""
+    print(f"options      bf_interval {options.bf_interval} s, start delay {options.start_delay} s{estimated}")
+    print(f"mean wait    {summary['mean_wait']:,.1f} s; {summary['backfilled']:,} jobs started by backfill")
+    if run.agreement:
+        a = run.agreement
+        print(
+            f"vs recorded  {a['within_2s']:.1%} within 2 s, {a['within_5s']:.1%} within 5 s, "
+            f"{a['within_30s']:.1%} within 30 s; Kendall tau {a['kendall_tau']:.3f}; "
+            f"mean |delta| {a['mean_abs_delta']:.1f} s (largest {a['max_abs_delta']:.0f} s)"
+        )
+    return 0

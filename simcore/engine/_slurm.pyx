@@ -1,0 +1,754 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: cdivision=True, initializedcheck=False
+"""The Slurm mode's event loop: Slurm 22.05's main scheduler and backfill cycle on a
+cluster of nodes (docs/slurm_mode.md, whose section numbers the comments cite).
+
+Everything runs in C over arrays copied once by SlurmRun, which checks its inputs
+there; node sets are byte maps of one entry per node. The Python wrapper is
+simcore/engine/slurm.py; tests/slurm_reference.py is the independent reference.
+"""
+
+import numpy as np
+
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcmp, memcpy, memmove, memset
+
+from simcore.engine._placement cimport Ask, Free, Nodes, Scratch, i64, memory_taken, place
+
+cdef enum:
+    TRY_LIMIT = 1000        # a job's tries in one cycle (Slurm's bound is bf_max_time)
+    GROUP_LIMIT = 200       # will-run: a group releasing more skips its test (rm_job_cnt)
+    FIRST_WINDOW = 30       # will-run: the barrier's alignment and the first window
+
+
+cdef struct Plan:
+    # The backfill plan: records [begin, end) with the nodes free of reservations.
+    Py_ssize_t size
+    Py_ssize_t capacity
+    i64* begin
+    i64* end
+    Py_ssize_t* next    # -1 ends the list
+    unsigned char* nodes
+
+
+cdef class SlurmRun:
+    """One simulation: the inputs (checked and copied here), the state and the results."""
+
+    cdef Nodes machine
+    cdef Free free_now, free_copy
+    cdef Scratch scratch
+    cdef Py_ssize_t n_nodes, n_parts, n_jobs
+    cdef unsigned char* part_nodes      # n_parts x n_nodes
+    cdef i64* tier
+    # jobs
+    cdef i64* submit
+    cdef i64* runtime
+    cdef i64* limit
+    cdef i64* priority
+    cdef double* weighted_fairshare     # multifactor: the factors other than age, weighted
+    cdef double* weighted_job_size
+    cdef double* weighted_partition
+    cdef Ask* ask
+    cdef Py_ssize_t* part
+    # options
+    cdef bint backfill, memory_consumable, whole_nodes, multifactor
+    cdef double weight_age
+    cdef i64 max_age, calc_period, calc_origin
+    cdef i64 bf_interval, bf_resolution, bf_window, start_delay, bf_phase
+    cdef Py_ssize_t bf_max_job_test, bf_part_reserve, bf_node_space_size, queue_depth
+    # state
+    cdef Py_ssize_t* pending        # by priority order (§3)
+    cdef Py_ssize_t n_pending
+    cdef Py_ssize_t* by_limit_end   # running jobs by start + limit, then index (the will-run order)
+    cdef Py_ssize_t* by_end         # running jobs by their real end, then index
+    cdef Py_ssize_t n_running
+    cdef i64* will_end
+    cdef i64* real_end
+    cdef Py_ssize_t* snapshot
+    cdef unsigned char* avail
+    cdef unsigned char* withdrawn
+    cdef unsigned char* failed
+    cdef Py_ssize_t* part_reserved
+    cdef Py_ssize_t* placed_nodes
+    cdef int* placed_cpus
+    cdef Py_ssize_t placed_size
+    cdef Plan plan
+    # results
+    cdef i64* start
+    cdef unsigned char* backfilled
+    cdef Py_ssize_t* alloc_offset   # where a job's nodes and CPUs are in alloc_node/alloc_cpus
+    cdef Py_ssize_t* alloc_count
+    cdef Py_ssize_t* alloc_node
+    cdef int* alloc_cpus
+    cdef Py_ssize_t alloc_size, alloc_capacity
+    cdef i64 last_update
+    cdef Py_ssize_t n_started
+    cdef bint done
+
+    def __cinit__(self, cluster, jobs, options):
+        cdef Py_ssize_t i, p, j
+        node_cpus = np.ascontiguousarray(cluster["cpus"], dtype=np.int64)
+        self.n_nodes = node_cpus.shape[0]
+        self.n_parts = len(cluster["partitions"])
+        self.n_jobs = len(jobs["submit"])
+        n = self.n_nodes
+        self.machine.n = n
+        self.machine.cpus = <int*> self._alloc(n * sizeof(int))
+        self.machine.memory = <i64*> self._alloc(n * sizeof(i64))
+        self.machine.weight = <i64*> self._alloc(n * sizeof(i64))
+        self.free_now.cpus = <int*> self._alloc(n * sizeof(int))
+        self.free_now.memory = <i64*> self._alloc(n * sizeof(i64))
+        self.free_now.held = <int*> self._alloc(n * sizeof(int))
+        self.free_copy.cpus = <int*> self._alloc(n * sizeof(int))
+        self.free_copy.memory = <i64*> self._alloc(n * sizeof(i64))
+        self.free_copy.held = <int*> self._alloc(n * sizeof(int))
+        self.scratch.usable = <int*> self._alloc(n * sizeof(int))
+        self.scratch.set_start = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
+        self.scratch.set_end = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
+        self.scratch.set_cpus = <i64*> self._alloc(n * sizeof(i64))
+        self.scratch.set_nodes = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
+        self.scratch.set_weight = <i64*> self._alloc(n * sizeof(i64))
+        self.placed_nodes = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
+        self.placed_cpus = <int*> self._alloc(n * sizeof(int))
+        self.avail = <unsigned char*> self._alloc(n)
+        self.withdrawn = <unsigned char*> self._alloc(n)
+        memory = np.ascontiguousarray(cluster["memory"], dtype=np.int64)
+        weight = np.ascontiguousarray(cluster["weight"], dtype=np.int64)
+        if memory.shape[0] != n or weight.shape[0] != n:
+            raise ValueError(f"{n} nodes have {memory.shape[0]} memory sizes and {weight.shape[0]} weights")
+        if n < 1:
+            raise ValueError("the cluster has no node")
+        for i in range(n):
+            if node_cpus[i] < 1 or memory[i] < 0:
+                raise ValueError(f"node {i}: {node_cpus[i]} CPUs and {memory[i]} MB")
+            self.machine.cpus[i] = node_cpus[i]
+            self.machine.memory[i] = memory[i]
+            self.machine.weight[i] = weight[i]
+            self.free_now.cpus[i] = node_cpus[i]
+            self.free_now.memory[i] = memory[i]
+            self.free_now.held[i] = 0
+        if self.n_parts < 1 or len(cluster["tiers"]) != self.n_parts:
+            raise ValueError(f"{self.n_parts} partitions and {len(cluster['tiers'])} priority tiers")
+        self.part_nodes = <unsigned char*> self._alloc(self.n_parts * n)
+        memset(self.part_nodes, 0, self.n_parts * n)
+        self.tier = <i64*> self._alloc(self.n_parts * sizeof(i64))
+        self.failed = <unsigned char*> self._alloc(self.n_parts)
+        self.part_reserved = <Py_ssize_t*> self._alloc(self.n_parts * sizeof(Py_ssize_t))
+        for p in range(self.n_parts):
+            self.tier[p] = cluster["tiers"][p]
+            members = cluster["partitions"][p]
+            if len(members) == 0:
+                raise ValueError(f"partition {p} has no node")
+            for i in members:
+                if not 0 <= i < n:
+                    raise ValueError(f"partition {p}: node {i} is not one of the {n} nodes")
+                self.part_nodes[p * n + i] = 1
+        self._read_options(options)
+        self._read_jobs(jobs)
+        self.plan.capacity = self.bf_node_space_size + 3
+        self.plan.begin = <i64*> self._alloc(self.plan.capacity * sizeof(i64))
+        self.plan.end = <i64*> self._alloc(self.plan.capacity * sizeof(i64))
+        self.plan.next = <Py_ssize_t*> self._alloc(self.plan.capacity * sizeof(Py_ssize_t))
+        self.plan.nodes = <unsigned char*> self._alloc(self.plan.capacity * n)
+        self.done = False
+
+    cdef void* _alloc(self, size_t size) except NULL:
+        cdef void* block = malloc(size if size > 0 else 1)
+        if block == NULL:
+            raise MemoryError()
+        return block
+
+    cdef int _read_options(self, options) except -1:
+        self.backfill = bool(options["backfill"])
+        self.memory_consumable = bool(options["memory_consumable"])
+        self.whole_nodes = bool(options["whole_nodes"])
+        self.bf_interval = options["bf_interval"]
+        self.bf_resolution = options["bf_resolution"]
+        self.bf_window = options["bf_window"]
+        self.bf_max_job_test = options["bf_max_job_test"]
+        self.bf_part_reserve = options["bf_job_part_count_reserve"]
+        self.bf_node_space_size = options["bf_node_space_size"]
+        self.queue_depth = options["default_queue_depth"]
+        self.start_delay = options["start_delay"]
+        self.bf_phase = options["bf_phase"]
+        # priority/multifactor (§3); without it `priority` is fixed per job
+        self.multifactor = bool(options.get("multifactor", False))
+        self.weight_age = options.get("priority_weight_age", 0)
+        self.max_age = options.get("priority_max_age", 7 * 86400)
+        self.calc_period = options.get("priority_calc_period", 300)
+        self.calc_origin = options.get("priority_calc_origin", 0)
+        if self.multifactor and (self.max_age < 1 or self.calc_period < 1 or self.weight_age < 0):
+            raise ValueError(f"multifactor: max age {self.max_age} s, calc period {self.calc_period} s and "
+                             f"age weight {self.weight_age} (need >= 1, >= 1, >= 0)")
+        for key in ("bf_interval", "bf_resolution", "bf_max_job_test", "bf_node_space_size"):
+            if options[key] < 1:
+                raise ValueError(f"option {key} must be >= 1, got {options[key]}")
+        for key in ("bf_window", "bf_job_part_count_reserve", "default_queue_depth", "start_delay"):
+            if options[key] < 0:
+                raise ValueError(f"option {key} must be >= 0, got {options[key]}")
+        return 0
+
+    cdef int _read_jobs(self, jobs) except -1:
+        cdef Py_ssize_t j, m = self.n_jobs, n = self.n_nodes
+        cdef Ask* a
+        columns = {}
+        for key in ("submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority",
+                    "mem_per_cpu", "exclusive"):
+            columns[key] = np.ascontiguousarray(jobs[key], dtype=np.int64)
+            if columns[key].shape[0] != m:
+                raise ValueError(f"jobs: '{key}' has {columns[key].shape[0]} entries, 'submit' has {m}")
+        self.submit = <i64*> self._alloc(m * sizeof(i64))
+        self.runtime = <i64*> self._alloc(m * sizeof(i64))
+        self.limit = <i64*> self._alloc(m * sizeof(i64))
+        self.priority = <i64*> self._alloc(m * sizeof(i64))
+        self.weighted_fairshare = <double*> self._alloc(m * sizeof(double))
+        self.weighted_job_size = <double*> self._alloc(m * sizeof(double))
+        self.weighted_partition = <double*> self._alloc(m * sizeof(double))
+        for key in ("weighted_fairshare", "weighted_job_size", "weighted_partition"):
+            columns[key] = np.ascontiguousarray(jobs.get(key, np.zeros(m)), dtype=np.float64)
+            if columns[key].shape[0] != m:
+                raise ValueError(f"jobs: '{key}' has {columns[key].shape[0]} entries, 'submit' has {m}")
+        self.ask = <Ask*> self._alloc(m * sizeof(Ask))
+        self.part = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.pending = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.by_limit_end = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.by_end = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.snapshot = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.will_end = <i64*> self._alloc(m * sizeof(i64))
+        self.real_end = <i64*> self._alloc(m * sizeof(i64))
+        self.start = <i64*> self._alloc(m * sizeof(i64))
+        self.backfilled = <unsigned char*> self._alloc(m)
+        self.alloc_offset = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.alloc_count = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.alloc_capacity = m + 16
+        self.alloc_node = <Py_ssize_t*> self._alloc(self.alloc_capacity * sizeof(Py_ssize_t))
+        self.alloc_cpus = <int*> self._alloc(self.alloc_capacity * sizeof(int))
+        self.alloc_size = 0
+        # an empty machine, to check that every job fits its partition
+        cdef Free empty
+        empty.cpus = self.free_copy.cpus
+        empty.memory = self.free_copy.memory
+        empty.held = self.free_copy.held
+        memcpy(empty.cpus, self.machine.cpus, n * sizeof(int))
+        memcpy(empty.memory, self.machine.memory, n * sizeof(i64))
+        memset(empty.held, 0, n * sizeof(int))
+        for j in range(m):
+            self.submit[j] = columns["submit"][j]
+            self.runtime[j] = columns["run"][j]
+            self.limit[j] = columns["limit"][j]
+            self.priority[j] = columns["priority"][j]
+            self.weighted_fairshare[j] = columns["weighted_fairshare"][j]
+            self.weighted_job_size[j] = columns["weighted_job_size"][j]
+            self.weighted_partition[j] = columns["weighted_partition"][j]
+            self.part[j] = columns["partition"][j]
+            self.start[j] = -1
+            self.backfilled[j] = 0
+            a = &self.ask[j]
+            a.cpus = columns["cpus"][j]
+            a.nodes = columns["nodes"][j]
+            a.mem = columns["mem"][j]
+            a.mem_per_cpu = columns["mem_per_cpu"][j] != 0
+            a.whole = columns["exclusive"][j] != 0 or self.whole_nodes
+            a.memory_consumable = self.memory_consumable
+            if j > 0 and self.submit[j] < self.submit[j - 1]:
+                raise ValueError(f"job {j}: submitted at {self.submit[j]}, before job {j - 1} ({self.submit[j - 1]})")
+            if self.runtime[j] < 0 or self.limit[j] < 1:
+                raise ValueError(f"job {j}: running time {self.runtime[j]} and limit {self.limit[j]} "
+                                 "(need a running time >= 0 and a limit >= 1)")
+            if a.cpus < 1 or a.nodes < 0 or a.cpus < a.nodes or a.mem < 0 or (a.mem_per_cpu and a.mem == 0):
+                raise ValueError(f"job {j}: {a.cpus} CPUs on {a.nodes} nodes with {a.mem} MB "
+                                 f"{'per CPU' if a.mem_per_cpu else 'per node'} is not a request")
+            if not 0 <= self.part[j] < self.n_parts:
+                raise ValueError(f"job {j}: partition {self.part[j]} is not one of the {self.n_parts}")
+            if place(&self.machine, &empty, a, self.part_nodes + self.part[j] * n, &self.scratch,
+                     self.placed_nodes, self.placed_cpus) < 0:
+                raise ValueError(f"job {j}: {a.cpus} CPUs on {a.nodes} nodes with {a.mem} MB does not fit "
+                                 f"partition {self.part[j]} even when it is empty")
+        return 0
+
+    def __dealloc__(self):
+        free(self.machine.cpus); free(self.machine.memory); free(self.machine.weight)
+        free(self.free_now.cpus); free(self.free_now.memory); free(self.free_now.held)
+        free(self.free_copy.cpus); free(self.free_copy.memory); free(self.free_copy.held)
+        free(self.scratch.usable); free(self.scratch.set_start); free(self.scratch.set_end)
+        free(self.scratch.set_cpus); free(self.scratch.set_nodes); free(self.scratch.set_weight)
+        free(self.placed_nodes); free(self.placed_cpus); free(self.avail); free(self.withdrawn)
+        free(self.part_nodes); free(self.tier); free(self.failed); free(self.part_reserved)
+        free(self.submit); free(self.runtime); free(self.limit); free(self.priority); free(self.weighted_fairshare); free(self.weighted_job_size)
+        free(self.weighted_partition); free(self.ask)
+        free(self.part); free(self.pending); free(self.by_limit_end); free(self.by_end)
+        free(self.snapshot); free(self.will_end); free(self.real_end); free(self.start)
+        free(self.backfilled); free(self.alloc_offset); free(self.alloc_count); free(self.alloc_node); free(self.alloc_cpus)
+        free(self.plan.begin); free(self.plan.end); free(self.plan.next); free(self.plan.nodes)
+
+    # ---- the queues -------------------------------------------------------------
+
+    cdef inline bint runs_before(self, Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+        """§3: partition tier, priority (higher first), submission, index."""
+        cdef i64 ta = self.tier[self.part[a]], tb = self.tier[self.part[b]]
+        if ta != tb:
+            return ta > tb
+        if self.priority[a] != self.priority[b]:
+            return self.priority[a] > self.priority[b]
+        if self.submit[a] != self.submit[b]:
+            return self.submit[a] < self.submit[b]
+        return a < b
+
+    cdef i64 multifactor_priority(self, Py_ssize_t j, i64 t) noexcept nogil:
+        """Slurm's _get_priority_internal at t: the weighted factors summed in its order
+        (age, fair share, job size, partition), at least 1, truncated to an integer."""
+        cdef i64 waited = t - self.submit[j] if t > self.submit[j] else 0
+        cdef double value = 0.0
+        if self.weight_age > 0:
+            value = (<double> waited / <double> self.max_age if waited < self.max_age else 1.0) * self.weight_age
+        value = value + self.weighted_fairshare[j]
+        value = value + self.weighted_job_size[j]
+        value = value + self.weighted_partition[j]
+        if value < 1:
+            value = 1
+        return <i64> value
+
+    cdef void recalculate_priorities(self, i64 t) noexcept nogil:
+        """The decay thread's pass at t: every pending job's priority anew, the queue re-sorted."""
+        cdef Py_ssize_t k, i, j
+        for k in range(self.n_pending):
+            j = self.pending[k]
+            self.priority[j] = self.multifactor_priority(j, t)
+        for k in range(1, self.n_pending):     # insertion sort: the order mostly holds
+            j = self.pending[k]
+            i = k - 1
+            while i >= 0 and self.runs_before(j, self.pending[i]):
+                self.pending[i + 1] = self.pending[i]
+                i -= 1
+            self.pending[i + 1] = j
+
+    cdef void add_pending(self, Py_ssize_t j, i64 t) noexcept nogil:
+        cdef Py_ssize_t lo = 0, hi = self.n_pending, mid
+        if self.multifactor:
+            self.priority[j] = self.multifactor_priority(j, t)
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if self.runs_before(self.pending[mid], j):
+                lo = mid + 1
+            else:
+                hi = mid
+        memmove(self.pending + lo + 1, self.pending + lo, (self.n_pending - lo) * sizeof(Py_ssize_t))
+        self.pending[lo] = j
+        self.n_pending += 1
+
+    cdef void remove_pending(self, Py_ssize_t j) noexcept nogil:
+        cdef Py_ssize_t k = 0
+        while self.pending[k] != j:
+            k += 1
+        memmove(self.pending + k, self.pending + k + 1, (self.n_pending - k - 1) * sizeof(Py_ssize_t))
+        self.n_pending -= 1
+
+    @staticmethod
+    cdef void insert_by(Py_ssize_t* items, Py_ssize_t size, const i64* key, Py_ssize_t j) noexcept nogil:
+        """Inserts j into items (size entries, ordered by key then index)."""
+        cdef Py_ssize_t lo = 0, hi = size, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if key[items[mid]] < key[j] or (key[items[mid]] == key[j] and items[mid] < j):
+                lo = mid + 1
+            else:
+                hi = mid
+        memmove(items + lo + 1, items + lo, (size - lo) * sizeof(Py_ssize_t))
+        items[lo] = j
+
+    @staticmethod
+    cdef void remove_from(Py_ssize_t* items, Py_ssize_t size, Py_ssize_t j) noexcept nogil:
+        cdef Py_ssize_t k = 0
+        while items[k] != j:
+            k += 1
+        memmove(items + k, items + k + 1, (size - k - 1) * sizeof(Py_ssize_t))
+
+    # ---- starting and ending jobs -------------------------------------------------
+
+    cdef int start_job(self, Py_ssize_t j, i64 t, Py_ssize_t size, bint by_backfill) except -1:
+        """Starts job j at t on the `size` nodes in placed_nodes/placed_cpus."""
+        cdef Py_ssize_t k, i
+        cdef i64 ran = self.runtime[j] if self.runtime[j] > 0 else 1
+        if self.alloc_size + size > self.alloc_capacity:
+            self.alloc_capacity = 2 * (self.alloc_size + size)
+            self.alloc_node = <Py_ssize_t*> realloc(self.alloc_node, self.alloc_capacity * sizeof(Py_ssize_t))
+            self.alloc_cpus = <int*> realloc(self.alloc_cpus, self.alloc_capacity * sizeof(int))
+            if self.alloc_node == NULL or self.alloc_cpus == NULL:
+                raise MemoryError()
+        self.alloc_offset[j] = self.alloc_size
+        for k in range(size):
+            i = self.placed_nodes[k]
+            self.alloc_node[self.alloc_size + k] = i
+            self.alloc_cpus[self.alloc_size + k] = self.placed_cpus[k]
+            self.free_now.cpus[i] -= self.placed_cpus[k]
+            self.free_now.memory[i] -= memory_taken(&self.machine, &self.ask[j], i, self.placed_cpus[k])
+            self.free_now.held[i] += 1
+        self.alloc_size += size
+        self.alloc_count[j] = size
+        self.start[j] = t
+        self.backfilled[j] = by_backfill
+        self.will_end[j] = t + self.limit[j]
+        self.real_end[j] = t + (ran if ran < self.limit[j] else self.limit[j])
+        self.remove_pending(j)
+        SlurmRun.insert_by(self.by_limit_end, self.n_running, self.will_end, j)
+        SlurmRun.insert_by(self.by_end, self.n_running, self.real_end, j)
+        self.n_running += 1
+        self.last_update = t
+        self.n_started += 1
+        return 0
+
+    cdef void release(self, Py_ssize_t j, Free* f) noexcept nogil:
+        """Gives job j's CPUs and memory back to f."""
+        cdef Py_ssize_t k, i, first = self.alloc_offset[j]
+        for k in range(first, first + self.alloc_count[j]):
+            i = self.alloc_node[k]
+            f.cpus[i] += self.alloc_cpus[k]
+            f.memory[i] += memory_taken(&self.machine, &self.ask[j], i, self.alloc_cpus[k])
+            f.held[i] -= 1
+
+    cdef bint holds_any(self, Py_ssize_t j, const unsigned char* nodes) noexcept nogil:
+        cdef Py_ssize_t k, first = self.alloc_offset[j]
+        for k in range(first, first + self.alloc_count[j]):
+            if nodes[self.alloc_node[k]]:
+                return True
+        return False
+
+    cdef inline Py_ssize_t place_on(self, Py_ssize_t j, const unsigned char* candidates, Free* f) noexcept nogil:
+        self.placed_size = place(&self.machine, f, &self.ask[j], candidates, &self.scratch,
+                                 self.placed_nodes, self.placed_cpus)
+        return self.placed_size
+
+    # ---- §4 the main scheduler ----------------------------------------------------
+
+    cdef int main_pass(self, i64 t) except -1:
+        cdef Py_ssize_t n = self.n_nodes, k, i, j, p, size, waiting = self.n_pending, depth = 0
+        memcpy(self.snapshot, self.pending, waiting * sizeof(Py_ssize_t))
+        memset(self.withdrawn, 0, n)
+        memset(self.failed, 0, self.n_parts)
+        for k in range(waiting):
+            if depth > self.queue_depth:   # Slurm's job_depth++ > def_job_limit
+                break
+            depth += 1
+            j = self.snapshot[k]
+            p = self.part[j]
+            if self.failed[p]:
+                continue
+            for i in range(n):
+                self.avail[i] = self.part_nodes[p * n + i] and not self.withdrawn[i]
+            size = self.place_on(j, self.avail, &self.free_now)
+            if size >= 0:
+                self.start_job(j, t, size, False)
+            else:
+                self.failed[p] = 1
+                for i in range(n):
+                    if self.part_nodes[p * n + i]:
+                        self.withdrawn[i] = 1
+        return 0
+
+    # ---- §5 the will-run test ------------------------------------------------------
+
+    cdef i64 will_run(self, Py_ssize_t j, i64 t, bint now_only) noexcept nogil:
+        """The job's estimated start on self.avail (its nodes in placed_*), or -1."""
+        cdef Py_ssize_t n = self.n_nodes, k = 0, r, last, released
+        cdef i64 window = FIRST_WINDOW, barrier = -1
+        cdef bint more = True, skip_test
+        if self.place_on(j, self.avail, &self.free_now) >= 0:
+            return t
+        if now_only:
+            return -1
+        memcpy(self.free_copy.cpus, self.free_now.cpus, n * sizeof(int))
+        memcpy(self.free_copy.memory, self.free_now.memory, n * sizeof(i64))
+        memcpy(self.free_copy.held, self.free_now.held, n * sizeof(int))
+        while more:
+            last = -1
+            released = 0
+            skip_test = False
+            while True:
+                if k >= self.n_running:
+                    more = False
+                    break
+                r = self.by_limit_end[k]
+                k += 1
+                if not self.holds_any(r, self.avail):
+                    continue
+                if barrier < 0:
+                    barrier = self.will_end[r] + (FIRST_WINDOW - self.will_end[r] % FIRST_WINDOW)
+                last = r
+                self.release(r, &self.free_copy)
+                if k >= self.n_running:
+                    more = False
+                    break
+                if self.will_end[self.by_limit_end[k]] > barrier + window:
+                    break
+                if released > GROUP_LIMIT:
+                    skip_test = True
+                    break
+                released += 1
+            if last < 0:
+                break
+            if skip_test:
+                continue
+            window *= 2
+            while k < self.n_running and self.will_end[self.by_limit_end[k]] > barrier + window:
+                window *= 2
+            if self.place_on(j, self.avail, &self.free_copy) >= 0:
+                return self.will_end[last]
+        return -1
+
+    # ---- §5 the plan ---------------------------------------------------------------
+
+    cdef bint plan_overlaps(self, i64 s, i64 e) noexcept nogil:
+        """Some record meeting [s, e) lacks one of the placed nodes (_test_resv_overlap)."""
+        cdef Py_ssize_t r = 0, k, n = self.n_nodes, size = self.placed_size
+        while True:
+            if self.plan.end[r] > s and self.plan.begin[r] < e:
+                for k in range(size):
+                    if not self.plan.nodes[r * n + self.placed_nodes[k]]:
+                        return True
+            r = self.plan.next[r]
+            if r < 0:
+                return False
+
+    cdef Py_ssize_t split_record(self, Py_ssize_t r, i64 at) noexcept nogil:
+        """Splits record r at `at` into r and a new record after it; returns the new one."""
+        cdef Py_ssize_t i = self.plan.size, n = self.n_nodes
+        self.plan.begin[i] = at
+        self.plan.end[i] = self.plan.end[r]
+        self.plan.end[r] = at
+        memcpy(self.plan.nodes + i * n, self.plan.nodes + r * n, n)
+        self.plan.next[i] = self.plan.next[r]
+        self.plan.next[r] = i
+        self.plan.size += 1
+        return i
+
+    cdef void reserve(self, i64 s, i64 e) noexcept nogil:
+        """Slurm's _add_reservation: the placed nodes leave every record of [s, e)."""
+        cdef Py_ssize_t n = self.n_nodes, r = 0, i, k, one_before = 0, one_after = -1
+        cdef bint placed = False
+        if s < self.plan.begin[0]:
+            s = self.plan.begin[0]
+        if e < s + self.bf_resolution:
+            e = s + self.bf_resolution
+        while True:
+            if self.plan.end[r] > s:
+                self.split_record(r, s)
+                placed = True
+                break
+            if self.plan.end[r] == s:
+                placed = True
+                break
+            one_before = r
+            r = self.plan.next[r]
+            if r < 0:
+                break
+        while placed:
+            r = self.plan.next[r]
+            if r < 0:
+                break
+            if e < self.plan.end[r]:
+                self.split_record(r, e)
+            for k in range(self.placed_size):
+                self.plan.nodes[r * n + self.placed_nodes[k]] = 0
+            if e == self.plan.end[r]:
+                if self.plan.next[r] >= 0:
+                    one_after = self.plan.next[r]
+                break
+        # one merge of neighbours with equal node sets, as Slurm does
+        i = one_before
+        while i != one_after:
+            r = self.plan.next[i]
+            if r < 0:
+                break
+            if memcmp(self.plan.nodes + i * n, self.plan.nodes + r * n, n) != 0:
+                i = r
+                continue
+            self.plan.end[i] = self.plan.end[r]
+            self.plan.next[i] = self.plan.next[r]
+            break
+
+    # ---- §5 the backfill cycle -----------------------------------------------------
+
+    cdef int backfill_cycle(self, i64 t) except -1:
+        cdef Py_ssize_t n = self.n_nodes, k, i, j, p, r, after, waiting = self.n_pending, tested = 0, tries
+        cdef Py_ssize_t min_nodes, count
+        cdef i64 res = self.bf_resolution, later, start_res, end, estimate, start, s, e
+        cdef bint now_only, counted, covered
+        cdef unsigned char* part_nodes
+        memcpy(self.snapshot, self.pending, waiting * sizeof(Py_ssize_t))
+        memset(self.part_reserved, 0, self.n_parts * sizeof(Py_ssize_t))
+        self.plan.size = 1
+        self.plan.begin[0] = (t // res) * res
+        self.plan.end[0] = ((t + self.bf_window) // res) * res
+        self.plan.next[0] = -1
+        memset(self.plan.nodes, 1, n)
+        for k in range(waiting):
+            if tested >= self.bf_max_job_test:
+                break
+            j = self.snapshot[k]
+            p = self.part[j]
+            part_nodes = self.part_nodes + p * n
+            min_nodes = self.ask[j].nodes if self.ask[j].nodes > 0 else 1
+            now_only = self.bf_part_reserve > 0 and self.part_reserved[p] >= self.bf_part_reserve
+            counted = False
+            later = t
+            for tries in range(TRY_LIMIT):
+                start_res = later
+                later = 0
+                end = (start_res if start_res > t else t) + self.limit[j]
+                memcpy(self.avail, part_nodes, n)
+                r = 0
+                while True:
+                    after = self.plan.next[r]
+                    if self.plan.end[r] > start_res and after >= 0 and later == 0:
+                        # later when the next record frees a partition node this one lacks
+                        covered = True
+                        for i in range(n):
+                            if part_nodes[i] and self.plan.nodes[after * n + i] and not (
+                                    self.avail[i] and self.plan.nodes[r * n + i]):
+                                covered = False
+                                break
+                        if not covered:
+                            later = self.plan.end[r]
+                    if self.plan.end[r] <= start_res:
+                        pass
+                    elif self.plan.begin[r] <= end:
+                        for i in range(n):
+                            self.avail[i] = self.avail[i] and self.plan.nodes[r * n + i]
+                    else:
+                        break
+                    r = after
+                    if r < 0:
+                        break
+                count = 0
+                for i in range(n):
+                    count += self.avail[i]
+                if count < min_nodes:
+                    if later and not now_only:
+                        continue
+                    break
+                if not counted:
+                    tested += 1
+                    counted = True
+                estimate = self.will_run(j, t, now_only)
+                if estimate < 0:
+                    if later and not now_only:
+                        continue
+                    break
+                start = estimate if estimate > start_res else start_res
+                if start <= t:
+                    # placed again on the free resources: the will-run test's first try, kept
+                    self.start_job(j, t, self.placed_size, True)
+                    break
+                if now_only:
+                    break
+                if later and start > later:
+                    continue
+                if start > t + self.bf_window:
+                    break
+                s = (start // res) * res
+                e = ((start + self.limit[j]) // res) * res
+                if self.plan_overlaps(s, e):
+                    later = start
+                    continue
+                if self.bf_part_reserve > 0:
+                    if self.part_reserved[p] >= self.bf_part_reserve:
+                        break
+                    self.part_reserved[p] += 1
+                if self.plan.size >= self.bf_node_space_size:
+                    return 0
+                self.reserve(s, e)
+                break
+        return 0
+
+    # ---- the event loop (§6) ---------------------------------------------------------
+
+    def run(self):
+        """Simulates every job; returns start, backfilled, node_offsets, nodes, cpus."""
+        if not self.done:
+            self._simulate()
+            self.done = True
+        return self._results()
+
+    cdef int _simulate(self) except -1:
+        cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j
+        cdef i64 t, candidate, last_cycle = self.bf_phase, next_calc = self.calc_origin
+        cdef i64* pass_due = <i64*> self._alloc((2 * m + 1) * sizeof(i64))
+        cdef bint events
+        self.n_pending = 0
+        self.n_running = 0
+        self.n_started = 0
+        self.last_update = -1
+        try:
+            while self.n_started < m:
+                # the next instant
+                t = -1
+                if next_submit < m:
+                    t = self.submit[next_submit]
+                if self.n_running > 0 and (t < 0 or self.real_end[self.by_end[0]] < t):
+                    t = self.real_end[self.by_end[0]]
+                if head < tail and (t < 0 or pass_due[head] < t):
+                    t = pass_due[head]
+                if self.backfill and self.last_update >= last_cycle:
+                    candidate = last_cycle + self.bf_interval
+                    if t < 0 or candidate < t:
+                        t = candidate
+                if self.multifactor and self.n_pending > 0:
+                    if t < 0 or next_calc < t:
+                        t = next_calc
+                if t < 0:
+                    raise RuntimeError("the simulation stopped with jobs left")
+                events = False
+                if self.multifactor:
+                    # instants without pending jobs pass unseen; one with them is an update
+                    while next_calc < t:
+                        next_calc += self.calc_period
+                    if next_calc == t:
+                        next_calc += self.calc_period
+                        if self.n_pending > 0:
+                            self.recalculate_priorities(t)
+                            self.last_update = t
+                while self.n_running > 0 and self.real_end[self.by_end[0]] == t:
+                    j = self.by_end[0]
+                    self.release(j, &self.free_now)
+                    SlurmRun.remove_from(self.by_end, self.n_running, j)
+                    SlurmRun.remove_from(self.by_limit_end, self.n_running, j)
+                    self.n_running -= 1
+                    events = True
+                while next_submit < m and self.submit[next_submit] == t:
+                    self.add_pending(next_submit, t)
+                    next_submit += 1
+                    events = True
+                if events:
+                    self.last_update = t
+                    if head == tail or pass_due[tail - 1] != t + self.start_delay:
+                        pass_due[tail] = t + self.start_delay
+                        tail += 1
+                if head < tail and pass_due[head] == t:
+                    head += 1
+                    self.main_pass(t)
+                if (self.backfill and t >= last_cycle + self.bf_interval
+                        and self.last_update >= last_cycle):
+                    self.backfill_cycle(t)
+                    last_cycle = t
+        finally:
+            free(pass_due)
+        return 0
+
+    cdef _results(self):
+        cdef Py_ssize_t m = self.n_jobs, j, k, total = 0
+        start = np.empty(m, dtype=np.int64)
+        backfilled = np.empty(m, dtype=bool)
+        offsets = np.empty(m + 1, dtype=np.int64)
+        for j in range(m):
+            start[j] = self.start[j]
+            backfilled[j] = self.backfilled[j] != 0
+            offsets[j] = total
+            total += self.alloc_count[j]
+        offsets[m] = total
+        nodes = np.empty(total, dtype=np.int64)
+        cpus = np.empty(total, dtype=np.int64)
+        for j in range(m):
+            for k in range(self.alloc_count[j]):
+                nodes[offsets[j] + k] = self.alloc_node[self.alloc_offset[j] + k]
+                cpus[offsets[j] + k] = self.alloc_cpus[self.alloc_offset[j] + k]
+        return start, backfilled, offsets, nodes, cpus

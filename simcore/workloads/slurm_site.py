@@ -1,0 +1,387 @@
+"""A site's Slurm, simulated: the cluster and the scheduler's options from its slurm.conf, the jobs
+from its sacct dump, and how closely a simulated schedule follows the recorded one
+(docs/slurm_mode.md §7).
+
+    conf = read_slurm_conf("slurm.conf")
+    site = SlurmSite.from_conf(conf)
+    jobs = site.jobs_from_dump(parse_sacct("dump.txt"))
+    schedule = slurm_schedule(site.cluster, jobs.columns, site.options(start_delay=1))
+    schedule_agreement(jobs.recorded_start, schedule.start)
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import re
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+from scipy.stats import kendalltau
+
+from simcore.engine.slurm import SlurmCluster, SlurmOptions, slurm_schedule
+from simcore.engine.swf import (
+    ALLOC_PROCS,
+    JOB_ID,
+    REQ_MEMORY,
+    REQ_PROCS,
+    REQ_TIME,
+    RUN,
+    SUBMIT,
+    WAIT,
+    SwfLog,
+    looks_like_sacct,
+    parse_swf,
+)
+from simcore.workloads.files import atomic_write, code_version
+from simcore.workloads.sacct import LIMITED, SacctDump, parse_sacct, swf_fields, swf_order
+from simcore.workloads.schedule import swf_number
+from simcore.workloads.slurm_conf import SlurmConf
+
+PARTITION = 15  # SWF field 16
+YEAR = 365 * 86400  # Slurm's limit for a job and partition without one (YEAR_MINUTES)
+AGREEMENT_TOLERANCES = (2, 5, 30)  # seconds (SLURM.md §5)
+
+
+def natural_key(name: str) -> tuple:
+    """Slurm's node-table order: names compared as strnatcmp does (digit runs as numbers)."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
+@dataclass(frozen=True)
+class SlurmJobs:
+    """A dump's jobs that ran, ready for slurm_schedule: the kernel's columns (times in seconds from
+    `origin`), the recorded starts and nodes, and each job's Slurm id."""
+
+    columns: dict
+    recorded_start: np.ndarray
+    recorded_nodes: list  # node indices per job, None where the dump has no NodeList
+    job_id: np.ndarray
+    origin: int  # epoch of the first submission
+    dropped: dict  # reason -> jobs left out
+
+    def only_partitions(self, kept: list[int]) -> SlurmJobs:
+        """The jobs of the partitions `kept` (indices), the others counted as dropped."""
+        keep = np.isin(self.columns["partition"], kept)
+        return SlurmJobs(
+            columns={key: values[keep] for key, values in self.columns.items()},
+            recorded_start=self.recorded_start[keep],
+            recorded_nodes=[nodes for nodes, kept_ in zip(self.recorded_nodes, keep) if kept_],
+            job_id=self.job_id[keep],
+            origin=self.origin,
+            dropped={**self.dropped, "other_partitions": int((~keep).sum())},
+        )
+
+
+@dataclass(frozen=True)
+class SlurmSite:
+    """A cluster and its scheduler's settings, read from slurm.conf."""
+
+    conf: SlurmConf
+    cluster: SlurmCluster
+    node_index: dict  # node name -> index in Slurm's node order
+
+    @classmethod
+    def from_conf(cls, conf: SlurmConf) -> SlurmSite:
+        names = sorted(conf.nodes, key=natural_key)
+        index = {name: i for i, name in enumerate(names)}
+        partitions = list(conf.partitions.values())
+        cluster = SlurmCluster(
+            cpus=[conf.nodes[name].cpus for name in names],
+            memory=[conf.nodes[name].memory_mb for name in names],
+            weight=[conf.nodes[name].weight for name in names],
+            partitions=[sorted(index[node] for node in part.nodes) for part in partitions],
+            tiers=[part.priority_tier for part in partitions],
+            node_names=names,
+            partition_names=[part.name for part in partitions],
+        )
+        return cls(conf, cluster, index)
+
+    def options(self, **overrides) -> SlurmOptions:
+        """The scheduler's options as the conf sets them, with `overrides` (start_delay, bf_phase, ...)."""
+        scheduler = self.conf.scheduler
+        options = SlurmOptions(
+            backfill=self.conf.backfill,
+            memory_consumable=self.conf.memory_consumable and self.conf.select_type != "select/linear",
+            whole_nodes=self.conf.select_type == "select/linear",
+            bf_interval=scheduler["bf_interval"],
+            bf_resolution=scheduler["bf_resolution"],
+            bf_window=scheduler["bf_window"],
+            bf_max_job_test=scheduler["bf_max_job_test"],
+            bf_job_part_count_reserve=scheduler["bf_job_part_count_reserve"],
+            default_queue_depth=scheduler["default_queue_depth"],
+            multifactor=self.multifactor,
+            priority_weight_age=self.conf.priority["weight_age"],
+            priority_max_age=self.conf.priority["max_age"],
+            priority_calc_period=self.conf.priority["calc_period"],
+        )
+        return replace(options, **overrides)
+
+    @property
+    def multifactor(self) -> bool:
+        return self.conf.priority["type"] == "priority/multifactor"
+
+    def weighted_factors(self, cpus: np.ndarray, min_nodes: np.ndarray, limit: np.ndarray, partition: np.ndarray):
+        """The job-size and partition factors times their weights (docs/slurm_mode.md §3), per job."""
+        priority = self.conf.priority
+        nodes = len(self.cluster.cpus)
+        cluster_cpus = float(sum(self.cluster.cpus))
+        min_nodes = np.maximum(min_nodes, 1).astype(np.float64)
+        cpus = cpus.astype(np.float64)
+        if priority["small_relative_to_time"]:
+            size = np.maximum(min_nodes * cluster_cpus / nodes, cpus) / np.maximum(limit // 60, 1) / cluster_cpus
+            if priority["favor_small"]:
+                size = 1.0 - size
+        elif priority["favor_small"]:
+            size = ((nodes - min_nodes) / nodes + (cluster_cpus - cpus) / cluster_cpus) / 2
+        else:
+            size = (min_nodes / nodes + cpus / cluster_cpus) / 2
+        size = np.clip(size, 0.0, 1.0) * float(priority["weight_job_size"])
+        factors = np.array([p.priority_job_factor for p in self.conf.partitions.values()], dtype=np.float64)
+        norm = factors / factors.max() if factors.max() > 0 else np.zeros_like(factors)
+        part = norm[partition] * float(priority["weight_partition"])
+        return size, part
+
+    def jobs_from_dump(self, dump: SacctDump, priority: np.ndarray | None = None) -> SlurmJobs:
+        """The jobs of `dump` that ran, as Slurm asked for them (docs/slurm_mode.md §7). `priority`:
+        per dump job (default: priority/basic, the order of the Slurm job ids)."""
+        keep = dump.started & np.isfinite(dump.start)
+        dropped = {"never_started": int((~keep).sum())}
+        order = np.lexsort((dump.job_id, dump.submit))
+        order = order[keep[order]]
+        origin = int(dump.submit[order[0]])
+        partitions = [p for p in self.conf.partitions.values()]
+        part_index = {p.name: k for k, p in enumerate(partitions)}
+        default = part_index[self.conf.default_partition().name]
+        n = len(order)
+        columns = {key: np.zeros(n, dtype=np.int64) for key in ("submit", "run", "limit", "cpus", "nodes", "mem")}
+        columns.update({key: np.zeros(n, dtype=np.int64) for key in ("mem_per_cpu", "exclusive", "partition")})
+        if priority is None:
+            rank = np.argsort(np.argsort(dump.job_id[order], kind="stable"), kind="stable")
+            columns["priority"] = -rank.astype(np.int64)
+        else:
+            columns["priority"] = np.asarray(priority, dtype=np.int64)[order]
+        for row, j in enumerate(order):
+            name = dump.partitions[dump.partition[j]] if len(dump.partitions) else None
+            p = part_index.get(name, default)
+            part = partitions[p]
+            columns["partition"][row] = p
+            columns["submit"][row] = int(dump.submit[j]) - origin
+            columns["run"][row] = int(dump.end[j] - dump.start[j])
+            columns["limit"][row] = self._limit(dump, j, part)
+            requested = int(dump.req_cpus[j]) if dump.req_cpus[j] > 0 else int(dump.alloc_cpus[j])
+            columns["cpus"][row] = requested
+            columns["exclusive"][row] = part.exclusive or int(dump.alloc_cpus[j]) > requested
+            columns["nodes"][row] = self._node_count(dump, j, part)
+            if self.conf.memory_consumable and math.isfinite(dump.memory_mb[j]) and dump.memory_mb[j] > 0:
+                # Slurm 22.05 prints a job's total memory: per node = total / its nodes
+                nodes = max(int(dump.alloc_nodes[j]), 1)
+                columns["mem"][row] = int(dump.memory_mb[j]) // nodes
+        if self.multifactor:
+            size, part = self.weighted_factors(
+                columns["cpus"], columns["nodes"], columns["limit"], columns["partition"]
+            )
+            columns["weighted_job_size"] = size
+            columns["weighted_partition"] = part
+        return SlurmJobs(
+            columns=columns,
+            recorded_start=(dump.start[order] - origin).astype(np.int64),
+            recorded_nodes=[None] * n,
+            job_id=dump.job_id[order],
+            origin=origin,
+            dropped=dropped,
+        )
+
+    def jobs_from_swf(self, log: SwfLog) -> SlurmJobs:
+        """The jobs of an SWF log that ran (run time >= 0 and processors > 0): requested processors
+        (else allocated) as CPUs, requested time as the limit, requested memory (KB per processor)
+        as memory per CPU; partitions by the names of a `; Partitions: 1 a, 2 b` header line
+        (import-sacct writes it), else the default partition. Node counts and exclusivity are not
+        in SWF: none."""
+        fields = log.fields
+        cpus = np.where(fields[:, REQ_PROCS] > 0, fields[:, REQ_PROCS], fields[:, ALLOC_PROCS])
+        keep = (fields[:, RUN] >= 0) & (cpus > 0) & (fields[:, WAIT] >= 0)
+        dropped = {"not_run_or_no_processors": int((~keep).sum())}
+        order = np.lexsort((fields[:, JOB_ID], fields[:, SUBMIT]))
+        order = order[keep[order]]
+        partitions = list(self.conf.partitions.values())
+        part_index = {p.name: k for k, p in enumerate(partitions)}
+        default = part_index[self.conf.default_partition().name]
+        numbered = dict(re.findall(r"(\d+) (\S+?)(?:,|$)", log.header.get("Partitions", "")))
+        n = len(order)
+        origin = int(fields[order[0], SUBMIT]) if n else 0
+        columns = {key: np.zeros(n, dtype=np.int64) for key in ("submit", "run", "limit", "cpus", "nodes", "mem")}
+        columns.update({key: np.zeros(n, dtype=np.int64) for key in ("mem_per_cpu", "exclusive", "partition")})
+        columns["priority"] = -np.argsort(np.argsort(fields[order, JOB_ID], kind="stable"), kind="stable")
+        for row, j in enumerate(order):
+            p = part_index.get(numbered.get(str(int(fields[j, PARTITION]))), default)
+            part = partitions[p]
+            columns["partition"][row] = p
+            columns["submit"][row] = int(fields[j, SUBMIT]) - origin
+            columns["run"][row] = int(fields[j, RUN])
+            columns["cpus"][row] = int(cpus[j])
+            requested = fields[j, REQ_TIME] if fields[j, REQ_TIME] > 0 else math.nan
+            columns["limit"][row] = self._limit_of(requested, part)
+            columns["exclusive"][row] = part.exclusive
+            if self.conf.memory_consumable and fields[j, REQ_MEMORY] > 0:
+                columns["mem"][row] = max(int(fields[j, REQ_MEMORY]) // 1024, 1)
+                columns["mem_per_cpu"][row] = 1
+        if self.multifactor:
+            columns["weighted_job_size"], columns["weighted_partition"] = self.weighted_factors(
+                columns["cpus"], columns["nodes"], columns["limit"], columns["partition"]
+            )
+        recorded = fields[order, SUBMIT] + fields[order, WAIT] - origin
+        return SlurmJobs(
+            columns=columns,
+            recorded_start=recorded.astype(np.int64),
+            recorded_nodes=[None] * n,
+            job_id=fields[order, JOB_ID].astype(np.int64),
+            origin=origin,
+            dropped=dropped,
+        )
+
+    @staticmethod
+    def _limit(dump: SacctDump, j: int, part) -> int:
+        limited = dump.time_limit_kind[j] == LIMITED and math.isfinite(dump.time_limit[j])
+        return SlurmSite._limit_of(dump.time_limit[j] if limited else math.nan, part)
+
+    @staticmethod
+    def _limit_of(seconds: float, part) -> int:
+        """Whole minutes, rounded up; the partition's MaxTime caps it, and a job without one takes
+        DefaultTime, else MaxTime, else a year (Slurm's YEAR_MINUTES)."""
+        part_max = part.max_time if part.max_time is not None else YEAR
+        if math.isfinite(seconds):
+            return max(min(int(math.ceil(seconds / 60.0)) * 60, part_max), 60)
+        return part.default_time or part_max
+
+    def _node_count(self, dump: SacctDump, j: int, part) -> int:
+        """The job's -N count, or 0 when it gave none; sacct's ReqNodes is the job's minimum node
+        count, which Slurm sets to 1 without -N: 1 is read as no count."""
+        requested = int(dump.req_nodes[j]) if dump.req_nodes[j] > 0 else 0
+        return requested if requested > 1 else 0
+
+
+def estimate_start_delay(submit: np.ndarray, start: np.ndarray, end: np.ndarray, largest: int = 5) -> int:
+    """The main scheduler's delay, from a recorded schedule: for each start, the time since the
+    latest submission or completion at or before it; the most common such gap of at most
+    `largest` seconds (backfilled starts, which wait for a cycle, fall further off). 0 without any."""
+    events = np.sort(np.concatenate([submit, end]))
+    latest = events[np.searchsorted(events, start, side="right") - 1]
+    gaps = (start - latest).astype(np.int64)
+    gaps = gaps[(gaps >= 0) & (gaps <= largest)]
+    return int(np.bincount(gaps).argmax()) if len(gaps) else 0
+
+
+def schedule_agreement(recorded: np.ndarray, simulated: np.ndarray) -> dict:
+    """How closely simulated starts follow recorded ones, per job (SLURM.md §5): the share within
+    each tolerance, Kendall's tau of the start order, the mean and largest absolute difference."""
+    recorded = np.asarray(recorded, dtype=np.float64)
+    simulated = np.asarray(simulated, dtype=np.float64)
+    delta = np.abs(simulated - recorded)
+    result = {f"within_{t}s": float(np.mean(delta <= t)) for t in AGREEMENT_TOLERANCES}
+    tau = kendalltau(recorded, simulated).statistic if len(recorded) > 1 else 1.0
+    result.update(kendall_tau=float(tau), mean_abs_delta=float(delta.mean()), max_abs_delta=float(delta.max()))
+    result["jobs"] = len(recorded)
+    return result
+
+
+@dataclass(frozen=True)
+class SiteRun:
+    """A trace simulated under a site's slurm.conf: the jobs, the options used, the schedule,
+    and how it compares with the recorded starts."""
+
+    site: SlurmSite
+    jobs: SlurmJobs
+    options: SlurmOptions
+    schedule: object  # SlurmSchedule
+    agreement: dict
+    estimated: tuple  # the options estimated rather than given
+
+    def table(self) -> pa.Table:
+        """One row per job: Slurm (or SWF) id, times from the first submission, recorded and
+        simulated starts, whether backfill started it, and its nodes."""
+        names = self.site.cluster.node_names
+        nodes = [",".join(names[i] for i in self.schedule.nodes_of(j)) for j in range(len(self.jobs.recorded_start))]
+        return pa.table(
+            {
+                "job_id": self.jobs.job_id,
+                "submit": self.jobs.columns["submit"],
+                "recorded_start": self.jobs.recorded_start,
+                "simulated_start": self.schedule.start,
+                "delta": self.schedule.start - self.jobs.recorded_start,
+                "backfilled": self.schedule.backfilled,
+                "nodes": nodes,
+            }
+        )
+
+    def provenance(self) -> dict:
+        return {
+            "slurm_conf": self.site.conf.path,
+            "slurm_conf_keys_used": list(self.site.conf.keys_used),
+            "options": asdict(self.options),
+            "estimated": list(self.estimated),
+            "origin": self.jobs.origin,
+            "dropped": self.jobs.dropped,
+            "agreement": self.agreement,
+        }
+
+
+def simulate_site(trace, conf: SlurmConf, *, partitions=None, calc_origin=None, start_delay=None, bf_phase=None):
+    """Simulate `trace` (a sacct dump or an SWF log) under `conf` (docs/slurm_mode.md §7). Times
+    given as Unix times (calc_origin, bf_phase) are taken relative to the first submission."""
+    site = SlurmSite.from_conf(conf)
+    with open(trace, "rb") as handle:
+        first = handle.read(65536).split(b"\n", 1)[0]
+    if first.startswith(b"\x1f\x8b"):
+        first = gzip.decompress(Path(trace).read_bytes())[:65536].split(b"\n", 1)[0]
+    jobs = site.jobs_from_dump(parse_sacct(trace)) if looks_like_sacct(first) else site.jobs_from_swf(parse_swf(trace))
+    if partitions:
+        jobs = jobs.only_partitions([site.cluster.partition_names.index(name) for name in partitions])
+    estimated = []
+    if start_delay is None:
+        ends = jobs.recorded_start + np.minimum(np.maximum(jobs.columns["run"], 1), jobs.columns["limit"])
+        start_delay = estimate_start_delay(jobs.columns["submit"], jobs.recorded_start, ends)
+        estimated.append("start_delay")
+    options = site.options(
+        start_delay=start_delay,
+        bf_phase=0 if bf_phase is None else bf_phase - jobs.origin,
+        priority_calc_origin=0 if calc_origin is None else calc_origin - jobs.origin,
+    )
+    schedule = slurm_schedule(site.cluster, jobs.columns, options)
+    agreement = schedule_agreement(jobs.recorded_start, schedule.start) if len(jobs.recorded_start) else {}
+    return SiteRun(site, jobs, options, schedule, agreement, tuple(estimated))
+
+
+def write_site_schedule_swf(trace, run: SiteRun, path) -> None:
+    """The simulated schedule as SWF (docs/schedules.md): the trace's job lines (a sacct dump's as
+    `simcore import-sacct` converts it) with field 3 the simulated wait; jobs that never ran keep
+    their -1. Header lines name the slurm.conf and the options."""
+    with open(trace, "rb") as handle:
+        first = handle.read(65536).split(b"\n", 1)[0]
+    if first.startswith(b"\x1f\x8b"):
+        first = gzip.decompress(Path(trace).read_bytes())[:65536].split(b"\n", 1)[0]
+    if looks_like_sacct(first):
+        dump = parse_sacct(trace)
+        fields, header_lines, *_ = swf_fields(dump)
+        ids = dump.job_id[swf_order(dump)]
+        header_lines = [line.removeprefix(";") for line in header_lines]
+    else:
+        log = parse_swf(trace)
+        fields, ids, header_lines = log.fields.copy(), log.fields[:, JOB_ID].astype(np.int64), list(log.header_lines)
+    row = {int(job_id): k for k, job_id in enumerate(ids)}
+    for j, job_id in enumerate(run.jobs.job_id):
+        fields[row[int(job_id)], WAIT] = run.schedule.start[j] - run.jobs.columns["submit"][j]
+    options = " ".join(f"{key}={value}" for key, value in asdict(run.options).items())
+    lines = [
+        *(f";{text}" for text in header_lines),
+        ";",
+        f"; SimcoreSchedule: simulated by simcore {code_version()} in the Slurm mode (docs/slurm_mode.md) "
+        f"from {run.site.conf.path}; field 3 (wait) is the simulated start minus the submit time",
+        f"; SimcoreSlurmOptions: {options}",
+    ]
+    lines += (" ".join(map(swf_number, values)) for values in fields.astype(np.float64).tolist())
+    text = ("\n".join(lines) + "\n").encode()
+    with atomic_write(path) as tmp:
+        tmp.write_bytes(gzip.compress(text, mtime=0) if str(path).endswith(".gz") else text)

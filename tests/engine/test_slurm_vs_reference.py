@@ -1,0 +1,54 @@
+"""The Slurm mode's kernel (simcore/engine/_slurm.pyx) against the independent reference
+(tests/slurm_reference.py): the same starts, nodes, CPUs and backfill flags, job for job, on
+thousands of random cases drawing every node shape and option (tests/slurm_cases.py)."""
+
+import numpy as np
+import pytest
+from slurm_cases import random_case
+from slurm_reference import slurm_schedule as reference_schedule
+
+from simcore.engine._slurm import SlurmRun
+
+CASES_PER_TEST = 250
+BLOCKS = 12  # 3,000 cases
+
+
+def kernel_schedule(cluster: dict, jobs: dict, options: dict) -> dict:
+    start, backfilled, offsets, nodes, cpus = SlurmRun(cluster, jobs, options).run()
+    return {
+        "start": start.tolist(),
+        "nodes": [nodes[offsets[j] : offsets[j + 1]].tolist() for j in range(len(start))],
+        "cpus": [cpus[offsets[j] : offsets[j + 1]].tolist() for j in range(len(start))],
+        "backfilled": backfilled.tolist(),
+    }
+
+
+def first_difference(expected: dict, got: dict) -> str | None:
+    for j in range(len(expected["start"])):
+        for key in ("start", "nodes", "cpus", "backfilled"):
+            if expected[key][j] != got[key][j]:
+                return f"job {j}: {key} reference {expected[key][j]} kernel {got[key][j]}"
+    return None
+
+
+@pytest.mark.parametrize("block", range(BLOCKS))
+def test_kernel_matches_reference(block):
+    mismatches = []
+    for seed in range(block * CASES_PER_TEST, (block + 1) * CASES_PER_TEST):
+        cluster, jobs, options = random_case(seed)
+        difference = first_difference(reference_schedule(cluster, jobs, options), kernel_schedule(cluster, jobs, options))
+        if difference:
+            mismatches.append(f"seed {seed}: {difference}")
+    assert not mismatches, f"{len(mismatches)} of {CASES_PER_TEST} cases differ; first: {mismatches[:5]}"
+
+
+def test_the_cases_exercise_every_rule():
+    """The random cases reach backfilled starts, multi-node jobs and queues (a guard on the generator)."""
+    backfilled = multi_node = waited = 0
+    for seed in range(200):
+        cluster, jobs, options = random_case(seed)
+        got = kernel_schedule(cluster, jobs, options)
+        backfilled += sum(got["backfilled"])
+        multi_node += sum(len(nodes) > 1 for nodes in got["nodes"])
+        waited += int(np.sum(np.array(got["start"]) > np.array(jobs["submit"])))
+    assert backfilled > 100 and multi_node > 100 and waited > 1000
