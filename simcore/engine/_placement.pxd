@@ -3,6 +3,11 @@
 # memory free on each node. Inline: the Slurm kernel (_slurm.pyx) compiles it in.
 
 ctypedef long long i64
+ctypedef unsigned long long word   # node sets are bitmaps of 64-node words; bits past the last node are 0
+
+
+cdef inline bint has_node(const word* nodes, Py_ssize_t i) noexcept nogil:
+    return (nodes[i >> 6] >> (i & 63)) & 1
 
 
 cdef struct Nodes:
@@ -68,7 +73,7 @@ cdef inline i64 memory_taken(const Nodes* m, const Ask* a, Py_ssize_t i, int cpu
     return a.mem
 
 
-cdef inline Py_ssize_t place(const Nodes* m, const Free* f, const Ask* a, const unsigned char* candidates,
+cdef inline Py_ssize_t place(const Nodes* m, const Free* f, const Ask* a, const word* candidates,
                              Scratch* s, Py_ssize_t* out_nodes, int* out_cpus) noexcept nogil:
     """Slurm's _eval_nodes: writes the nodes taken (ascending) and the CPUs on each, and
     returns their number, or -1 when the job does not fit on the candidates."""
@@ -80,7 +85,7 @@ cdef inline Py_ssize_t place(const Nodes* m, const Free* f, const Ask* a, const 
     max_nodes = a.nodes if a.nodes > 0 else <int> n
     # steps 1-2: usable CPUs, and the sets of consecutive usable nodes of one weight
     for i in range(n):
-        u = usable_cpus(m, f, a, i) if candidates[i] else 0
+        u = usable_cpus(m, f, a, i) if has_node(candidates, i) else 0
         s.usable[i] = u
         if u <= 0:
             in_set = False

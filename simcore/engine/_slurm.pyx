@@ -13,7 +13,12 @@ import numpy as np
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
-from simcore.engine._placement cimport Ask, Free, Nodes, Scratch, i64, memory_taken, place
+from simcore.engine._placement cimport Ask, Free, Nodes, Scratch, has_node, i64, memory_taken, place, word
+
+
+cdef extern from *:
+    int popcount "__builtin_popcountll"(unsigned long long) nogil
+    int trailing_zeros "__builtin_ctzll"(unsigned long long) nogil
 
 cdef enum:
     TRY_LIMIT = 1000        # a job's tries in one cycle (Slurm's bound is bf_max_time)
@@ -28,7 +33,7 @@ cdef struct Plan:
     i64* begin
     i64* end
     Py_ssize_t* next    # -1 ends the list
-    unsigned char* nodes
+    word* nodes        # `words` words per record
 
 
 cdef class SlurmRun:
@@ -38,7 +43,8 @@ cdef class SlurmRun:
     cdef Free free_now, free_copy
     cdef Scratch scratch
     cdef Py_ssize_t n_nodes, n_parts, n_jobs
-    cdef unsigned char* part_nodes      # n_parts x n_nodes
+    cdef Py_ssize_t words               # 64-node words of a node set
+    cdef word* part_nodes               # n_parts node sets
     cdef i64* tier
     # jobs
     cdef i64* submit
@@ -53,7 +59,7 @@ cdef class SlurmRun:
     # options
     cdef bint backfill, memory_consumable, whole_nodes, multifactor
     cdef double weight_age
-    cdef i64 max_age, calc_period, calc_origin
+    cdef i64 max_age, calc_period, calc_origin, sched_interval
     cdef i64 bf_interval, bf_resolution, bf_window, start_delay, bf_phase
     cdef Py_ssize_t bf_max_job_test, bf_part_reserve, bf_node_space_size, queue_depth
     # state
@@ -65,10 +71,12 @@ cdef class SlurmRun:
     cdef i64* will_end
     cdef i64* real_end
     cdef Py_ssize_t* snapshot
-    cdef unsigned char* avail
-    cdef unsigned char* withdrawn
+    cdef word* avail
+    cdef word* withdrawn
+    cdef word* all_nodes
     cdef unsigned char* failed
     cdef Py_ssize_t* part_reserved
+    cdef i64* part_free_cpus        # free CPUs on each partition's nodes: a quick test before placing
     cdef Py_ssize_t* placed_nodes
     cdef int* placed_cpus
     cdef Py_ssize_t placed_size
@@ -82,6 +90,8 @@ cdef class SlurmRun:
     cdef int* alloc_cpus
     cdef Py_ssize_t alloc_size, alloc_capacity
     cdef i64 last_update
+    cdef i64 changes        # submissions, starts and completions so far
+    cdef i64 none_fits_at   # `changes` when no pending job fitted on the free resources
     cdef Py_ssize_t n_started
     cdef bint done
 
@@ -110,8 +120,13 @@ cdef class SlurmRun:
         self.scratch.set_weight = <i64*> self._alloc(n * sizeof(i64))
         self.placed_nodes = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
         self.placed_cpus = <int*> self._alloc(n * sizeof(int))
-        self.avail = <unsigned char*> self._alloc(n)
-        self.withdrawn = <unsigned char*> self._alloc(n)
+        self.words = (n + 63) >> 6
+        self.avail = <word*> self._alloc(self.words * sizeof(word))
+        self.withdrawn = <word*> self._alloc(self.words * sizeof(word))
+        self.all_nodes = <word*> self._alloc(self.words * sizeof(word))
+        memset(self.all_nodes, 0, self.words * sizeof(word))
+        for i in range(n):
+            self.all_nodes[i >> 6] |= (<word> 1) << (i & 63)
         memory = np.ascontiguousarray(cluster["memory"], dtype=np.int64)
         weight = np.ascontiguousarray(cluster["weight"], dtype=np.int64)
         if memory.shape[0] != n or weight.shape[0] != n:
@@ -129,11 +144,12 @@ cdef class SlurmRun:
             self.free_now.held[i] = 0
         if self.n_parts < 1 or len(cluster["tiers"]) != self.n_parts:
             raise ValueError(f"{self.n_parts} partitions and {len(cluster['tiers'])} priority tiers")
-        self.part_nodes = <unsigned char*> self._alloc(self.n_parts * n)
-        memset(self.part_nodes, 0, self.n_parts * n)
+        self.part_nodes = <word*> self._alloc(self.n_parts * self.words * sizeof(word))
+        memset(self.part_nodes, 0, self.n_parts * self.words * sizeof(word))
         self.tier = <i64*> self._alloc(self.n_parts * sizeof(i64))
         self.failed = <unsigned char*> self._alloc(self.n_parts)
         self.part_reserved = <Py_ssize_t*> self._alloc(self.n_parts * sizeof(Py_ssize_t))
+        self.part_free_cpus = <i64*> self._alloc(self.n_parts * sizeof(i64))
         for p in range(self.n_parts):
             self.tier[p] = cluster["tiers"][p]
             members = cluster["partitions"][p]
@@ -142,14 +158,15 @@ cdef class SlurmRun:
             for i in members:
                 if not 0 <= i < n:
                     raise ValueError(f"partition {p}: node {i} is not one of the {n} nodes")
-                self.part_nodes[p * n + i] = 1
+                self.part_nodes[p * self.words + (i >> 6)] |= (<word> 1) << (i & 63)
+            self.part_free_cpus[p] = sum(int(node_cpus[i]) for i in set(members))
         self._read_options(options)
         self._read_jobs(jobs)
         self.plan.capacity = self.bf_node_space_size + 3
         self.plan.begin = <i64*> self._alloc(self.plan.capacity * sizeof(i64))
         self.plan.end = <i64*> self._alloc(self.plan.capacity * sizeof(i64))
         self.plan.next = <Py_ssize_t*> self._alloc(self.plan.capacity * sizeof(Py_ssize_t))
-        self.plan.nodes = <unsigned char*> self._alloc(self.plan.capacity * n)
+        self.plan.nodes = <word*> self._alloc(self.plan.capacity * self.words * sizeof(word))
         self.done = False
 
     cdef void* _alloc(self, size_t size) except NULL:
@@ -177,6 +194,9 @@ cdef class SlurmRun:
         self.max_age = options.get("priority_max_age", 7 * 86400)
         self.calc_period = options.get("priority_calc_period", 300)
         self.calc_origin = options.get("priority_calc_origin", 0)
+        self.sched_interval = options.get("sched_interval", 60)
+        if self.sched_interval < 0:
+            raise ValueError(f"option sched_interval must be >= 0, got {self.sched_interval}")
         if self.multifactor and (self.max_age < 1 or self.calc_period < 1 or self.weight_age < 0):
             raise ValueError(f"multifactor: max age {self.max_age} s, calc period {self.calc_period} s and "
                              f"age weight {self.weight_age} (need >= 1, >= 1, >= 0)")
@@ -260,7 +280,7 @@ cdef class SlurmRun:
                                  f"{'per CPU' if a.mem_per_cpu else 'per node'} is not a request")
             if not 0 <= self.part[j] < self.n_parts:
                 raise ValueError(f"job {j}: partition {self.part[j]} is not one of the {self.n_parts}")
-            if place(&self.machine, &empty, a, self.part_nodes + self.part[j] * n, &self.scratch,
+            if place(&self.machine, &empty, a, self.part_nodes + self.part[j] * self.words, &self.scratch,
                      self.placed_nodes, self.placed_cpus) < 0:
                 raise ValueError(f"job {j}: {a.cpus} CPUs on {a.nodes} nodes with {a.mem} MB does not fit "
                                  f"partition {self.part[j]} even when it is empty")
@@ -272,8 +292,8 @@ cdef class SlurmRun:
         free(self.free_copy.cpus); free(self.free_copy.memory); free(self.free_copy.held)
         free(self.scratch.usable); free(self.scratch.set_start); free(self.scratch.set_end)
         free(self.scratch.set_cpus); free(self.scratch.set_nodes); free(self.scratch.set_weight)
-        free(self.placed_nodes); free(self.placed_cpus); free(self.avail); free(self.withdrawn)
-        free(self.part_nodes); free(self.tier); free(self.failed); free(self.part_reserved)
+        free(self.placed_nodes); free(self.placed_cpus); free(self.avail); free(self.withdrawn); free(self.all_nodes)
+        free(self.part_nodes); free(self.tier); free(self.failed); free(self.part_reserved); free(self.part_free_cpus)
         free(self.submit); free(self.runtime); free(self.limit); free(self.priority); free(self.weighted_fairshare); free(self.weighted_job_size)
         free(self.weighted_partition); free(self.ask)
         free(self.part); free(self.pending); free(self.by_limit_end); free(self.by_end)
@@ -381,6 +401,7 @@ cdef class SlurmRun:
             self.alloc_node[self.alloc_size + k] = i
             self.alloc_cpus[self.alloc_size + k] = self.placed_cpus[k]
             self.free_now.cpus[i] -= self.placed_cpus[k]
+            self.count_free(i, -self.placed_cpus[k])
             self.free_now.memory[i] -= memory_taken(&self.machine, &self.ask[j], i, self.placed_cpus[k])
             self.free_now.held[i] += 1
         self.alloc_size += size
@@ -394,65 +415,79 @@ cdef class SlurmRun:
         SlurmRun.insert_by(self.by_end, self.n_running, self.real_end, j)
         self.n_running += 1
         self.last_update = t
+        self.changes += 1
         self.n_started += 1
         return 0
 
+    cdef inline void count_free(self, Py_ssize_t i, i64 change) noexcept nogil:
+        cdef Py_ssize_t p
+        for p in range(self.n_parts):
+            if has_node(self.part_nodes + p * self.words, i):
+                self.part_free_cpus[p] += change
+
     cdef void release(self, Py_ssize_t j, Free* f) noexcept nogil:
-        """Gives job j's CPUs and memory back to f."""
+        """Gives job j's CPUs and memory back to f (the machine's, or a will-run copy)."""
         cdef Py_ssize_t k, i, first = self.alloc_offset[j]
         for k in range(first, first + self.alloc_count[j]):
             i = self.alloc_node[k]
             f.cpus[i] += self.alloc_cpus[k]
+            if f == &self.free_now:
+                self.count_free(i, self.alloc_cpus[k])
             f.memory[i] += memory_taken(&self.machine, &self.ask[j], i, self.alloc_cpus[k])
             f.held[i] -= 1
 
-    cdef bint holds_any(self, Py_ssize_t j, const unsigned char* nodes) noexcept nogil:
+    cdef bint holds_any(self, Py_ssize_t j, const word* nodes) noexcept nogil:
         cdef Py_ssize_t k, first = self.alloc_offset[j]
         for k in range(first, first + self.alloc_count[j]):
-            if nodes[self.alloc_node[k]]:
+            if has_node(nodes, self.alloc_node[k]):
                 return True
         return False
 
-    cdef inline Py_ssize_t place_on(self, Py_ssize_t j, const unsigned char* candidates, Free* f) noexcept nogil:
+    cdef inline Py_ssize_t place_on(self, Py_ssize_t j, const word* candidates, Free* f) noexcept nogil:
         self.placed_size = place(&self.machine, f, &self.ask[j], candidates, &self.scratch,
                                  self.placed_nodes, self.placed_cpus)
         return self.placed_size
 
     # ---- §4 the main scheduler ----------------------------------------------------
 
-    cdef int main_pass(self, i64 t) except -1:
-        cdef Py_ssize_t n = self.n_nodes, k, i, j, p, size, waiting = self.n_pending, depth = 0
+    cdef int main_pass(self, i64 t, bint full_queue) except -1:
+        cdef Py_ssize_t k, j, p, w, size, waiting = self.n_pending, depth = 0
         memcpy(self.snapshot, self.pending, waiting * sizeof(Py_ssize_t))
-        memset(self.withdrawn, 0, n)
+        memset(self.withdrawn, 0, self.words * sizeof(word))
         memset(self.failed, 0, self.n_parts)
         for k in range(waiting):
-            if depth > self.queue_depth:   # Slurm's job_depth++ > def_job_limit
-                break
-            depth += 1
+            if not full_queue:
+                if depth > self.queue_depth:   # Slurm's job_depth++ > def_job_limit
+                    break
+                depth += 1
             j = self.snapshot[k]
             p = self.part[j]
             if self.failed[p]:
+                self.last_update = t   # _schedule sets last_job_update for each job it skips so
                 continue
-            for i in range(n):
-                self.avail[i] = self.part_nodes[p * n + i] and not self.withdrawn[i]
-            size = self.place_on(j, self.avail, &self.free_now)
+            size = -1
+            if self.ask[j].cpus <= self.part_free_cpus[p]:   # else it cannot fit: no need to place
+                for w in range(self.words):
+                    self.avail[w] = self.part_nodes[p * self.words + w] & ~self.withdrawn[w]
+                size = self.place_on(j, self.avail, &self.free_now)
             if size >= 0:
                 self.start_job(j, t, size, False)
-            else:
-                self.failed[p] = 1
-                for i in range(n):
-                    if self.part_nodes[p * n + i]:
-                        self.withdrawn[i] = 1
+                continue
+            self.failed[p] = 1
+            for w in range(self.words):
+                self.withdrawn[w] |= self.part_nodes[p * self.words + w]
         return 0
 
     # ---- §5 the will-run test ------------------------------------------------------
 
     cdef i64 will_run(self, Py_ssize_t j, i64 t, bint now_only) noexcept nogil:
         """The job's estimated start on self.avail (its nodes in placed_*), or -1."""
-        cdef Py_ssize_t n = self.n_nodes, k = 0, r, last, released
-        cdef i64 window = FIRST_WINDOW, barrier = -1
+        cdef Py_ssize_t n = self.n_nodes, k = 0, r, last, released, x, first
+        cdef i64 window = FIRST_WINDOW, barrier = -1, free_cpus = self.free_on_avail()
         cdef bint more = True, skip_test
-        if self.place_on(j, self.avail, &self.free_now) >= 0:
+        # free_cpus: the CPUs free on avail; a placement needs at least the job's, so the
+        # tries that cannot fit are skipped without placing (the result is the same)
+        if free_cpus >= self.ask[j].cpus and self.place_on(j, self.avail, &self.free_now) >= 0:
             return t
         if now_only:
             return -1
@@ -475,6 +510,10 @@ cdef class SlurmRun:
                     barrier = self.will_end[r] + (FIRST_WINDOW - self.will_end[r] % FIRST_WINDOW)
                 last = r
                 self.release(r, &self.free_copy)
+                first = self.alloc_offset[r]
+                for x in range(first, first + self.alloc_count[r]):
+                    if has_node(self.avail, self.alloc_node[x]):
+                        free_cpus += self.alloc_cpus[x]
                 if k >= self.n_running:
                     more = False
                     break
@@ -491,9 +530,21 @@ cdef class SlurmRun:
             window *= 2
             while k < self.n_running and self.will_end[self.by_limit_end[k]] > barrier + window:
                 window *= 2
-            if self.place_on(j, self.avail, &self.free_copy) >= 0:
+            if free_cpus >= self.ask[j].cpus and self.place_on(j, self.avail, &self.free_copy) >= 0:
                 return self.will_end[last]
         return -1
+
+    cdef i64 free_on_avail(self) noexcept nogil:
+        """The CPUs free now on the nodes of self.avail."""
+        cdef Py_ssize_t w
+        cdef word bits
+        cdef i64 total = 0
+        for w in range(self.words):
+            bits = self.avail[w]
+            while bits:
+                total += self.free_now.cpus[(w << 6) + trailing_zeros(bits)]
+                bits &= bits - 1
+        return total
 
     # ---- §5 the plan ---------------------------------------------------------------
 
@@ -503,7 +554,7 @@ cdef class SlurmRun:
         while True:
             if self.plan.end[r] > s and self.plan.begin[r] < e:
                 for k in range(size):
-                    if not self.plan.nodes[r * n + self.placed_nodes[k]]:
+                    if not has_node(self.plan.nodes + r * self.words, self.placed_nodes[k]):
                         return True
             r = self.plan.next[r]
             if r < 0:
@@ -515,7 +566,7 @@ cdef class SlurmRun:
         self.plan.begin[i] = at
         self.plan.end[i] = self.plan.end[r]
         self.plan.end[r] = at
-        memcpy(self.plan.nodes + i * n, self.plan.nodes + r * n, n)
+        memcpy(self.plan.nodes + i * self.words, self.plan.nodes + r * self.words, self.words * sizeof(word))
         self.plan.next[i] = self.plan.next[r]
         self.plan.next[r] = i
         self.plan.size += 1
@@ -548,7 +599,8 @@ cdef class SlurmRun:
             if e < self.plan.end[r]:
                 self.split_record(r, e)
             for k in range(self.placed_size):
-                self.plan.nodes[r * n + self.placed_nodes[k]] = 0
+                i = self.placed_nodes[k]
+                self.plan.nodes[r * self.words + (i >> 6)] &= ~((<word> 1) << (i & 63))
             if e == self.plan.end[r]:
                 if self.plan.next[r] >= 0:
                     one_after = self.plan.next[r]
@@ -559,7 +611,7 @@ cdef class SlurmRun:
             r = self.plan.next[i]
             if r < 0:
                 break
-            if memcmp(self.plan.nodes + i * n, self.plan.nodes + r * n, n) != 0:
+            if memcmp(self.plan.nodes + i * self.words, self.plan.nodes + r * self.words, self.words * sizeof(word)) != 0:
                 i = r
                 continue
             self.plan.end[i] = self.plan.end[r]
@@ -568,25 +620,45 @@ cdef class SlurmRun:
 
     # ---- §5 the backfill cycle -----------------------------------------------------
 
+    cdef bint fits_now(self, Py_ssize_t j) noexcept nogil:
+        """Whether job j fits its partition on the resources free now (no plan)."""
+        cdef Py_ssize_t p = self.part[j]
+        if self.ask[j].cpus > self.part_free_cpus[p]:
+            return False
+        return self.place_on(j, self.part_nodes + p * self.words, &self.free_now) >= 0
+
     cdef int backfill_cycle(self, i64 t) except -1:
-        cdef Py_ssize_t n = self.n_nodes, k, i, j, p, r, after, waiting = self.n_pending, tested = 0, tries
+        cdef Py_ssize_t n = self.n_nodes, k, i, j, p, r, after, waiting = self.n_pending, tested = 0, tries, last
         cdef Py_ssize_t min_nodes, count
         cdef i64 res = self.bf_resolution, later, start_res, end, estimate, start, s, e
         cdef bint now_only, counted, covered
-        cdef unsigned char* part_nodes
+        cdef word* part_nodes
+        cdef Py_ssize_t w, words = self.words
         memcpy(self.snapshot, self.pending, waiting * sizeof(Py_ssize_t))
+        # A cycle's plan is dropped at its end: all that stays is the jobs it starts, and a job
+        # starts only if it fits on the resources free now. Jobs after the last one that does
+        # cannot change what starts, so the cycle stops there (and is skipped without any).
+        if self.none_fits_at == self.changes:
+            return 0   # nothing fitted at the last look, and no job came, started or ended since
+        last = waiting - 1
+        while last >= 0 and not self.fits_now(self.snapshot[last]):
+            last -= 1
+        if last < 0:
+            self.none_fits_at = self.changes
+            return 0
+        waiting = last + 1
         memset(self.part_reserved, 0, self.n_parts * sizeof(Py_ssize_t))
         self.plan.size = 1
         self.plan.begin[0] = (t // res) * res
         self.plan.end[0] = ((t + self.bf_window) // res) * res
         self.plan.next[0] = -1
-        memset(self.plan.nodes, 1, n)
+        memcpy(self.plan.nodes, self.all_nodes, words * sizeof(word))
         for k in range(waiting):
             if tested >= self.bf_max_job_test:
                 break
             j = self.snapshot[k]
             p = self.part[j]
-            part_nodes = self.part_nodes + p * n
+            part_nodes = self.part_nodes + p * words
             min_nodes = self.ask[j].nodes if self.ask[j].nodes > 0 else 1
             now_only = self.bf_part_reserve > 0 and self.part_reserved[p] >= self.bf_part_reserve
             counted = False
@@ -595,16 +667,16 @@ cdef class SlurmRun:
                 start_res = later
                 later = 0
                 end = (start_res if start_res > t else t) + self.limit[j]
-                memcpy(self.avail, part_nodes, n)
+                memcpy(self.avail, part_nodes, words * sizeof(word))
                 r = 0
                 while True:
                     after = self.plan.next[r]
                     if self.plan.end[r] > start_res and after >= 0 and later == 0:
                         # later when the next record frees a partition node this one lacks
                         covered = True
-                        for i in range(n):
-                            if part_nodes[i] and self.plan.nodes[after * n + i] and not (
-                                    self.avail[i] and self.plan.nodes[r * n + i]):
+                        for w in range(words):
+                            if (part_nodes[w] & self.plan.nodes[after * words + w]
+                                    & ~(self.avail[w] & self.plan.nodes[r * words + w])):
                                 covered = False
                                 break
                         if not covered:
@@ -612,16 +684,16 @@ cdef class SlurmRun:
                     if self.plan.end[r] <= start_res:
                         pass
                     elif self.plan.begin[r] <= end:
-                        for i in range(n):
-                            self.avail[i] = self.avail[i] and self.plan.nodes[r * n + i]
+                        for w in range(words):
+                            self.avail[w] &= self.plan.nodes[r * words + w]
                     else:
                         break
                     r = after
                     if r < 0:
                         break
                 count = 0
-                for i in range(n):
-                    count += self.avail[i]
+                for w in range(words):
+                    count += popcount(self.avail[w])
                 if count < min_nodes:
                     if later and not now_only:
                         continue
@@ -638,6 +710,9 @@ cdef class SlurmRun:
                 if start <= t:
                     # placed again on the free resources: the will-run test's first try, kept
                     self.start_job(j, t, self.placed_size, True)
+                    if self.ask[j].whole and self.plan.size < self.bf_node_space_size:
+                        # _bf_reserve_running: a whole-node job's nodes leave the plan while it runs
+                        self.reserve(self.plan.begin[0], ((t + self.limit[j]) // res) * res)
                     break
                 if now_only:
                     break
@@ -671,13 +746,15 @@ cdef class SlurmRun:
 
     cdef int _simulate(self) except -1:
         cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j
-        cdef i64 t, candidate, last_cycle = self.bf_phase, next_calc = self.calc_origin
+        cdef i64 t, candidate, last_cycle = self.bf_phase, next_calc = self.calc_origin, next_full = self.calc_origin
         cdef i64* pass_due = <i64*> self._alloc((2 * m + 1) * sizeof(i64))
-        cdef bint events
+        cdef bint events, full_queue
         self.n_pending = 0
         self.n_running = 0
         self.n_started = 0
         self.last_update = -1
+        self.changes = 0
+        self.none_fits_at = -1
         try:
             while self.n_started < m:
                 # the next instant
@@ -695,6 +772,9 @@ cdef class SlurmRun:
                 if self.multifactor and self.n_pending > 0:
                     if t < 0 or next_calc < t:
                         t = next_calc
+                if self.sched_interval > 0 and self.n_pending > 0:
+                    if t < 0 or next_full < t:
+                        t = next_full
                 if t < 0:
                     raise RuntimeError("the simulation stopped with jobs left")
                 events = False
@@ -720,12 +800,23 @@ cdef class SlurmRun:
                     events = True
                 if events:
                     self.last_update = t
+                    self.changes += 1
                     if head == tail or pass_due[tail - 1] != t + self.start_delay:
                         pass_due[tail] = t + self.start_delay
                         tail += 1
+                full_queue = False
+                if self.sched_interval > 0:
+                    # slurmctld's periodic full-queue pass, from its start (§4)
+                    while next_full < t:
+                        next_full += self.sched_interval
+                    if next_full == t:
+                        next_full += self.sched_interval
+                        full_queue = self.n_pending > 0
                 if head < tail and pass_due[head] == t:
                     head += 1
-                    self.main_pass(t)
+                    self.main_pass(t, full_queue)
+                elif full_queue:
+                    self.main_pass(t, True)
                 if (self.backfill and t >= last_cycle + self.bf_interval
                         and self.last_update >= last_cycle):
                     self.backfill_cycle(t)

@@ -124,3 +124,23 @@ def fetch_trace(name: str, entry: dict, destination, mirror=None) -> str:
         + f"\nProvide it with --config pwa_mirror=DIR (a directory holding {entry['file']}) "
         f"or put the file at {destination} yourself."
     )
+
+
+def catalogue_slurm_conf(name: str, entry: dict) -> str:
+    """A slurm.conf for a catalogued trace's machine (its `nodes`): one partition of every node,
+    sched/backfill, select/cons_tres counting cores, Slurm's defaults otherwise. Node kinds are
+    named a1.., b1.., c1.. in the catalogue's order."""
+    kinds = entry.get("nodes")
+    if not kinds:
+        raise ValueError(f"the catalogue gives no nodes for {name}: the archive documents none")
+    lines = [
+        f"# {name}'s machine as the catalogue gives it (simcore.workloads.catalogue.catalogue_slurm_conf)",
+        f"ClusterName={name.lower()}",
+        "SchedulerType=sched/backfill",
+        "SelectType=select/cons_tres",
+        "SelectTypeParameters=CR_Core",
+    ]
+    for kind, nodes in zip("abcdefgh", kinds):
+        lines.append(f"NodeName={kind}[1-{nodes['count']}] CPUs={nodes['cpus']}")
+    lines.append("PartitionName=all Nodes=ALL Default=YES MaxTime=INFINITE State=UP")
+    return "\n".join(lines) + "\n"
