@@ -3,7 +3,6 @@ seed, covering every node shape and option, for the kernel-vs-reference tests an
 benchmark. Every job fits its partition when the partition is empty."""
 
 import numpy as np
-
 from simcore.engine._slurm import SlurmRun
 
 

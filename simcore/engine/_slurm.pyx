@@ -574,7 +574,7 @@ cdef class SlurmRun:
 
     cdef void reserve(self, i64 s, i64 e) noexcept nogil:
         """Slurm's _add_reservation: the placed nodes leave every record of [s, e)."""
-        cdef Py_ssize_t n = self.n_nodes, r = 0, i, k, one_before = 0, one_after = -1
+        cdef Py_ssize_t words = self.words, r = 0, i, k, one_before = 0, one_after = -1
         cdef bint placed = False
         if s < self.plan.begin[0]:
             s = self.plan.begin[0]
@@ -611,7 +611,7 @@ cdef class SlurmRun:
             r = self.plan.next[i]
             if r < 0:
                 break
-            if memcmp(self.plan.nodes + i * self.words, self.plan.nodes + r * self.words, self.words * sizeof(word)) != 0:
+            if memcmp(self.plan.nodes + i * words, self.plan.nodes + r * words, words * sizeof(word)) != 0:
                 i = r
                 continue
             self.plan.end[i] = self.plan.end[r]
@@ -628,7 +628,7 @@ cdef class SlurmRun:
         return self.place_on(j, self.part_nodes + p * self.words, &self.free_now) >= 0
 
     cdef int backfill_cycle(self, i64 t) except -1:
-        cdef Py_ssize_t n = self.n_nodes, k, i, j, p, r, after, waiting = self.n_pending, tested = 0, tries, last
+        cdef Py_ssize_t k, j, p, r, after, waiting = self.n_pending, tested = 0, last
         cdef Py_ssize_t min_nodes, count
         cdef i64 res = self.bf_resolution, later, start_res, end, estimate, start, s, e
         cdef bint now_only, counted, covered
@@ -663,7 +663,7 @@ cdef class SlurmRun:
             now_only = self.bf_part_reserve > 0 and self.part_reserved[p] >= self.bf_part_reserve
             counted = False
             later = t
-            for tries in range(TRY_LIMIT):
+            for _ in range(TRY_LIMIT):
                 start_res = later
                 later = 0
                 end = (start_res if start_res > t else t) + self.limit[j]

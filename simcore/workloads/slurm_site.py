@@ -41,6 +41,7 @@ from simcore.workloads.schedule import swf_number
 from simcore.workloads.slurm_conf import SlurmConf
 
 PARTITION = 15  # SWF field 16
+DAY = 86400
 YEAR = 365 * 86400  # Slurm's limit for a job and partition without one (YEAR_MINUTES)
 AGREEMENT_TOLERANCES = (2, 5, 30)  # seconds (SLURM.md §5)
 
@@ -59,7 +60,8 @@ class SlurmJobs:
     recorded_start: np.ndarray
     recorded_nodes: list  # node indices per job, None where the dump has no NodeList
     job_id: np.ndarray
-    origin: int  # epoch of the first submission
+    origin: int  # the UTC midnight before the first submission (Unix time): times count from it
+    first_submit: int  # seconds from origin
     dropped: dict  # reason -> jobs left out
 
     def only_partitions(self, kept: list[int]) -> SlurmJobs:
@@ -71,6 +73,7 @@ class SlurmJobs:
             recorded_nodes=[nodes for nodes, kept_ in zip(self.recorded_nodes, keep) if kept_],
             job_id=self.job_id[keep],
             origin=self.origin,
+            first_submit=self.first_submit,
             dropped={**self.dropped, "other_partitions": int((~keep).sum())},
         )
 
@@ -151,7 +154,9 @@ class SlurmSite:
         dropped = {"never_started": int((~keep).sum())}
         order = np.lexsort((dump.job_id, dump.submit))
         order = order[keep[order]]
-        origin = int(dump.submit[order[0]])
+        # Slurm aligns its windows and resolutions on Unix time (the will-run barrier, bf_resolution):
+        # times count from a UTC midnight, which keeps every such alignment
+        origin = int(dump.submit[order[0]]) // DAY * DAY
         partitions = [p for p in self.conf.partitions.values()]
         part_index = {p.name: k for k, p in enumerate(partitions)}
         default = part_index[self.conf.default_partition().name]
@@ -176,8 +181,9 @@ class SlurmSite:
             columns["exclusive"][row] = part.exclusive or int(dump.alloc_cpus[j]) > requested
             columns["nodes"][row] = self._node_count(dump, j, part)
             if self.conf.memory_consumable and math.isfinite(dump.memory_mb[j]) and dump.memory_mb[j] > 0:
-                # Slurm 22.05 prints a job's total memory: per node = total / its nodes
-                nodes = max(int(dump.alloc_nodes[j]), 1)
+                # Slurm 22.05 prints --mem times the requested node count (ReqNodes, 1 without -N;
+                # seen on the CI's twin clusters): per node = that / ReqNodes
+                nodes = max(int(dump.req_nodes[j]), 1)
                 columns["mem"][row] = int(dump.memory_mb[j]) // nodes
         if self.multifactor:
             size, part = self.weighted_factors(
@@ -191,6 +197,7 @@ class SlurmSite:
             recorded_nodes=[None] * n,
             job_id=dump.job_id[order],
             origin=origin,
+            first_submit=int(columns["submit"][0]),
             dropped=dropped,
         )
 
@@ -211,7 +218,10 @@ class SlurmSite:
         default = part_index[self.conf.default_partition().name]
         numbered = dict(re.findall(r"(\d+) (\S+?)(?:,|$)", log.header.get("Partitions", "")))
         n = len(order)
-        origin = int(fields[order[0], SUBMIT]) if n else 0
+        # from a UTC midnight (as jobs_from_dump), where the header gives the log's Unix start time
+        unix_start = int(float(log.header.get("UnixStartTime", 0) or 0))
+        first = int(fields[order[0], SUBMIT]) if n else 0
+        shift = first - (unix_start + first) % DAY  # that midnight in the log's own times
         columns = {key: np.zeros(n, dtype=np.int64) for key in ("submit", "run", "limit", "cpus", "nodes", "mem")}
         columns.update({key: np.zeros(n, dtype=np.int64) for key in ("mem_per_cpu", "exclusive", "partition")})
         columns["priority"] = -np.argsort(np.argsort(fields[order, JOB_ID], kind="stable"), kind="stable")
@@ -219,7 +229,7 @@ class SlurmSite:
             p = part_index.get(numbered.get(str(int(fields[j, PARTITION]))), default)
             part = partitions[p]
             columns["partition"][row] = p
-            columns["submit"][row] = int(fields[j, SUBMIT]) - origin
+            columns["submit"][row] = int(fields[j, SUBMIT]) - shift
             columns["run"][row] = int(fields[j, RUN])
             columns["cpus"][row] = int(cpus[j])
             requested = fields[j, REQ_TIME] if fields[j, REQ_TIME] > 0 else math.nan
@@ -232,13 +242,14 @@ class SlurmSite:
             columns["weighted_job_size"], columns["weighted_partition"] = self.weighted_factors(
                 columns["cpus"], columns["nodes"], columns["limit"], columns["partition"]
             )
-        recorded = fields[order, SUBMIT] + fields[order, WAIT] - origin
+        recorded = fields[order, SUBMIT] + fields[order, WAIT] - shift
         return SlurmJobs(
             columns=columns,
             recorded_start=recorded.astype(np.int64),
             recorded_nodes=[None] * n,
             job_id=fields[order, JOB_ID].astype(np.int64),
-            origin=origin,
+            origin=unix_start + shift,
+            first_submit=first - shift,
             dropped=dropped,
         )
 
@@ -263,15 +274,31 @@ class SlurmSite:
         return requested if requested > 1 else 0
 
 
-def estimate_start_delay(submit: np.ndarray, start: np.ndarray, end: np.ndarray, largest: int = 5) -> int:
-    """The main scheduler's delay, from a recorded schedule: for each start, the time since the
-    latest submission or completion at or before it; the most common such gap of at most
-    `largest` seconds (backfilled starts, which wait for a cycle, fall further off). 0 without any."""
-    events = np.sort(np.concatenate([submit, end]))
-    latest = events[np.searchsorted(events, start, side="right") - 1]
-    gaps = (start - latest).astype(np.int64)
-    gaps = gaps[(gaps >= 0) & (gaps <= largest)]
-    return int(np.bincount(gaps).argmax()) if len(gaps) else 0
+FITTED_DELAYS = range(4)  # seconds tried for the start delay
+FIT_JOBS = 2000  # the first jobs of a log the fit simulates
+
+
+def fit_unrecorded_options(cluster, jobs: SlurmJobs, options: SlurmOptions, fit: tuple) -> SlurmOptions:
+    """The options no log records, fitted to the recorded starts (docs/slurm_mode.md §7): each of
+    `fit` ("start_delay" in 0-3 s; "bf_phase", the backfill cycle's phase: one of the bf_interval
+    seconds before the first submission) is chosen so that the simulated starts of the log's first
+    FIT_JOBS jobs agree best with the recorded ones (most within 5 s, then within 30 s, then the
+    smallest mean difference), every combination tried."""
+    first = np.argsort(jobs.columns["submit"], kind="stable")[:FIT_JOBS]
+    columns = {key: values[first] for key, values in jobs.columns.items()}
+    delays = FITTED_DELAYS if "start_delay" in fit else (options.start_delay,)
+    phases = (options.bf_phase,)
+    if "bf_phase" in fit and options.backfill and options.bf_interval > 1:
+        phases = range(jobs.first_submit - options.bf_interval, jobs.first_submit)
+    best, chosen = None, options
+    for delay in delays:
+        for phase in phases:
+            candidate = replace(options, start_delay=delay, bf_phase=phase)
+            a = schedule_agreement(jobs.recorded_start[first], slurm_schedule(cluster, columns, candidate).start)
+            score = (a["within_5s"], a["within_30s"], -a["mean_abs_delta"])
+            if best is None or score > best:
+                best, chosen = score, candidate
+    return chosen
 
 
 def schedule_agreement(recorded: np.ndarray, simulated: np.ndarray) -> dict:
@@ -330,7 +357,7 @@ class SiteRun:
 
 def simulate_site(trace, conf: SlurmConf, *, partitions=None, calc_origin=None, start_delay=None, bf_phase=None):
     """Simulate `trace` (a sacct dump or an SWF log) under `conf` (docs/slurm_mode.md §7). Times
-    given as Unix times (calc_origin, bf_phase) are taken relative to the first submission."""
+    given as Unix times (calc_origin, bf_phase; default the first submission)."""
     site = SlurmSite.from_conf(conf)
     with open(trace, "rb") as handle:
         first = handle.read(65536).split(b"\n", 1)[0]
@@ -339,19 +366,17 @@ def simulate_site(trace, conf: SlurmConf, *, partitions=None, calc_origin=None, 
     jobs = site.jobs_from_dump(parse_sacct(trace)) if looks_like_sacct(first) else site.jobs_from_swf(parse_swf(trace))
     if partitions:
         jobs = jobs.only_partitions([site.cluster.partition_names.index(name) for name in partitions])
-    estimated = []
-    if start_delay is None:
-        ends = jobs.recorded_start + np.minimum(np.maximum(jobs.columns["run"], 1), jobs.columns["limit"])
-        start_delay = estimate_start_delay(jobs.columns["submit"], jobs.recorded_start, ends)
-        estimated.append("start_delay")
     options = site.options(
-        start_delay=start_delay,
-        bf_phase=0 if bf_phase is None else bf_phase - jobs.origin,
-        priority_calc_origin=0 if calc_origin is None else calc_origin - jobs.origin,
+        start_delay=start_delay or 0,
+        bf_phase=jobs.first_submit if bf_phase is None else bf_phase - jobs.origin,
+        priority_calc_origin=jobs.first_submit if calc_origin is None else calc_origin - jobs.origin,
     )
+    estimated = tuple(name for name, given in (("start_delay", start_delay), ("bf_phase", bf_phase)) if given is None)
+    if estimated and len(jobs.recorded_start):
+        options = fit_unrecorded_options(site.cluster, jobs, options, estimated)
     schedule = slurm_schedule(site.cluster, jobs.columns, options)
     agreement = schedule_agreement(jobs.recorded_start, schedule.start) if len(jobs.recorded_start) else {}
-    return SiteRun(site, jobs, options, schedule, agreement, tuple(estimated))
+    return SiteRun(site, jobs, options, schedule, agreement, estimated)
 
 
 def write_site_schedule_swf(trace, run: SiteRun, path) -> None:

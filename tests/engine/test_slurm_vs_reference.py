@@ -4,10 +4,9 @@ thousands of random cases drawing every node shape and option (tests/slurm_cases
 
 import numpy as np
 import pytest
+from simcore.engine._slurm import SlurmRun
 from slurm_cases import random_case
 from slurm_reference import slurm_schedule as reference_schedule
-
-from simcore.engine._slurm import SlurmRun
 
 CASES_PER_TEST = 250
 BLOCKS = 12  # 3,000 cases
@@ -36,7 +35,8 @@ def test_kernel_matches_reference(block):
     mismatches = []
     for seed in range(block * CASES_PER_TEST, (block + 1) * CASES_PER_TEST):
         cluster, jobs, options = random_case(seed)
-        difference = first_difference(reference_schedule(cluster, jobs, options), kernel_schedule(cluster, jobs, options))
+        expected = reference_schedule(cluster, jobs, options)
+        difference = first_difference(expected, kernel_schedule(cluster, jobs, options))
         if difference:
             mismatches.append(f"seed {seed}: {difference}")
     assert not mismatches, f"{len(mismatches)} of {CASES_PER_TEST} cases differ; first: {mismatches[:5]}"

@@ -14,13 +14,15 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
+from simcore.engine.slurm import job_arrays, slurm_schedule
 from simcore.workloads.catalogue import catalogue_slurm_conf, load_catalogue
 from simcore.workloads.files import read_provenance
 from simcore.workloads.sacct import parse_sacct
 from simcore.workloads.slurm_conf import read_slurm_conf
 from simcore.workloads.slurm_site import (
+    SlurmJobs,
     SlurmSite,
-    estimate_start_delay,
+    fit_unrecorded_options,
     natural_key,
     schedule_agreement,
     simulate_site,
@@ -99,7 +101,9 @@ def test_jobs_of_a_real_dump(conf_file):
     jobs = site.jobs_from_dump(dump)
     ran = dump.started & np.isfinite(dump.start)
     assert len(jobs.job_id) == int(ran.sum()) and jobs.dropped == {"never_started": int((~ran).sum())}
-    assert (np.diff(jobs.columns["submit"]) >= 0).all() and jobs.columns["submit"][0] == 0
+    # times from the UTC midnight before the first submission (Slurm aligns on Unix time)
+    assert (np.diff(jobs.columns["submit"]) >= 0).all() and jobs.columns["submit"][0] == jobs.first_submit
+    assert jobs.origin % 86400 == 0 and jobs.origin + jobs.first_submit == int(np.nanmin(dump.submit[ran]))
     assert (jobs.columns["limit"] % 60 == 0).all() and (jobs.columns["limit"] >= 60).all()
     # priority/basic: the order of the Slurm job ids
     assert list(np.argsort(-jobs.columns["priority"], kind="stable")) == list(np.argsort(jobs.job_id, kind="stable"))
@@ -107,12 +111,34 @@ def test_jobs_of_a_real_dump(conf_file):
     assert (jobs.columns["mem"] > 0).all()
 
 
-def test_the_start_delay_is_the_commonest_short_gap():
-    submit = np.array([0, 0, 10, 20, 50])
-    start = np.array([1, 1, 11, 31, 52])  # gaps 1, 1, 1, 11 (job 3 waited), 2
-    end = np.array([30, 40, 60, 70, 80])
-    assert estimate_start_delay(submit, start, end) == 1
-    assert estimate_start_delay(np.array([0]), np.array([100]), np.array([200])) == 0
+def test_the_fit_recovers_the_delay_and_phase_a_log_was_made_with(conf_file):
+    """A log simulated with a 2 s delay and a backfill phase 11 s before the first submission:
+    fitting both to it gives them back."""
+    conf = conf_file(SMOKE_CONF.replace("sched/backfill", "sched/backfill\nSchedulerParameters=bf_interval=20"))
+    site = SlurmSite.from_conf(read_slurm_conf(conf))
+    rng = np.random.default_rng(46)
+    n = 60
+    columns = {
+        "submit": np.sort(rng.integers(0, 400, n)) + 1000,
+        "run": rng.integers(5, 90, n),
+        "limit": rng.choice([60, 120, 180], n),
+        "cpus": rng.integers(1, 4, n),
+    }
+    truth = site.options(start_delay=2, bf_phase=989)
+    recorded = slurm_schedule(site.cluster, columns, truth).start
+    jobs = SlurmJobs(
+        columns=job_arrays(columns),
+        recorded_start=recorded,
+        recorded_nodes=[None] * n,
+        job_id=np.arange(1, n + 1),
+        origin=0,
+        first_submit=int(columns["submit"][0]),
+        dropped={},
+    )
+    fitted = fit_unrecorded_options(site.cluster, jobs, site.options(), ("start_delay", "bf_phase"))
+    assert fitted.start_delay == 2
+    again = slurm_schedule(site.cluster, columns, fitted).start
+    assert (again == recorded).all()
 
 
 def test_agreement_measures():
@@ -140,7 +166,7 @@ def test_simulate_slurm_conf_end_to_end(conf_file, tmp_path):
     command = [sys.executable, "-m", "simcore.cli", "simulate", str(FIXTURE), "--slurm-conf", str(conf)]
     done = subprocess.run([*command, "-o", str(table), "--schedule-out", str(swf)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "vs recorded" in done.stdout and "estimated from the log: start_delay" in done.stdout
+    assert "vs recorded" in done.stdout and "estimated from the log: start_delay, bf_phase" in done.stdout
     rows = pq.read_table(table)
     run = simulate_site(FIXTURE, read_slurm_conf(conf))
     assert rows.column("simulated_start").to_pylist() == run.schedule.start.tolist()
