@@ -52,6 +52,12 @@ def random_options(rng: np.random.Generator) -> dict:
         "default_queue_depth": int(rng.choice([0, 1, 3, 100])),
         "start_delay": int(rng.choice([0, 0, 1, 2])),
         "bf_phase": int(rng.integers(0, 31)),
+        "sched_interval": int(rng.choice([0, 60, 60, 17])),
+        "multifactor": bool(rng.random() < 0.4),
+        "priority_weight_age": int(rng.choice([0, 1000, 100000])),
+        "priority_max_age": int(rng.choice([0, 600, 604800])),
+        "priority_calc_period": int(rng.choice([1, 60, 300])),
+        "priority_calc_origin": int(rng.integers(-50, 101)),
     }
 
 
@@ -90,7 +96,11 @@ def random_jobs(rng: np.random.Generator, cluster: dict, options: dict) -> dict:
             continue
         rows.append(job)
         submit += int(rng.choice([0, 0, 1, 5, 17, 40, 90]))
-    return {key: [row[key] for row in rows] for key in rows[0]}
+    jobs = {key: [row[key] for row in rows] for key in rows[0]}
+    if options["multifactor"]:  # weighted factors as a site's would be: fractions of weights, some equal
+        for key in ("weighted_fairshare", "weighted_job_size", "weighted_partition"):
+            jobs[key] = [float(x) for x in rng.choice([0.0, 0.5, 123.25, 1000.0 / 3, 2500.0], size=len(rows))]
+    return jobs
 
 
 def random_case(seed: int) -> tuple[dict, dict, dict]:

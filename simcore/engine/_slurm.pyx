@@ -197,9 +197,9 @@ cdef class SlurmRun:
         self.sched_interval = options.get("sched_interval", 60)
         if self.sched_interval < 0:
             raise ValueError(f"option sched_interval must be >= 0, got {self.sched_interval}")
-        if self.multifactor and (self.max_age < 1 or self.calc_period < 1 or self.weight_age < 0):
+        if self.multifactor and (self.max_age < 0 or self.calc_period < 1 or self.weight_age < 0):
             raise ValueError(f"multifactor: max age {self.max_age} s, calc period {self.calc_period} s and "
-                             f"age weight {self.weight_age} (need >= 1, >= 1, >= 0)")
+                             f"age weight {self.weight_age} (need >= 0, >= 1, >= 0)")
         for key in ("bf_interval", "bf_resolution", "bf_max_job_test", "bf_node_space_size"):
             if options[key] < 1:
                 raise ValueError(f"option {key} must be >= 1, got {options[key]}")
@@ -267,7 +267,7 @@ cdef class SlurmRun:
             a.cpus = columns["cpus"][j]
             a.nodes = columns["nodes"][j]
             a.mem = columns["mem"][j]
-            a.mem_per_cpu = columns["mem_per_cpu"][j] != 0
+            a.mem_per_cpu = columns["mem_per_cpu"][j] != 0 and columns["mem"][j] > 0   # no --mem: whole node
             a.whole = columns["exclusive"][j] != 0 or self.whole_nodes
             a.memory_consumable = self.memory_consumable
             if j > 0 and self.submit[j] < self.submit[j - 1]:
@@ -275,7 +275,7 @@ cdef class SlurmRun:
             if self.runtime[j] < 0 or self.limit[j] < 1:
                 raise ValueError(f"job {j}: running time {self.runtime[j]} and limit {self.limit[j]} "
                                  "(need a running time >= 0 and a limit >= 1)")
-            if a.cpus < 1 or a.nodes < 0 or a.cpus < a.nodes or a.mem < 0 or (a.mem_per_cpu and a.mem == 0):
+            if a.cpus < 1 or a.nodes < 0 or a.cpus < a.nodes or a.mem < 0:
                 raise ValueError(f"job {j}: {a.cpus} CPUs on {a.nodes} nodes with {a.mem} MB "
                                  f"{'per CPU' if a.mem_per_cpu else 'per node'} is not a request")
             if not 0 <= self.part[j] < self.n_parts:

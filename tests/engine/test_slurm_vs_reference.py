@@ -4,22 +4,12 @@ thousands of random cases drawing every node shape and option (tests/slurm_cases
 
 import numpy as np
 import pytest
-from simcore.engine._slurm import SlurmRun
 from slurm_cases import random_case
+from slurm_implementations import kernel_schedule
 from slurm_reference import slurm_schedule as reference_schedule
 
 CASES_PER_TEST = 250
 BLOCKS = 12  # 3,000 cases
-
-
-def kernel_schedule(cluster: dict, jobs: dict, options: dict) -> dict:
-    start, backfilled, offsets, nodes, cpus = SlurmRun(cluster, jobs, options).run()
-    return {
-        "start": start.tolist(),
-        "nodes": [nodes[offsets[j] : offsets[j + 1]].tolist() for j in range(len(start))],
-        "cpus": [cpus[offsets[j] : offsets[j + 1]].tolist() for j in range(len(start))],
-        "backfilled": backfilled.tolist(),
-    }
 
 
 def first_difference(expected: dict, got: dict) -> str | None:
