@@ -20,7 +20,13 @@ cdef extern from *:
     int popcount "__builtin_popcountll"(unsigned long long) nogil
     int trailing_zeros "__builtin_ctzll"(unsigned long long) nogil
 
+ctypedef unsigned long long u64
+
+cdef i64 NEVER = 1LL << 62   # later than any instant
+
 cdef enum:
+    FITS_NOW = -2           # a remembered will-run result: the job fits on the resources free now
+    MEMO_SLOTS = 4096       # will-run results kept (a power of two)
     TRY_LIMIT = 1000        # a job's tries in one cycle (Slurm's bound is bf_max_time)
     GROUP_LIMIT = 200       # will-run: a group releasing more skips its test (rm_job_cnt)
     FIRST_WINDOW = 30       # will-run: the barrier's alignment and the first window
@@ -90,6 +96,17 @@ cdef class SlurmRun:
     cdef int* alloc_cpus
     cdef Py_ssize_t alloc_size, alloc_capacity
     cdef i64 last_update
+    cdef i64 machine_changes        # starts and completions so far: the will-run memo's epoch
+    cdef i64* memo_stamp
+    cdef u64* memo_key
+    cdef word* memo_avail
+    cdef i64* memo_estimate
+    cdef Py_ssize_t* memo_offset
+    cdef Py_ssize_t* memo_count
+    cdef Py_ssize_t* memo_nodes
+    cdef int* memo_cpus
+    cdef Py_ssize_t memo_pool_size, memo_pool_capacity
+    cdef i64 memo_pool_epoch
     cdef i64 changes        # submissions, starts and completions so far
     cdef i64 none_fits_at   # `changes` when no pending job fitted on the free resources
     cdef Py_ssize_t n_started
@@ -167,6 +184,15 @@ cdef class SlurmRun:
         self.plan.end = <i64*> self._alloc(self.plan.capacity * sizeof(i64))
         self.plan.next = <Py_ssize_t*> self._alloc(self.plan.capacity * sizeof(Py_ssize_t))
         self.plan.nodes = <word*> self._alloc(self.plan.capacity * self.words * sizeof(word))
+        self.memo_stamp = <i64*> self._alloc(MEMO_SLOTS * sizeof(i64))
+        self.memo_key = <u64*> self._alloc(MEMO_SLOTS * sizeof(u64))
+        self.memo_avail = <word*> self._alloc(MEMO_SLOTS * self.words * sizeof(word))
+        self.memo_estimate = <i64*> self._alloc(MEMO_SLOTS * sizeof(i64))
+        self.memo_offset = <Py_ssize_t*> self._alloc(MEMO_SLOTS * sizeof(Py_ssize_t))
+        self.memo_count = <Py_ssize_t*> self._alloc(MEMO_SLOTS * sizeof(Py_ssize_t))
+        self.memo_pool_capacity = 1024
+        self.memo_nodes = <Py_ssize_t*> self._alloc(self.memo_pool_capacity * sizeof(Py_ssize_t))
+        self.memo_cpus = <int*> self._alloc(self.memo_pool_capacity * sizeof(int))
         self.done = False
 
     cdef void* _alloc(self, size_t size) except NULL:
@@ -300,6 +326,8 @@ cdef class SlurmRun:
         free(self.snapshot); free(self.will_end); free(self.real_end); free(self.start)
         free(self.backfilled); free(self.alloc_offset); free(self.alloc_count); free(self.alloc_node); free(self.alloc_cpus)
         free(self.plan.begin); free(self.plan.end); free(self.plan.next); free(self.plan.nodes)
+        free(self.memo_stamp); free(self.memo_key); free(self.memo_avail); free(self.memo_estimate)
+        free(self.memo_offset); free(self.memo_count); free(self.memo_nodes); free(self.memo_cpus)
 
     # ---- the queues -------------------------------------------------------------
 
@@ -416,6 +444,7 @@ cdef class SlurmRun:
         self.n_running += 1
         self.last_update = t
         self.changes += 1
+        self.machine_changes += 1
         self.n_started += 1
         return 0
 
@@ -481,7 +510,63 @@ cdef class SlurmRun:
     # ---- §5 the will-run test ------------------------------------------------------
 
     cdef i64 will_run(self, Py_ssize_t j, i64 t, bint now_only) noexcept nogil:
-        """The job's estimated start on self.avail (its nodes in placed_*), or -1."""
+        """The job's estimated start on self.avail (its nodes in placed_*), or -1; remembered.
+
+        The test depends on the job's request, avail and the running jobs and free resources only
+        (its estimates are running jobs' ends, not times counted from t; "now" is kept as such), so
+        its result is kept until a job starts or ends, and a job of the same request on the same
+        avail (in this cycle or a later one) takes it without testing again."""
+        cdef Ask* a = &self.ask[j]
+        cdef u64 key = (<u64> a.cpus * 1000003 + <u64> a.nodes) * 1000003 + <u64> a.mem
+        cdef Py_ssize_t w, slot, k
+        cdef i64 estimate
+        key = key * 4 + (<u64> a.mem_per_cpu) * 2 + <u64> a.whole
+        key = key * 2 + <u64> now_only
+        for w in range(self.words):
+            key = (key ^ self.avail[w]) * 1099511628211ULL
+        slot = <Py_ssize_t> (key & (MEMO_SLOTS - 1))
+        if self.memo_pool_epoch != self.machine_changes:
+            self.memo_pool_epoch = self.machine_changes
+            self.memo_pool_size = 0
+        if (self.memo_stamp[slot] == self.machine_changes and self.memo_key[slot] == key
+                and memcmp(self.memo_avail + slot * self.words, self.avail, self.words * sizeof(word)) == 0):
+            self.placed_size = self.memo_count[slot]
+            for k in range(self.placed_size):
+                self.placed_nodes[k] = self.memo_nodes[self.memo_offset[slot] + k]
+                self.placed_cpus[k] = self.memo_cpus[self.memo_offset[slot] + k]
+            estimate = self.memo_estimate[slot]
+            return t if estimate == FITS_NOW else estimate
+        estimate = self.will_run_anew(j, t, now_only)
+        if estimate >= 0 and self.memo_pool_size + self.placed_size > self.memo_pool_capacity:
+            if not self.grow_memo_pool(self.memo_pool_size + self.placed_size):
+                return estimate
+        self.memo_stamp[slot] = self.machine_changes
+        self.memo_key[slot] = key
+        memcpy(self.memo_avail + slot * self.words, self.avail, self.words * sizeof(word))
+        self.memo_estimate[slot] = FITS_NOW if estimate == t else estimate
+        self.memo_offset[slot] = self.memo_pool_size
+        self.memo_count[slot] = self.placed_size if estimate >= 0 else 0
+        for k in range(self.memo_count[slot]):
+            self.memo_nodes[self.memo_pool_size + k] = self.placed_nodes[k]
+            self.memo_cpus[self.memo_pool_size + k] = self.placed_cpus[k]
+        self.memo_pool_size += self.memo_count[slot]
+        return estimate
+
+    cdef bint grow_memo_pool(self, Py_ssize_t needed) noexcept nogil:
+        cdef Py_ssize_t capacity = 2 * needed
+        cdef Py_ssize_t* nodes = <Py_ssize_t*> realloc(self.memo_nodes, capacity * sizeof(Py_ssize_t))
+        if nodes == NULL:
+            return False
+        self.memo_nodes = nodes
+        cdef int* cpus = <int*> realloc(self.memo_cpus, capacity * sizeof(int))
+        if cpus == NULL:
+            return False
+        self.memo_cpus = cpus
+        self.memo_pool_capacity = capacity
+        return True
+
+    cdef i64 will_run_anew(self, Py_ssize_t j, i64 t, bint now_only) noexcept nogil:
+        """Slurm's _will_run_test (§5 step 5) on self.avail."""
         cdef Py_ssize_t n = self.n_nodes, k = 0, r, last, released, x, first
         cdef i64 window = FIRST_WINDOW, barrier = -1, free_cpus = self.free_on_avail()
         cdef bint more = True, skip_test
@@ -745,37 +830,37 @@ cdef class SlurmRun:
         return self._results()
 
     cdef int _simulate(self) except -1:
-        cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j
-        cdef i64 t, candidate, last_cycle = self.bf_phase, next_calc = self.calc_origin, next_full = self.calc_origin
+        cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j, k
+        cdef i64 t, last_cycle = self.bf_phase, next_calc = self.calc_origin, next_full = self.calc_origin
         cdef i64* pass_due = <i64*> self._alloc((2 * m + 1) * sizeof(i64))
         cdef bint events, full_queue
         self.n_pending = 0
         self.n_running = 0
         self.n_started = 0
-        self.last_update = -1
+        self.last_update = -NEVER   # before anything: no update yet
         self.changes = 0
         self.none_fits_at = -1
+        self.machine_changes = 0
+        self.memo_pool_epoch = -1
+        for k in range(MEMO_SLOTS):
+            self.memo_stamp[k] = -1
         try:
             while self.n_started < m:
-                # the next instant
-                t = -1
+                # the next instant: the earliest of what is due
+                t = NEVER
                 if next_submit < m:
                     t = self.submit[next_submit]
-                if self.n_running > 0 and (t < 0 or self.real_end[self.by_end[0]] < t):
+                if self.n_running > 0 and self.real_end[self.by_end[0]] < t:
                     t = self.real_end[self.by_end[0]]
-                if head < tail and (t < 0 or pass_due[head] < t):
+                if head < tail and pass_due[head] < t:
                     t = pass_due[head]
-                if self.backfill and self.last_update >= last_cycle:
-                    candidate = last_cycle + self.bf_interval
-                    if t < 0 or candidate < t:
-                        t = candidate
-                if self.multifactor and self.n_pending > 0:
-                    if t < 0 or next_calc < t:
-                        t = next_calc
-                if self.sched_interval > 0 and self.n_pending > 0:
-                    if t < 0 or next_full < t:
-                        t = next_full
-                if t < 0:
+                if self.backfill and self.last_update >= last_cycle and last_cycle + self.bf_interval < t:
+                    t = last_cycle + self.bf_interval
+                if self.multifactor and self.n_pending > 0 and next_calc < t:
+                    t = next_calc
+                if self.sched_interval > 0 and self.n_pending > 0 and next_full < t:
+                    t = next_full
+                if t == NEVER:
                     raise RuntimeError("the simulation stopped with jobs left")
                 events = False
                 if self.multifactor:
@@ -793,6 +878,7 @@ cdef class SlurmRun:
                     SlurmRun.remove_from(self.by_end, self.n_running, j)
                     SlurmRun.remove_from(self.by_limit_end, self.n_running, j)
                     self.n_running -= 1
+                    self.machine_changes += 1
                     events = True
                 while next_submit < m and self.submit[next_submit] == t:
                     self.add_pending(next_submit, t)
