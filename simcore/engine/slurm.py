@@ -59,6 +59,7 @@ class SlurmOptions:
     bf_job_part_count_reserve: int = 0
     bf_node_space_size: int | None = None  # None: bf_max_job_test, as Slurm
     default_queue_depth: int = 100
+    sched_interval: int = 60  # slurmctld's periodic full-queue pass (0: none)
     start_delay: int = 0  # seconds between an event and the main scheduler's pass it causes
     bf_phase: int = 0  # when a cycle that saw nothing ran (§5)
     multifactor: bool = False  # priority/multifactor: priorities recomputed at the decay instants (§3)

@@ -115,6 +115,7 @@ class SlurmSite:
             bf_max_job_test=scheduler["bf_max_job_test"],
             bf_job_part_count_reserve=scheduler["bf_job_part_count_reserve"],
             default_queue_depth=scheduler["default_queue_depth"],
+            sched_interval=scheduler["sched_interval"],
             multifactor=self.multifactor,
             priority_weight_age=self.conf.priority["weight_age"],
             priority_max_age=self.conf.priority["max_age"],
