@@ -25,6 +25,7 @@ ctypedef unsigned long long u64
 cdef i64 NEVER = 1LL << 62   # later than any instant
 
 cdef enum:
+    OWNED_LIMIT = 96        # blocks a run allocates (its arrays)
     FITS_NOW = -2           # a remembered will-run result: the job fits on the resources free now
     MEMO_SLOTS = 4096       # will-run results kept (a power of two)
     TRY_LIMIT = 1000        # a job's tries in one cycle (Slurm's bound is bf_max_time)
@@ -111,9 +112,11 @@ cdef class SlurmRun:
     cdef i64 none_fits_at   # `changes` when no pending job fitted on the free resources
     cdef Py_ssize_t n_started
     cdef bint done
+    cdef void* owned[OWNED_LIMIT]   # every block _alloc gave, freed by __dealloc__
+    cdef Py_ssize_t n_owned
 
     def __cinit__(self, cluster, jobs, options):
-        cdef Py_ssize_t i, p, j
+        cdef Py_ssize_t i, p
         node_cpus = np.ascontiguousarray(cluster["cpus"], dtype=np.int64)
         self.n_nodes = node_cpus.shape[0]
         self.n_parts = len(cluster["partitions"])
@@ -191,11 +194,22 @@ cdef class SlurmRun:
         self.memo_offset = <Py_ssize_t*> self._alloc(MEMO_SLOTS * sizeof(Py_ssize_t))
         self.memo_count = <Py_ssize_t*> self._alloc(MEMO_SLOTS * sizeof(Py_ssize_t))
         self.memo_pool_capacity = 1024
-        self.memo_nodes = <Py_ssize_t*> self._alloc(self.memo_pool_capacity * sizeof(Py_ssize_t))
-        self.memo_cpus = <int*> self._alloc(self.memo_pool_capacity * sizeof(int))
+        self.memo_nodes = <Py_ssize_t*> self._grown(self.memo_pool_capacity * sizeof(Py_ssize_t))
+        self.memo_cpus = <int*> self._grown(self.memo_pool_capacity * sizeof(int))
         self.done = False
 
     cdef void* _alloc(self, size_t size) except NULL:
+        """A block freed with the run (__dealloc__)."""
+        cdef void* block = self._grown(size)
+        if self.n_owned == OWNED_LIMIT:
+            free(block)
+            raise MemoryError("too many arrays")
+        self.owned[self.n_owned] = block
+        self.n_owned += 1
+        return block
+
+    cdef void* _grown(self, size_t size) except NULL:
+        """A block of an array that grows, freed by name in __dealloc__."""
         cdef void* block = malloc(size if size > 0 else 1)
         if block == NULL:
             raise MemoryError()
@@ -267,8 +281,8 @@ cdef class SlurmRun:
         self.alloc_offset = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
         self.alloc_count = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
         self.alloc_capacity = m + 16
-        self.alloc_node = <Py_ssize_t*> self._alloc(self.alloc_capacity * sizeof(Py_ssize_t))
-        self.alloc_cpus = <int*> self._alloc(self.alloc_capacity * sizeof(int))
+        self.alloc_node = <Py_ssize_t*> self._grown(self.alloc_capacity * sizeof(Py_ssize_t))
+        self.alloc_cpus = <int*> self._grown(self.alloc_capacity * sizeof(int))
         self.alloc_size = 0
         # an empty machine, to check that every job fits its partition
         cdef Free empty
@@ -313,21 +327,14 @@ cdef class SlurmRun:
         return 0
 
     def __dealloc__(self):
-        free(self.machine.cpus); free(self.machine.memory); free(self.machine.weight)
-        free(self.free_now.cpus); free(self.free_now.memory); free(self.free_now.held)
-        free(self.free_copy.cpus); free(self.free_copy.memory); free(self.free_copy.held)
-        free(self.scratch.usable); free(self.scratch.set_start); free(self.scratch.set_end)
-        free(self.scratch.set_cpus); free(self.scratch.set_nodes); free(self.scratch.set_weight)
-        free(self.placed_nodes); free(self.placed_cpus); free(self.avail); free(self.withdrawn); free(self.all_nodes)
-        free(self.part_nodes); free(self.tier); free(self.failed); free(self.part_reserved); free(self.part_free_cpus)
-        free(self.submit); free(self.runtime); free(self.limit); free(self.priority); free(self.weighted_fairshare); free(self.weighted_job_size)
-        free(self.weighted_partition); free(self.ask)
-        free(self.part); free(self.pending); free(self.by_limit_end); free(self.by_end)
-        free(self.snapshot); free(self.will_end); free(self.real_end); free(self.start)
-        free(self.backfilled); free(self.alloc_offset); free(self.alloc_count); free(self.alloc_node); free(self.alloc_cpus)
-        free(self.plan.begin); free(self.plan.end); free(self.plan.next); free(self.plan.nodes)
-        free(self.memo_stamp); free(self.memo_key); free(self.memo_avail); free(self.memo_estimate)
-        free(self.memo_offset); free(self.memo_count); free(self.memo_nodes); free(self.memo_cpus)
+        cdef Py_ssize_t k
+        for k in range(self.n_owned):
+            free(self.owned[k])
+        # the arrays that grow (realloc) are not in `owned`
+        free(self.alloc_node)
+        free(self.alloc_cpus)
+        free(self.memo_nodes)
+        free(self.memo_cpus)
 
     # ---- the queues -------------------------------------------------------------
 
@@ -635,7 +642,7 @@ cdef class SlurmRun:
 
     cdef bint plan_overlaps(self, i64 s, i64 e) noexcept nogil:
         """Some record meeting [s, e) lacks one of the placed nodes (_test_resv_overlap)."""
-        cdef Py_ssize_t r = 0, k, n = self.n_nodes, size = self.placed_size
+        cdef Py_ssize_t r = 0, k, size = self.placed_size
         while True:
             if self.plan.end[r] > s and self.plan.begin[r] < e:
                 for k in range(size):
@@ -647,7 +654,7 @@ cdef class SlurmRun:
 
     cdef Py_ssize_t split_record(self, Py_ssize_t r, i64 at) noexcept nogil:
         """Splits record r at `at` into r and a new record after it; returns the new one."""
-        cdef Py_ssize_t i = self.plan.size, n = self.n_nodes
+        cdef Py_ssize_t i = self.plan.size
         self.plan.begin[i] = at
         self.plan.end[i] = self.plan.end[r]
         self.plan.end[r] = at
@@ -832,7 +839,7 @@ cdef class SlurmRun:
     cdef int _simulate(self) except -1:
         cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j, k
         cdef i64 t, last_cycle = self.bf_phase, next_calc = self.calc_origin, next_full = self.calc_origin
-        cdef i64* pass_due = <i64*> self._alloc((2 * m + 1) * sizeof(i64))
+        cdef i64* pass_due = <i64*> self._grown((2 * m + 1) * sizeof(i64))
         cdef bint events, full_queue
         self.n_pending = 0
         self.n_running = 0
