@@ -43,6 +43,27 @@ cdef struct Plan:
     word* nodes        # `words` words per record
 
 
+cdef inline i64 slurm_priority(i64 waited, i64 max_age, double weight_age, double fairshare,
+                               double job_size, double partition) noexcept nogil:
+    """Slurm's _get_priority_internal: the weighted factors summed in its order (age, fair share,
+    job size, partition), at least 1, truncated to an integer (§3)."""
+    cdef double value = 0.0
+    if weight_age > 0:
+        value = (<double> waited / <double> max_age if waited < max_age else 1.0) * weight_age
+    value = value + fairshare
+    value = value + job_size
+    value = value + partition
+    if value < 1:
+        value = 1
+    return <i64> value
+
+
+def multifactor_priority(waited, max_age, weight_age, fairshare=0.0, job_size=0.0, partition=0.0):
+    """The priority the kernel gives a job that has waited `waited` s at a recalculation (for checks
+    against sprio)."""
+    return slurm_priority(waited, max_age, weight_age, fairshare, job_size, partition)
+
+
 cdef class SlurmRun:
     """One simulation: the inputs (checked and copied here), the state and the results."""
 
@@ -350,18 +371,9 @@ cdef class SlurmRun:
         return a < b
 
     cdef i64 multifactor_priority(self, Py_ssize_t j, i64 t) noexcept nogil:
-        """Slurm's _get_priority_internal at t: the weighted factors summed in its order
-        (age, fair share, job size, partition), at least 1, truncated to an integer."""
         cdef i64 waited = t - self.submit[j] if t > self.submit[j] else 0
-        cdef double value = 0.0
-        if self.weight_age > 0:
-            value = (<double> waited / <double> self.max_age if waited < self.max_age else 1.0) * self.weight_age
-        value = value + self.weighted_fairshare[j]
-        value = value + self.weighted_job_size[j]
-        value = value + self.weighted_partition[j]
-        if value < 1:
-            value = 1
-        return <i64> value
+        return slurm_priority(waited, self.max_age, self.weight_age, self.weighted_fairshare[j],
+                              self.weighted_job_size[j], self.weighted_partition[j])
 
     cdef void recalculate_priorities(self, i64 t) noexcept nogil:
         """The decay thread's pass at t: every pending job's priority anew, the queue re-sorted."""
