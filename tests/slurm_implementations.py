@@ -44,12 +44,7 @@ DEFAULT_OPTIONS = {
     "default_queue_depth": 100,
     "start_delay": 0,
     "bf_phase": 0,
-    "multifactor": False,
-    "priority_weight_age": 0,
-    "priority_max_age": 604800,
-    "priority_calc_period": 300,
-    "priority_calc_origin": 0,
-    "sched_interval": 60,
+    **slurm_reference.OPTIONAL_OPTIONS,  # multifactor and the periodic pass, as the spec defaults them
 }
 
 JOB_DEFAULTS = {"nodes": 0, "mem": 0, "mem_per_cpu": False, "exclusive": False, "partition": 0}

@@ -64,6 +64,10 @@ def multifactor_priority(waited, max_age, weight_age, fairshare=0.0, job_size=0.
     return slurm_priority(waited, max_age, weight_age, fairshare, job_size, partition)
 
 
+INT_COLUMNS = ("submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority", "mem_per_cpu", "exclusive")
+FACTOR_COLUMNS = ("weighted_fairshare", "weighted_job_size", "weighted_partition")
+
+
 cdef class SlurmRun:
     """One simulation: the inputs (checked and copied here), the state and the results."""
 
@@ -273,9 +277,10 @@ cdef class SlurmRun:
         cdef Py_ssize_t j, m = self.n_jobs, n = self.n_nodes
         cdef Ask* a
         columns = {}
-        for key in ("submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority",
-                    "mem_per_cpu", "exclusive"):
-            columns[key] = np.ascontiguousarray(jobs[key], dtype=np.int64)
+        # the integer columns, then multifactor's weighted factors (doubles, 0 when absent)
+        for key in INT_COLUMNS + FACTOR_COLUMNS:
+            given = jobs[key] if key in INT_COLUMNS else jobs.get(key, np.zeros(m))
+            columns[key] = np.ascontiguousarray(given, dtype=np.int64 if key in INT_COLUMNS else np.float64)
             if columns[key].shape[0] != m:
                 raise ValueError(f"jobs: '{key}' has {columns[key].shape[0]} entries, 'submit' has {m}")
         self.submit = <i64*> self._alloc(m * sizeof(i64))
@@ -285,10 +290,6 @@ cdef class SlurmRun:
         self.weighted_fairshare = <double*> self._alloc(m * sizeof(double))
         self.weighted_job_size = <double*> self._alloc(m * sizeof(double))
         self.weighted_partition = <double*> self._alloc(m * sizeof(double))
-        for key in ("weighted_fairshare", "weighted_job_size", "weighted_partition"):
-            columns[key] = np.ascontiguousarray(jobs.get(key, np.zeros(m)), dtype=np.float64)
-            if columns[key].shape[0] != m:
-                raise ValueError(f"jobs: '{key}' has {columns[key].shape[0]} entries, 'submit' has {m}")
         self.ask = <Ask*> self._alloc(m * sizeof(Ask))
         self.part = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
         self.pending = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
