@@ -102,13 +102,14 @@ def add_commands(commands) -> None:
         "--start-delay",
         type=int,
         metavar="S",
-        help="seconds from an event to the main scheduler's pass (default: estimated from the recorded starts)",
+        help="seconds from an event to the main scheduler's pass (default: fitted to the recorded starts, 0-3)",
     )
     slurm.add_argument(
         "--bf-phase",
         type=int,
         metavar="UNIXTIME",
-        help="an instant of a backfill cycle that saw nothing (default: the first submission); no log records it",
+        help="an instant of a backfill cycle that saw nothing; no log records it (default: fitted to the recorded "
+        "starts, one of the bf_interval seconds before the first submission)",
     )
 
     filt = commands.add_parser("filter", help="filter a trace and write it as Parquet")

@@ -366,13 +366,23 @@ def simulate_site(trace, conf: SlurmConf, *, partitions=None, calc_origin=None, 
         first = gzip.decompress(Path(trace).read_bytes())[:65536].split(b"\n", 1)[0]
     jobs = site.jobs_from_dump(parse_sacct(trace)) if looks_like_sacct(first) else site.jobs_from_swf(parse_swf(trace))
     if partitions:
+        unknown = sorted(set(partitions) - set(site.cluster.partition_names))
+        if unknown:
+            raise ValueError(
+                f"{conf.path}: no partition {', '.join(unknown)} (it has {', '.join(site.cluster.partition_names)})"
+            )
         jobs = jobs.only_partitions([site.cluster.partition_names.index(name) for name in partitions])
     options = site.options(
         start_delay=start_delay or 0,
         bf_phase=jobs.first_submit if bf_phase is None else bf_phase - jobs.origin,
         priority_calc_origin=jobs.first_submit if calc_origin is None else calc_origin - jobs.origin,
     )
-    estimated = tuple(name for name, given in (("start_delay", start_delay), ("bf_phase", bf_phase)) if given is None)
+    phase_matters = options.backfill and options.bf_interval > 1  # else every phase gives the same cycles
+    estimated = tuple(
+        name
+        for name, given in (("start_delay", start_delay), ("bf_phase", bf_phase))
+        if given is None and (name != "bf_phase" or phase_matters)
+    )
     if estimated and len(jobs.recorded_start):
         options = fit_unrecorded_options(site.cluster, jobs, options, estimated)
     schedule = slurm_schedule(site.cluster, jobs.columns, options)
