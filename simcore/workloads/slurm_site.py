@@ -41,6 +41,7 @@ from simcore.workloads.schedule import swf_number
 from simcore.workloads.slurm_conf import SlurmConf
 
 PARTITION = 15  # SWF field 16
+UNRECORDED = -(1 << 62)  # the recorded start of a job whose log gives none
 DAY = 86400
 YEAR = 365 * 86400  # Slurm's limit for a job and partition without one (YEAR_MINUTES)
 AGREEMENT_TOLERANCES = (2, 5, 30)  # seconds (SLURM.md §5)
@@ -210,7 +211,7 @@ class SlurmSite:
         in SWF: none."""
         fields = log.fields
         cpus = np.where(fields[:, REQ_PROCS] > 0, fields[:, REQ_PROCS], fields[:, ALLOC_PROCS])
-        keep = (fields[:, RUN] >= 0) & (cpus > 0) & (fields[:, WAIT] >= 0)
+        keep = (fields[:, RUN] >= 0) & (cpus > 0)
         dropped = {"not_run_or_no_processors": int((~keep).sum())}
         order = np.lexsort((fields[:, JOB_ID], fields[:, SUBMIT]))
         order = order[keep[order]]
@@ -243,7 +244,9 @@ class SlurmSite:
             columns["weighted_job_size"], columns["weighted_partition"] = self.weighted_factors(
                 columns["cpus"], columns["nodes"], columns["limit"], columns["partition"]
             )
-        recorded = fields[order, SUBMIT] + fields[order, WAIT] - shift
+        # a job whose wait the log does not give has no recorded start (UNRECORDED)
+        waits = fields[order, WAIT]
+        recorded = np.where(waits >= 0, fields[order, SUBMIT] + waits - shift, UNRECORDED)
         return SlurmJobs(
             columns=columns,
             recorded_start=recorded.astype(np.int64),
@@ -286,6 +289,7 @@ def fit_unrecorded_options(cluster, jobs: SlurmJobs, options: SlurmOptions, fit:
     FIT_JOBS jobs agree best with the recorded ones (most within 5 s, then within 30 s, then the
     smallest mean difference), every combination tried."""
     first = np.argsort(jobs.columns["submit"], kind="stable")[:FIT_JOBS]
+    known = jobs.recorded_start[first] != UNRECORDED
     columns = {key: values[first] for key, values in jobs.columns.items()}
     delays = FITTED_DELAYS if "start_delay" in fit else (options.start_delay,)
     phases = (options.bf_phase,)
@@ -295,7 +299,8 @@ def fit_unrecorded_options(cluster, jobs: SlurmJobs, options: SlurmOptions, fit:
     for delay in delays:
         for phase in phases:
             candidate = replace(options, start_delay=delay, bf_phase=phase)
-            a = schedule_agreement(jobs.recorded_start[first], slurm_schedule(cluster, columns, candidate).start)
+            simulated = slurm_schedule(cluster, columns, candidate).start
+            a = schedule_agreement(jobs.recorded_start[first][known], simulated[known])
             score = (a["within_5s"], a["within_30s"], -a["mean_abs_delta"])
             if best is None or score > best:
                 best, chosen = score, candidate
@@ -328,17 +333,18 @@ class SiteRun:
     estimated: tuple  # the options estimated rather than given
 
     def table(self) -> pa.Table:
-        """One row per job: Slurm (or SWF) id, times from the first submission, recorded and
-        simulated starts, whether backfill started it, and its nodes."""
+        """One row per job: Slurm (or SWF) id, times from the run's origin (a UTC midnight), recorded
+        (null where the log gives none) and simulated starts, whether backfill started it, its nodes."""
         names = self.site.cluster.node_names
         nodes = [",".join(names[i] for i in self.schedule.nodes_of(j)) for j in range(len(self.jobs.recorded_start))]
+        unknown = self.jobs.recorded_start == UNRECORDED  # no recorded start: null
         return pa.table(
             {
                 "job_id": self.jobs.job_id,
                 "submit": self.jobs.columns["submit"],
-                "recorded_start": self.jobs.recorded_start,
+                "recorded_start": pa.array(self.jobs.recorded_start, mask=unknown),
                 "simulated_start": self.schedule.start,
-                "delta": self.schedule.start - self.jobs.recorded_start,
+                "delta": pa.array(self.schedule.start - self.jobs.recorded_start, mask=unknown),
                 "backfilled": self.schedule.backfilled,
                 "nodes": nodes,
             }
@@ -378,15 +384,17 @@ def simulate_site(trace, conf: SlurmConf, *, partitions=None, calc_origin=None, 
         priority_calc_origin=jobs.first_submit if calc_origin is None else calc_origin - jobs.origin,
     )
     phase_matters = options.backfill and options.bf_interval > 1  # else every phase gives the same cycles
+    recorded = (jobs.recorded_start != UNRECORDED).any()  # else nothing to fit to: the defaults stay
     estimated = tuple(
         name
         for name, given in (("start_delay", start_delay), ("bf_phase", bf_phase))
-        if given is None and (name != "bf_phase" or phase_matters)
+        if given is None and recorded and (name != "bf_phase" or phase_matters)
     )
-    if estimated and len(jobs.recorded_start):
+    if estimated:
         options = fit_unrecorded_options(site.cluster, jobs, options, estimated)
     schedule = slurm_schedule(site.cluster, jobs.columns, options)
-    agreement = schedule_agreement(jobs.recorded_start, schedule.start) if len(jobs.recorded_start) else {}
+    known = jobs.recorded_start != UNRECORDED
+    agreement = schedule_agreement(jobs.recorded_start[known], schedule.start[known]) if known.any() else {}
     return SiteRun(site, jobs, options, schedule, agreement, estimated)
 
 

@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from simcore.engine.slurm import job_arrays, slurm_schedule
+from simcore.engine.swf import parse_swf
 from simcore.workloads.catalogue import catalogue_slurm_conf, load_catalogue
 from simcore.workloads.files import read_provenance
 from simcore.workloads.sacct import parse_sacct
@@ -26,6 +27,7 @@ from simcore.workloads.slurm_site import (
     natural_key,
     schedule_agreement,
     simulate_site,
+    write_site_schedule_swf,
 )
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "sacct" / "slurm-accounting.sacct"
@@ -178,3 +180,24 @@ def test_simulate_slurm_conf_end_to_end(conf_file, tmp_path):
     assert waits == sorted((run.schedule.start - run.jobs.columns["submit"]).astype(float).tolist())
     as_json = subprocess.run([*command, "--json"], capture_output=True, text=True)
     assert json.loads(as_json.stdout)["agreement"] == run.agreement
+
+
+def test_an_swf_log_under_a_catalogue_machine(tmp_path):
+    """A PWA-style SWF log in the Slurm mode: requested processors as CPUs, requested time as the
+    limit (whole minutes), the simulated waits written back into the log's own lines."""
+    log = tmp_path / "example.swf"
+    subprocess.run([sys.executable, "-m", "simcore.cli", "example", "-o", str(log), "--jobs", "300"], check=True)
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(catalogue_slurm_conf("KTH-SP2", {"nodes": [{"count": 128, "cpus": 1}]}))
+    run = simulate_site(log, read_slurm_conf(conf), start_delay=0, bf_phase=0)
+    swf = parse_swf(log)
+    ran = (swf.fields[:, 3] >= 0) & (swf.fields[:, 7] > 0)
+    assert len(run.jobs.job_id) == int(ran.sum())
+    assert (run.jobs.columns["limit"] % 60 == 0).all()
+    assert (run.schedule.start >= run.jobs.columns["submit"]).all()
+    out = tmp_path / "schedule.swf.gz"
+    write_site_schedule_swf(log, run, out)
+    written = parse_swf(out)
+    rows = {int(job_id): k for k, job_id in enumerate(written.fields[:, 0])}
+    for j, job_id in enumerate(run.jobs.job_id):
+        assert written.fields[rows[int(job_id)], 2] == run.schedule.start[j] - run.jobs.columns["submit"][j]
