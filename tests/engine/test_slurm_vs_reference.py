@@ -20,6 +20,7 @@ def first_difference(expected: dict, got: dict) -> str | None:
     return None
 
 
+@pytest.mark.slow  # about 50 s on one core: the full run has it, the one-process fast subset does not
 @pytest.mark.parametrize("block", range(BLOCKS))
 def test_kernel_matches_reference(block):
     mismatches = []
