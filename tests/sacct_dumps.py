@@ -168,6 +168,7 @@ def generate_dump(jobs: int, seed: int, steps: float = 0.3, not_ended: float = 0
         "AllocNodes": alloc_nodes.astype(str),
         "ReqNodes": nodes.astype(str),
         "ReqMem": np.array(memory_text),
+        "Account": np.char.add("proj", (user_number % 5).astype(str)),  # from the user: no random draw
     }
     if list(fields) != FIELDS:  # sacct's other fields, from the same jobs (no random draw)
         ran_for = np.where(~not_started & ~running & (state != "PENDING"), run, 0)

@@ -7,7 +7,7 @@ Made on the cluster with (SACCT_COMMAND):
     SLURM_TIME_FORMAT=standard sacct --allusers --allocations --parsable2 \\
         --starttime 1970-01-01 --endtime now \\
         --format=Cluster,JobID,JobIDRaw,User,Group,Partition,State,Submit,Start,End,Timelimit,\\
-AllocCPUS,ReqCPUS,AllocNodes,ReqNodes,ReqMem > dump.txt
+AllocCPUS,ReqCPUS,AllocNodes,ReqNodes,ReqMem,Account > dump.txt
 
 `--parsable2` separates fields with `|` and truncates nothing. The header line that sacct prints
 first is required (no `--noheader`): fields are found by name, in any order, and in any case (sacct
@@ -45,7 +45,7 @@ printed by the command; a dump with all of DUMP_FIELDS under their own names has
   AllocCPUS is 0 or its Start equals its End (what Slurm gives a job cancelled while pending; a
   job that ran less than a second is taken for one). Without node counts, MaxNodes is not written.
 - ReqMem: requested memory -1. Partition: one partition, and --partition or PART= values are
-  refused. User (else UID), Group (else GID): -1; from UID or GID, ties in the numbering go by the
+  refused. User (else UID), Group (else GID): -1 (Account: fair share cannot be simulated); from UID or GID, ties in the numbering go by the
   number's text. Cluster: the Computer line is the dump's file name. JobID: no counts of array
   tasks and heterogeneous components.
 - Elapsed (else ElapsedRaw, seconds): checked against End - Start of each job that ran. Slurm's
@@ -162,6 +162,7 @@ DUMP_FIELDS = (
     "AllocNodes",
     "ReqNodes",
     "ReqMem",
+    "Account",
 )
 SACCT_COMMAND = (
     "SLURM_TIME_FORMAT=standard sacct --allusers --allocations --parsable2 --starttime 1970-01-01 --endtime now "
@@ -184,6 +185,7 @@ FIELD_NAMES = {
     "Partition": ("Partition",),
     "User": ("User", "UID"),
     "Group": ("Group", "GID"),
+    "Account": ("Account",),  # the Slurm mode's fair share: jobs are charged to (account, user)
     "Elapsed": ("Elapsed", "ElapsedRaw"),  # checked against End - Start
     "Suspended": ("Suspended",),  # checked with Elapsed
     "Cluster": ("Cluster",),
@@ -278,6 +280,8 @@ class SacctDump:
     users: tuple  # names, user k is users[k - 1]
     group: np.ndarray
     groups: tuple
+    account: np.ndarray  # 1-based, in order of first submission; -1 without the field
+    accounts: tuple
     clusters: tuple  # names in the Cluster field, if any
     counts: dict = field(default_factory=dict)
     fields: dict = field(default_factory=dict)  # FIELD_NAMES key -> the header name read, None if absent
@@ -843,6 +847,7 @@ def parse_sacct(
     )
     user, users = _names_from(columns.get("User"), keep, submit)
     group, groups = _names_from(columns.get("Group"), keep, submit)
+    account, accounts = _names_from(columns.get("Account"), keep, submit)
     clusters = ()
     if "Cluster" in columns:
         clusters = tuple(sorted(set(pc.unique(pc.filter(columns["Cluster"], pa.array(keep))).to_pylist()) - {""}))
@@ -871,6 +876,8 @@ def parse_sacct(
         users=users,
         group=group,
         groups=groups,
+        account=account,
+        accounts=accounts,
         clusters=clusters,
         counts=counts,
         fields={key: shown.get(key) for key in FIELD_NAMES},

@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group("failures")]
 # The README's sacct command's fields (simcore.workloads.sacct.SACCT_COMMAND).
 HEADER = (
     "Cluster|JobID|JobIDRaw|User|Group|Partition|State|Submit|Start|End|Timelimit|AllocCPUS|ReqCPUS|AllocNodes|"
-    "ReqNodes|ReqMem"
+    "ReqNodes|ReqMem|Account"
 )
 
 
@@ -26,7 +26,7 @@ def short_dump(jobs: int = 15) -> str:
     for job in range(1, jobs + 1):
         submit, start = 16 * (job - 1), 16 * (job - 1) + job % 3
         stamp = [f"2026-11-26T13:{(t // 60):02d}:{(t % 60):02d}" for t in (submit, start, start + 30)]
-        lines.append(f"c|{job}|{job}|u{job % 2}|g|batch|COMPLETED|{'|'.join(stamp)}|00:05:00|1|1|1|1|100M")
+        lines.append(f"c|{job}|{job}|u{job % 2}|g|batch|COMPLETED|{'|'.join(stamp)}|00:05:00|1|1|1|1|100M|a{job % 2}")
     return "\n".join(lines) + "\n"
 
 
