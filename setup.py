@@ -14,6 +14,7 @@ MODULES = (
     "simcore.engine._regression",  # regression predictor, NAG, losses
     "simcore.engine._jobs",  # a workload's arrays, validated once
     "simcore.engine._core",  # the event loop
+    "simcore.engine._slurm_fairshare",  # the Slurm mode's fair share: association tree, usage, factors
     "simcore.engine._slurm",  # the Slurm mode: main scheduler and backfill cycle on nodes
     "simcore.engine._selection",  # job selection: observation, rewards, vector step
     "simcore.engine._swf",  # SWF tokenizer

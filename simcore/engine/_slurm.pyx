@@ -14,6 +14,8 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
 from simcore.engine._placement cimport Ask, Free, Nodes, Scratch, has_node, i64, memory_taken, place, word
+from simcore.engine._slurm_fairshare cimport (Associations, FairShare, add_job_usage, begin_instant,
+                                              classic_factor, end_instant)
 
 
 cdef extern from *:
@@ -65,7 +67,7 @@ def multifactor_priority(waited, max_age, weight_age, fairshare=0.0, job_size=0.
 
 
 INT_COLUMNS = ("submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority", "mem_per_cpu", "exclusive")
-FACTOR_COLUMNS = ("weighted_fairshare", "weighted_job_size", "weighted_partition")
+FACTOR_COLUMNS = ("weighted_job_size", "weighted_partition")
 
 
 cdef class SlurmRun:
@@ -83,8 +85,8 @@ cdef class SlurmRun:
     cdef i64* runtime
     cdef i64* limit
     cdef i64* priority
-    cdef double* weighted_fairshare     # multifactor: the factors other than age, weighted
-    cdef double* weighted_job_size
+    cdef double* weighted_job_size      # multifactor: the job-size and partition factors, weighted
+
     cdef double* weighted_partition
     cdef Ask* ask
     cdef Py_ssize_t* part
@@ -92,6 +94,13 @@ cdef class SlurmRun:
     cdef bint backfill, memory_consumable, whole_nodes, multifactor
     cdef double weight_age
     cdef i64 max_age, calc_period, calc_origin, sched_interval
+    # fair share (§3.1)
+    cdef bint fair_share, usage_at_job_end
+    cdef double weight_fairshare
+    cdef FairShare fair                 # the tree, its usage and factors
+    cdef Associations* assoc            # fair.a
+    cdef Py_ssize_t* job_assoc
+    cdef Py_ssize_t* active         # scratch: running and pending jobs in index order
     cdef i64 bf_interval, bf_resolution, bf_window, start_delay, bf_phase
     cdef Py_ssize_t bf_max_job_test, bf_part_reserve, bf_node_space_size, queue_depth
     # state
@@ -206,6 +215,10 @@ cdef class SlurmRun:
                 self.part_nodes[p * self.words + (i >> 6)] |= (<word> 1) << (i & 63)
             self.part_free_cpus[p] = sum(int(node_cpus[i]) for i in set(members))
         self._read_options(options)
+        if self.fair_share and "associations" not in cluster:
+            raise ValueError("fair share (priority_weight_fairshare > 0) needs cluster['associations']")
+        self.fair = FairShare(cluster["associations"] if self.fair_share else None, options)
+        self.assoc = &self.fair.a
         self._read_jobs(jobs)
         self.plan.capacity = self.bf_node_space_size + 3
         self.plan.begin = <i64*> self._alloc(self.plan.capacity * sizeof(i64))
@@ -260,6 +273,9 @@ cdef class SlurmRun:
         self.calc_period = options.get("priority_calc_period", 300)
         self.calc_origin = options.get("priority_calc_origin", 0)
         self.sched_interval = options.get("sched_interval", 60)
+        self.weight_fairshare = options.get("priority_weight_fairshare", 0)
+        self.fair_share = self.multifactor and self.weight_fairshare > 0
+        self.usage_at_job_end = bool(options.get("usage_at_job_end", False))
         if self.sched_interval < 0:
             raise ValueError(f"option sched_interval must be >= 0, got {self.sched_interval}")
         if self.multifactor and (self.max_age < 0 or self.calc_period < 1 or self.weight_age < 0):
@@ -287,7 +303,6 @@ cdef class SlurmRun:
         self.runtime = <i64*> self._alloc(m * sizeof(i64))
         self.limit = <i64*> self._alloc(m * sizeof(i64))
         self.priority = <i64*> self._alloc(m * sizeof(i64))
-        self.weighted_fairshare = <double*> self._alloc(m * sizeof(double))
         self.weighted_job_size = <double*> self._alloc(m * sizeof(double))
         self.weighted_partition = <double*> self._alloc(m * sizeof(double))
         self.ask = <Ask*> self._alloc(m * sizeof(Ask))
@@ -306,6 +321,9 @@ cdef class SlurmRun:
         self.alloc_node = <Py_ssize_t*> self._grown(self.alloc_capacity * sizeof(Py_ssize_t))
         self.alloc_cpus = <int*> self._grown(self.alloc_capacity * sizeof(int))
         self.alloc_size = 0
+        self.active = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        if self.fair_share:
+            self._read_job_associations(jobs)
         # an empty machine, to check that every job fits its partition
         cdef Free empty
         empty.cpus = self.free_copy.cpus
@@ -319,7 +337,6 @@ cdef class SlurmRun:
             self.runtime[j] = columns["run"][j]
             self.limit[j] = columns["limit"][j]
             self.priority[j] = columns["priority"][j]
-            self.weighted_fairshare[j] = columns["weighted_fairshare"][j]
             self.weighted_job_size[j] = columns["weighted_job_size"][j]
             self.weighted_partition[j] = columns["weighted_partition"][j]
             self.part[j] = columns["partition"][j]
@@ -348,6 +365,20 @@ cdef class SlurmRun:
                                  f"partition {self.part[j]} even when it is empty")
         return 0
 
+    cdef int _read_job_associations(self, jobs) except -1:
+        cdef Py_ssize_t j
+        if "association" not in jobs:
+            raise ValueError("fair share (priority_weight_fairshare > 0) needs the jobs' 'association'")
+        given = np.ascontiguousarray(jobs["association"], dtype=np.int64)
+        if given.shape[0] != self.n_jobs:
+            raise ValueError(f"jobs: 'association' has {given.shape[0]} entries, 'submit' has {self.n_jobs}")
+        self.job_assoc = <Py_ssize_t*> self._alloc(self.n_jobs * sizeof(Py_ssize_t))
+        for j in range(self.n_jobs):
+            if not 0 < given[j] < self.assoc.n or not self.assoc.user[given[j]]:
+                raise ValueError(f"job {j}: association {given[j]} is not a user association")
+            self.job_assoc[j] = given[j]
+        return 0
+
     def __dealloc__(self):
         cdef Py_ssize_t k
         for k in range(self.n_owned):
@@ -373,15 +404,46 @@ cdef class SlurmRun:
 
     cdef i64 multifactor_priority(self, Py_ssize_t j, i64 t) noexcept nogil:
         cdef i64 waited = t - self.submit[j] if t > self.submit[j] else 0
-        return slurm_priority(waited, self.max_age, self.weight_age, self.weighted_fairshare[j],
+        cdef double fairshare = 0.0
+        if self.fair_share:
+            if self.assoc.fair_tree:
+                fairshare = self.assoc.factor[self.job_assoc[j]] * self.weight_fairshare
+            else:
+                fairshare = classic_factor(self.assoc, self.job_assoc[j]) * self.weight_fairshare
+        return slurm_priority(waited, self.max_age, self.weight_age, fairshare,
                               self.weighted_job_size[j], self.weighted_partition[j])
 
-    cdef void recalculate_priorities(self, i64 t) noexcept nogil:
-        """The decay thread's pass at t: every pending job's priority anew, the queue re-sorted."""
-        cdef Py_ssize_t k, i, j
+    cdef double held_cpus(self, Py_ssize_t j) noexcept nogil:
+        cdef Py_ssize_t k
+        cdef double total = 0
+        for k in range(self.alloc_count[j]):
+            total += self.alloc_cpus[self.alloc_offset[j] + k]
+        return total
+
+    cdef void add_usage_of(self, Py_ssize_t j, i64 t) noexcept nogil:
+        """A running job's usage since the last decay instant (or its start) until t (§3.1)."""
+        add_job_usage(self.assoc, self.job_assoc[j], self.start[j], t, self.held_cpus(j))
+
+    cdef Py_ssize_t active_by_index(self) noexcept nogil:
+        """Running and pending jobs in index order (Slurm's job list) into `active`."""
+        cdef Py_ssize_t k, i, j, size = 0
+        for k in range(self.n_running):
+            self.active[size] = self.by_end[k]
+            size += 1
         for k in range(self.n_pending):
-            j = self.pending[k]
-            self.priority[j] = self.multifactor_priority(j, t)
+            self.active[size] = self.pending[k]
+            size += 1
+        for k in range(1, size):
+            j = self.active[k]
+            i = k - 1
+            while i >= 0 and self.active[i] > j:
+                self.active[i + 1] = self.active[i]
+                i -= 1
+            self.active[i + 1] = j
+        return size
+
+    cdef void sort_pending(self) noexcept nogil:
+        cdef Py_ssize_t k, i, j
         for k in range(1, self.n_pending):     # insertion sort: the order mostly holds
             j = self.pending[k]
             i = k - 1
@@ -389,6 +451,41 @@ cdef class SlurmRun:
                 self.pending[i + 1] = self.pending[i]
                 i -= 1
             self.pending[i + 1] = j
+
+    cdef bint decay_instant(self, i64 t) noexcept nogil:
+        """The decay thread's instant t (§3, §3.1): usage reset, decayed and added, fair-share
+        factors, pending jobs' priorities. True if it recomputed a priority (an update)."""
+        cdef bint first = begin_instant(self.assoc, t), recomputed = False
+        cdef Py_ssize_t k, j, size
+        if self.assoc.fair_tree:
+            if self.fair_share:
+                size = self.active_by_index()
+                for k in range(size):
+                    j = self.active[k]
+                    if self.start[j] >= 0:
+                        self.add_usage_of(j, t)
+            end_instant(self.assoc, t)
+            for k in range(self.n_pending):
+                j = self.pending[k]
+                self.priority[j] = self.multifactor_priority(j, t)
+            recomputed = self.n_pending > 0
+        else:
+            if not first:
+                # classic: one walk in job order, usage and priorities interleaved (a user's effective
+                # usage is computed by the first of its jobs that needs it)
+                size = self.active_by_index()
+                for k in range(size):
+                    j = self.active[k]
+                    if self.start[j] >= 0:
+                        if self.fair_share:
+                            self.add_usage_of(j, t)
+                    else:
+                        self.priority[j] = self.multifactor_priority(j, t)
+                recomputed = self.n_pending > 0
+            end_instant(self.assoc, t)
+        if recomputed:
+            self.sort_pending()
+        return recomputed
 
     cdef void add_pending(self, Py_ssize_t j, i64 t) noexcept nogil:
         cdef Py_ssize_t lo = 0, hi = self.n_pending, mid
@@ -876,7 +973,8 @@ cdef class SlurmRun:
                     t = pass_due[head]
                 if self.backfill and self.last_update >= last_cycle and last_cycle + self.bf_interval < t:
                     t = last_cycle + self.bf_interval
-                if self.multifactor and self.n_pending > 0 and next_calc < t:
+                if (self.multifactor and next_calc < t
+                        and (self.n_pending > 0 or (self.fair_share and self.n_running > 0))):
                     t = next_calc
                 if self.sched_interval > 0 and self.n_pending > 0 and next_full < t:
                     t = next_full
@@ -884,16 +982,22 @@ cdef class SlurmRun:
                     raise RuntimeError("the simulation stopped with jobs left")
                 events = False
                 if self.multifactor:
-                    # instants without pending jobs pass unseen; one with them is an update
+                    # idle instants matter only to fair share's usage; one recomputing a pending job's
+                    # priority is an update
                     while next_calc < t:
+                        if self.fair_share:
+                            self.decay_instant(next_calc)
+                        else:
+                            end_instant(self.assoc, next_calc)     # passes unseen, but it was an instant
                         next_calc += self.calc_period
                     if next_calc == t:
                         next_calc += self.calc_period
-                        if self.n_pending > 0:
-                            self.recalculate_priorities(t)
+                        if self.decay_instant(t):
                             self.last_update = t
                 while self.n_running > 0 and self.real_end[self.by_end[0]] == t:
                     j = self.by_end[0]
+                    if self.fair_share and self.usage_at_job_end:
+                        self.add_usage_of(j, t)
                     self.release(j, &self.free_now)
                     SlurmRun.remove_from(self.by_end, self.n_running, j)
                     SlurmRun.remove_from(self.by_limit_end, self.n_running, j)

@@ -17,8 +17,9 @@ from simcore.engine._slurm import SlurmRun
 JOB_COLUMNS = ("submit", "run", "limit", "cpus", "nodes", "mem", "mem_per_cpu", "exclusive", "partition", "priority")
 """A job's fields (docs/slurm_mode.md §1); `nodes`, `mem`, `mem_per_cpu`, `exclusive` and
 `partition` default to 0, `priority` to FIFO (the order of the rows)."""
-WEIGHTED_FACTORS = ("weighted_fairshare", "weighted_job_size", "weighted_partition")
-"""Multifactor's factors other than age, times their weights (doubles, default 0; §3)."""
+WEIGHTED_FACTORS = ("weighted_job_size", "weighted_partition")
+"""Multifactor's job-size and partition factors, times their weights (doubles, default 0; §3); fair
+share is computed by the kernel from each job's `association` (§3.1)."""
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,13 @@ class SlurmCluster:
     tiers: list[int] | None = None  # PriorityTier per partition; None: all equal
     node_names: list[str] | None = None
     partition_names: list[str] | None = None
+    associations: dict | None = None  # fair share's tree: {"parent", "shares", "user"} (§1)
 
     def arrays(self) -> dict:
         n = len(self.cpus)
         partitions = self.partitions or [list(range(n))]
         return {
+            **({"associations": self.associations} if self.associations else {}),
             "cpus": list(self.cpus),
             "memory": list(self.memory) if self.memory is not None else [0] * n,
             "weight": list(self.weight) if self.weight is not None else [1] * n,
@@ -67,6 +70,12 @@ class SlurmOptions:
     priority_max_age: int = 7 * 86400
     priority_calc_period: int = 300
     priority_calc_origin: int = 0  # slurmctld's start: the decay instants count from it
+    priority_weight_fairshare: float = 0  # fair share (§3.1): off at 0
+    fair_tree: bool = True  # False: the classic formula (PriorityFlags=NO_FAIR_TREE)
+    priority_decay_half_life: int = 7 * 86400  # 0: no decay
+    fairshare_dampening: int = 1
+    usage_at_job_end: bool = False  # AccountingStorageEnforce with limits: a job's end adds its last usage
+    usage_resets: tuple = ()  # PriorityUsageResetPeriod's instants
 
     def arrays(self) -> dict:
         values = asdict(self)
@@ -109,6 +118,8 @@ def job_arrays(jobs) -> dict:
     for name in WEIGHTED_FACTORS:
         if name in jobs:
             columns[name] = np.asarray(jobs[name], dtype=np.float64)
+    if "association" in jobs:
+        columns["association"] = np.asarray(jobs["association"], dtype=np.int64)
     return columns
 
 

@@ -40,6 +40,7 @@ from simcore.workloads.sacct import (
     parse_time_limit_seconds,
 )
 from simcore.workloads.schedule import write_schedule_swf
+from simcore.workloads.slurm_assoc import read_associations
 from simcore.workloads.slurm_conf import read_slurm_conf
 from simcore.workloads.slurm_site import simulate_site, write_site_schedule_swf
 
@@ -91,6 +92,12 @@ def add_commands(commands) -> None:
     )
     slurm.add_argument("--slurm-conf", metavar="slurm.conf", help="simulate Slurm configured from this file")
     slurm.add_argument("--partition", action="append", metavar="NAME", help="only the jobs of this partition")
+    slurm.add_argument(
+        "--slurm-assoc",
+        metavar="FILE",
+        help="the accounts, users and shares for fair share, as `sshare -a -l -P` (or `sacctmgr -P show assoc tree "
+        "format=Account,User,Share`) prints them; needed when slurm.conf sets PriorityWeightFairshare",
+    )
     slurm.add_argument(
         "--priority-calc-origin",
         type=int,
@@ -473,6 +480,7 @@ def run_slurm_simulate(args) -> int:
     run = simulate_site(
         args.trace,
         conf,
+        associations=read_associations(args.slurm_assoc) if args.slurm_assoc else None,
         partitions=args.partition,
         calc_origin=args.priority_calc_origin,
         start_delay=args.start_delay,

@@ -45,9 +45,9 @@ printed by the command; a dump with all of DUMP_FIELDS under their own names has
   AllocCPUS is 0 or its Start equals its End (what Slurm gives a job cancelled while pending; a
   job that ran less than a second is taken for one). Without node counts, MaxNodes is not written.
 - ReqMem: requested memory -1. Partition: one partition, and --partition or PART= values are
-  refused. User (else UID), Group (else GID): -1 (Account: fair share cannot be simulated); from UID or GID, ties in the numbering go by the
-  number's text. Cluster: the Computer line is the dump's file name. JobID: no counts of array
-  tasks and heterogeneous components.
+  refused. User (else UID), Group (else GID): -1; from UID or GID, ties in the numbering go by the
+  number's text. Account: the Slurm mode cannot simulate fair share. Cluster: the Computer line
+  is the dump's file name. JobID: no counts of array tasks and heterogeneous components.
 - Elapsed (else ElapsedRaw, seconds): checked against End - Start of each job that ran. Slurm's
   Elapsed is End - Start less the time the job was suspended: more is a bad line
   (`elapsed_mismatch`, naming both), less is counted (`suspended`, written only when some are)

@@ -51,6 +51,8 @@ PRIORITY_DEFAULTS = {
     "favor_small": False,
     "fair_tree": True,  # the default since 19.05; NO_FAIR_TREE or DEPTH_OBLIVIOUS turn it off
     "small_relative_to_time": False,
+    "depth_oblivious": False,
+    "dampening": 1,  # FairShareDampeningFactor
     "flags": (),
 }
 RESET_PERIODS = ("none", "now", "daily", "weekly", "monthly", "quarterly", "yearly")
@@ -178,6 +180,7 @@ class SlurmConf:
     priority: dict = field(default_factory=lambda: dict(PRIORITY_DEFAULTS))
     def_mem_per_cpu: int | None = None  # MB
     def_mem_per_node: int | None = None  # MB
+    enforce_limits: bool = False  # AccountingStorageEnforce with limits, safe or all
     keys_used: tuple[str, ...] = ()
 
     @property
@@ -299,6 +302,7 @@ def read_slurm_conf(path) -> SlurmConf:
         priority=_priority(setting),
         def_mem_per_cpu=_integer(*memory_per_cpu) if memory_per_cpu else None,
         def_mem_per_node=_integer(*memory_per_node) if memory_per_node else None,
+        enforce_limits=_enforces_limits(setting("AccountingStorageEnforce")),
         keys_used=tuple(sorted(used)),
     )
 
@@ -444,4 +448,18 @@ def _priority(setting) -> dict:
         chosen["flags"] = flags
         chosen["fair_tree"] = not ({"NO_FAIR_TREE", "DEPTH_OBLIVIOUS"} & set(flags))
         chosen["small_relative_to_time"] = "SMALL_RELATIVE_TO_TIME" in flags
+        chosen["depth_oblivious"] = "DEPTH_OBLIVIOUS" in flags
+    found = setting("FairShareDampeningFactor")
+    if found:
+        chosen["dampening"] = _integer(*found)
+        if chosen["dampening"] < 1:
+            raise SlurmConfError(f"{found[1]}: FairShareDampeningFactor must be at least 1")
     return chosen
+
+
+def _enforces_limits(found) -> bool:
+    """AccountingStorageEnforce sets ACCOUNTING_ENFORCE_LIMITS (read_config.c): `limits` (or 2),
+    `safe`, `all`. Only then does a job's end add its last usage (acct_policy.c)."""
+    if not found:
+        return False
+    return bool({item.strip().lower() for item in found[0].split(",")} & {"limits", "2", "safe", "all"})

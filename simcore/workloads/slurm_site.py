@@ -11,10 +11,12 @@ from its sacct dump, and how closely a simulated schedule follows the recorded o
 
 from __future__ import annotations
 
+import calendar
 import gzip
 import math
 import re
 from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +40,7 @@ from simcore.engine.swf import (
 from simcore.workloads.files import atomic_write, code_version
 from simcore.workloads.sacct import LIMITED, SacctDump, parse_sacct, swf_fields, swf_order
 from simcore.workloads.schedule import swf_number
+from simcore.workloads.slurm_assoc import Associations
 from simcore.workloads.slurm_conf import SlurmConf
 
 PARTITION = 15  # SWF field 16
@@ -86,9 +89,10 @@ class SlurmSite:
     conf: SlurmConf
     cluster: SlurmCluster
     node_index: dict  # node name -> index in Slurm's node order
+    associations: Associations | None = None  # fair share's tree (--slurm-assoc)
 
     @classmethod
-    def from_conf(cls, conf: SlurmConf) -> SlurmSite:
+    def from_conf(cls, conf: SlurmConf, associations: Associations | None = None) -> SlurmSite:
         names = sorted(conf.nodes, key=natural_key)
         index = {name: i for i, name in enumerate(names)}
         partitions = list(conf.partitions.values())
@@ -100,8 +104,22 @@ class SlurmSite:
             tiers=[part.priority_tier for part in partitions],
             node_names=names,
             partition_names=[part.name for part in partitions],
+            associations=associations.arrays() if associations else None,
         )
-        return cls(conf, cluster, index)
+        site = cls(conf, cluster, index, associations)
+        if site.fair_share:
+            if conf.priority["depth_oblivious"]:
+                raise ValueError(f"{conf.path}: PriorityFlags=DEPTH_OBLIVIOUS fair share is not modelled")
+            if associations is None:
+                raise ValueError(
+                    f"{conf.path}: PriorityWeightFairshare={conf.priority['weight_fairshare']} needs the association "
+                    "tree: give --slurm-assoc FILE (made with `sshare -a -l -P > FILE`)"
+                )
+        return site
+
+    @property
+    def fair_share(self) -> bool:
+        return self.multifactor and self.conf.priority["weight_fairshare"] > 0
 
     def options(self, **overrides) -> SlurmOptions:
         """The scheduler's options as the conf sets them, with `overrides` (start_delay, bf_phase, ...)."""
@@ -121,8 +139,43 @@ class SlurmSite:
             priority_weight_age=self.conf.priority["weight_age"],
             priority_max_age=self.conf.priority["max_age"],
             priority_calc_period=self.conf.priority["calc_period"],
+            priority_weight_fairshare=self.conf.priority["weight_fairshare"] if self.fair_share else 0,
+            fair_tree=self.conf.priority["fair_tree"],
+            priority_decay_half_life=self.conf.priority["decay_half_life"] or 0,
+            fairshare_dampening=self.conf.priority["dampening"],
+            usage_at_job_end=self.conf.enforce_limits,
         )
         return replace(options, **overrides)
+
+    def usage_resets(self, origin: int, until: int) -> tuple:
+        """PriorityUsageResetPeriod's instants from slurmctld's start `origin` to `until` (Unix
+        times; `_next_reset`: the next day, week (Sunday), month, quarter or year, in UTC)."""
+        period = self.conf.priority["usage_reset_period"]
+        if period == "none":
+            return ()
+        if period == "now":
+            return (origin,)
+        resets, last = [], origin
+        while True:
+            day = datetime.fromtimestamp(last, UTC).replace(hour=0, minute=0, second=0)
+            midnight = calendar.timegm(day.timetuple())
+            if period == "daily":
+                last = midnight + DAY
+            elif period == "weekly":
+                last = midnight + DAY * (7 - (day.weekday() + 1) % 7)  # tm_wday: Sunday is 0
+            else:
+                month = day.month - 1
+                if period == "monthly":
+                    month += 1
+                elif period == "quarterly":
+                    month = 3 if month < 3 else 6 if month < 6 else 9 if month < 9 else 12
+                else:
+                    month = 12
+                year = day.year + month // 12
+                last = calendar.timegm((year, month % 12 + 1, 1, 0, 0, 0))
+            if last > until:
+                return tuple(resets)
+            resets.append(last)
 
     @property
     def multifactor(self) -> bool:
@@ -193,6 +246,14 @@ class SlurmSite:
             )
             columns["weighted_job_size"] = size
             columns["weighted_partition"] = part
+        if self.fair_share:
+            if not dump.accounts:
+                raise ValueError(
+                    f"{dump.source}: fair share needs each job's Account: dump with the README's sacct command"
+                )
+            accounts = [dump.accounts[a - 1] if a > 0 else "" for a in dump.account[order].tolist()]
+            users = [dump.users[u - 1] if u > 0 else "" for u in dump.user[order].tolist()]
+            columns["association"] = self.associations.job_associations(accounts, users, dump.line[order], dump.source)
         return SlurmJobs(
             columns=columns,
             recorded_start=(dump.start[order] - origin).astype(np.int64),
@@ -209,6 +270,8 @@ class SlurmSite:
         as memory per CPU; partitions by the names of a `; Partitions: 1 a, 2 b` header line
         (import-sacct writes it), else the default partition. Node counts and exclusivity are not
         in SWF: none."""
+        if self.fair_share:
+            raise ValueError(f"{log.source}: an SWF log names no accounts, which fair share needs: give the sacct dump")
         fields = log.fields
         cpus = np.where(fields[:, REQ_PROCS] > 0, fields[:, REQ_PROCS], fields[:, ALLOC_PROCS])
         keep = (fields[:, RUN] >= 0) & (cpus > 0)
@@ -354,6 +417,7 @@ class SiteRun:
         return {
             "slurm_conf": self.site.conf.path,
             "slurm_conf_keys_used": list(self.site.conf.keys_used),
+            "slurm_assoc": self.site.associations.source if self.site.associations else None,
             "options": asdict(self.options),
             "estimated": list(self.estimated),
             "origin": self.jobs.origin,
@@ -362,10 +426,13 @@ class SiteRun:
         }
 
 
-def simulate_site(trace, conf: SlurmConf, *, partitions=None, calc_origin=None, start_delay=None, bf_phase=None):
-    """Simulate `trace` (a sacct dump or an SWF log) under `conf` (docs/slurm_mode.md §7). Times
-    given as Unix times (calc_origin, bf_phase; default the first submission)."""
-    site = SlurmSite.from_conf(conf)
+def simulate_site(
+    trace, conf: SlurmConf, *, associations=None, partitions=None, calc_origin=None, start_delay=None, bf_phase=None
+):
+    """Simulate `trace` (a sacct dump or an SWF log) under `conf` (docs/slurm_mode.md §7), with
+    fair share over `associations` (read_associations). Times given as Unix times (calc_origin,
+    bf_phase; default the first submission)."""
+    site = SlurmSite.from_conf(conf, associations)
     with open(trace, "rb") as handle:
         first = handle.read(65536).split(b"\n", 1)[0]
     if first.startswith(b"\x1f\x8b"):
@@ -378,10 +445,14 @@ def simulate_site(trace, conf: SlurmConf, *, partitions=None, calc_origin=None, 
                 f"{conf.path}: no partition {', '.join(unknown)} (it has {', '.join(site.cluster.partition_names)})"
             )
         jobs = jobs.only_partitions([site.cluster.partition_names.index(name) for name in partitions])
+    origin = jobs.first_submit if calc_origin is None else calc_origin - jobs.origin
+    # no schedule ends later than the last submission plus every running time
+    until = jobs.origin + int(jobs.columns["submit"].max() + np.maximum(jobs.columns["run"], 1).sum())
     options = site.options(
         start_delay=start_delay or 0,
         bf_phase=jobs.first_submit if bf_phase is None else bf_phase - jobs.origin,
-        priority_calc_origin=jobs.first_submit if calc_origin is None else calc_origin - jobs.origin,
+        priority_calc_origin=origin,
+        usage_resets=tuple(t - jobs.origin for t in site.usage_resets(origin + jobs.origin, until)),
     )
     phase_matters = options.backfill and options.bf_interval > 1  # else every phase gives the same cycles
     recorded = (jobs.recorded_start != UNRECORDED).any()  # else nothing to fit to: the defaults stay

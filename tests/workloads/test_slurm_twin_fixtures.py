@@ -13,14 +13,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from simcore.engine._slurm import multifactor_priority
+from simcore.engine._slurm_fairshare import FairShare
 
 from simcore.workloads.sacct import parse_sacct
+from simcore.workloads.slurm_assoc import read_associations
 from simcore.workloads.slurm_conf import read_slurm_conf
 from simcore.workloads.slurm_site import SlurmSite, simulate_site
 
 TWIN = Path(__file__).resolve().parent.parent / "fixtures" / "slurm_twin"
-# Every cluster of the fixture run but `fair`: its priorities are mostly fair share, which the
-# Slurm mode does not compute yet (docs/slurm_mode.md §3); it is measured, not asserted, below.
+# Every cluster of the fixture run but `fair`, whose shortfall is asserted as measured below.
 CLUSTERS = ("one32", "many32", "mf32", "mem", "parts", "builtin1", "builtin32")
 
 
@@ -40,7 +41,13 @@ def run_of(cluster: str):
     folder = TWIN / cluster
     conf = read_slurm_conf(folder / "slurm.conf")
     multifactor = conf.priority["type"] == "priority/multifactor"
-    return simulate_site(folder / "sacct.txt", conf, calc_origin=controller_start(folder) if multifactor else None)
+    associations = read_associations(folder / "sshare.txt") if conf.priority["weight_fairshare"] else None
+    return simulate_site(
+        folder / "sacct.txt",
+        conf,
+        associations=associations,
+        calc_origin=controller_start(folder) if multifactor else None,
+    )
 
 
 @pytest.mark.parametrize("cluster", CLUSTERS)
@@ -51,11 +58,81 @@ def test_simulated_starts_follow_the_real_slurm(cluster):
     assert agreement["kendall_tau"] >= 0.95, summary
 
 
-def test_fair_share_is_the_gap():
-    """Without fair share the `fair` cluster is far off; the same jobs' order is what fair share
-    changes, so this measures the gap rather than hiding it."""
+def test_fair_share_cluster_as_measured():
+    """`fair` (Fair Tree over two accounts and three users) falls short of the 80 % within 5 s that
+    the other clusters reach: 70 % (26 % before fair share was modelled). Its factors are Slurm's
+    (test_fair_share_replay_equals_sshare_and_sprio); what is off is sub-second order (a job
+    submitted at .46 s missed the cycle of .42 s in its second and started a second later, which the
+    jobs queued behind it inherit) and backfill plans that differ after it (docs/slurm_mode.md §7)."""
     agreement = run_of("fair").agreement
-    assert agreement["within_5s"] < 0.5
+    summary = {key: round(value, 3) for key, value in agreement.items()}
+    assert agreement["within_5s"] >= 0.70 and agreement["within_30s"] >= 0.95, summary
+
+
+def fair_share_replay(folder: Path, conf, associations):
+    """The decay thread's instants replayed over the recorded schedule (FairShare): for each instant,
+    every association's usage and factor after it."""
+    dump = parse_sacct(folder / "sacct.txt")
+    index = associations.user_index()
+    assoc = np.array([index[(dump.accounts[a - 1], dump.users[u - 1])] for a, u in zip(dump.account, dump.user)])
+    order = np.argsort(dump.job_id, kind="stable")  # Slurm's job list
+    fair = FairShare(
+        associations.arrays(), {"priority_decay_half_life": conf.priority["decay_half_life"], "fair_tree": True}
+    )
+    origin, period = controller_start(folder), conf.priority["calc_period"]
+    states, t = {}, origin
+    while t <= dump.end.max() + period:
+        running = order[(dump.start[order] <= t) & (dump.end[order] > t)]
+        fair.instant(t, assoc[running], dump.start[running].astype(np.int64), dump.alloc_cpus[running].astype(float))
+        states[t] = (fair.usage, fair.factors())
+        t += period
+    return states, dict(zip(dump.job_id.tolist(), assoc.tolist()))
+
+
+def test_fair_share_replay_equals_sshare_and_sprio():
+    """Fair Tree replayed over `fair`'s real schedule (docs/slurm_mode.md §3.1): after each of the
+    decay thread's instants, every association's usage is what sshare showed (RawUsage, truncated
+    to an integer) and every user's factor is sshare's FairShare; every pending job's fair-share
+    factor is sprio's and its priority squeue's (age at the instant plus weighted fair share)."""
+    folder = TWIN / "fair"
+    conf = read_slurm_conf(folder / "slurm.conf")
+    associations = read_associations(folder / "sshare.txt")
+    states, assoc_of = fair_share_replay(folder, conf, associations)
+    jobs = SlurmSite.from_conf(conf, associations).jobs_from_dump(parse_sacct(folder / "sacct.txt"))
+    submit = {int(job_id): jobs.origin + int(s) for job_id, s in zip(jobs.job_id, jobs.columns["submit"])}
+    origin, period = controller_start(folder), conf.priority["calc_period"]
+    usages = factors = priorities = pending = 0
+    differ = []
+    for line in (folder / "snapshots.jsonl").read_text().splitlines():
+        snapshot = json.loads(line)
+        instant = origin + (int(snapshot["t"]) - origin) // period * period
+        usage, factor = states[instant]
+        for k, row in enumerate(snapshot["sshare"][1:]):  # in the file's order: association k
+            fields = row.split("|")
+            usages += 1
+            if int(fields[4]) != int(usage[k]):
+                differ.append(("RawUsage", snapshot["utc"], row, usage[k]))
+            if fields[7]:
+                factors += 1
+                if float(fields[7]) != round(factor[k], 6):
+                    differ.append(("FairShare", snapshot["utc"], row, factor[k]))
+        for entry in snapshot["sprio"]:  # %i %r %u %Y %a %A %j %J %f %F ...
+            fields = entry.split()
+            job = int(fields[0])
+            f = factor[assoc_of[job]]
+            waited = max(instant - submit[job], 0)
+            expected = multifactor_priority(
+                waited, conf.priority["max_age"], conf.priority["weight_age"], f * conf.priority["weight_fairshare"]
+            )
+            priorities += 1
+            if float(fields[8]) != round(f, 7):
+                differ.append(("sprio fair share", snapshot["utc"], entry, f))
+            queued = next((q.split() for q in snapshot["squeue"] if q.split()[0] == fields[0]), None)
+            if queued and queued[2] == "PENDING":
+                pending += 1
+            if queued and queued[2] == "PENDING" and int(queued[1]) != expected:
+                differ.append(("squeue %Q", snapshot["utc"], " ".join(queued), expected))
+    assert usages >= 300 and factors >= 150 and priorities >= 150 and pending >= 150 and not differ, differ[:5]
 
 
 @pytest.mark.parametrize("cluster", CLUSTERS)
