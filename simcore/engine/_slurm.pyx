@@ -28,7 +28,7 @@ cdef i64 NEVER = 1LL << 62   # later than any instant
 
 cdef enum:
     OWNED_LIMIT = 96        # blocks a run allocates (its arrays)
-    FITS_NOW = -2           # a remembered will-run result: the job fits on the resources free now
+    FITS_NOW = -2           # a will-run result: the job fits on the resources free now
     MEMO_SLOTS = 4096       # will-run results kept (a power of two)
     TRY_LIMIT = 1000        # a job's tries in one cycle (Slurm's bound is bf_max_time)
     GROUP_LIMIT = 200       # will-run: a group releasing more skips its test (rm_job_cnt)
@@ -94,6 +94,7 @@ cdef class SlurmRun:
     cdef bint backfill, memory_consumable, whole_nodes, multifactor
     cdef double weight_age
     cdef i64 max_age, calc_period, calc_origin, sched_interval
+    cdef i64 kill_check_period, over_time_limit, kill_wait     # time limits (§1)
     # fair share (§3.1)
     cdef bint fair_share, usage_at_job_end
     cdef double weight_fairshare
@@ -101,7 +102,7 @@ cdef class SlurmRun:
     cdef Associations* assoc            # fair.a
     cdef Py_ssize_t* job_assoc
     cdef Py_ssize_t* active         # scratch: running and pending jobs in index order
-    cdef i64 bf_interval, bf_resolution, bf_window, start_delay, bf_phase
+    cdef i64 bf_interval, bf_resolution, bf_window, start_delay, batch_sched_delay, bf_phase
     cdef Py_ssize_t bf_max_job_test, bf_part_reserve, bf_node_space_size, queue_depth
     # state
     cdef Py_ssize_t* pending        # by priority order (§3)
@@ -265,6 +266,9 @@ cdef class SlurmRun:
         self.bf_node_space_size = options["bf_node_space_size"]
         self.queue_depth = options["default_queue_depth"]
         self.start_delay = options["start_delay"]
+        self.batch_sched_delay = options.get("batch_sched_delay", 0)
+        if self.batch_sched_delay < 0:
+            raise ValueError(f"option batch_sched_delay must be >= 0, got {self.batch_sched_delay}")
         self.bf_phase = options["bf_phase"]
         # priority/multifactor (§3); without it `priority` is fixed per job
         self.multifactor = bool(options.get("multifactor", False))
@@ -273,6 +277,12 @@ cdef class SlurmRun:
         self.calc_period = options.get("priority_calc_period", 300)
         self.calc_origin = options.get("priority_calc_origin", 0)
         self.sched_interval = options.get("sched_interval", 60)
+        self.kill_check_period = options.get("kill_check_period", 0)
+        self.over_time_limit = options.get("over_time_limit", 0)
+        self.kill_wait = options.get("kill_wait", 30)
+        if self.kill_check_period < 0 or self.over_time_limit < 0 or self.kill_wait < 0:
+            raise ValueError(f"time limits: check period {self.kill_check_period} s, over-time limit "
+                             f"{self.over_time_limit} s and KillWait {self.kill_wait} s (need >= 0)")
         self.weight_fairshare = options.get("priority_weight_fairshare", 0)
         self.fair_share = self.multifactor and self.weight_fairshare > 0
         self.usage_at_job_end = bool(options.get("usage_at_job_end", False))
@@ -554,7 +564,7 @@ cdef class SlurmRun:
         self.start[j] = t
         self.backfilled[j] = by_backfill
         self.will_end[j] = t + self.limit[j]
-        self.real_end[j] = t + (ran if ran < self.limit[j] else self.limit[j])
+        self.real_end[j] = self.end_of(j, t, ran)
         self.remove_pending(j)
         SlurmRun.insert_by(self.by_limit_end, self.n_running, self.will_end, j)
         SlurmRun.insert_by(self.by_end, self.n_running, self.real_end, j)
@@ -651,23 +661,31 @@ cdef class SlurmRun:
             for k in range(self.placed_size):
                 self.placed_nodes[k] = self.memo_nodes[self.memo_offset[slot] + k]
                 self.placed_cpus[k] = self.memo_cpus[self.memo_offset[slot] + k]
-            estimate = self.memo_estimate[slot]
-            return t if estimate == FITS_NOW else estimate
+            return self.as_start(self.memo_estimate[slot], t)
         estimate = self.will_run_anew(j, t, now_only)
-        if estimate >= 0 and self.memo_pool_size + self.placed_size > self.memo_pool_capacity:
+        if estimate != -1 and self.memo_pool_size + self.placed_size > self.memo_pool_capacity:
             if not self.grow_memo_pool(self.memo_pool_size + self.placed_size):
-                return estimate
+                return self.as_start(estimate, t)
         self.memo_stamp[slot] = self.machine_changes
         self.memo_key[slot] = key
         memcpy(self.memo_avail + slot * self.words, self.avail, self.words * sizeof(word))
-        self.memo_estimate[slot] = FITS_NOW if estimate == t else estimate
+        self.memo_estimate[slot] = estimate
         self.memo_offset[slot] = self.memo_pool_size
-        self.memo_count[slot] = self.placed_size if estimate >= 0 else 0
+        self.memo_count[slot] = self.placed_size if estimate != -1 else 0
         for k in range(self.memo_count[slot]):
             self.memo_nodes[self.memo_pool_size + k] = self.placed_nodes[k]
             self.memo_cpus[self.memo_pool_size + k] = self.placed_cpus[k]
         self.memo_pool_size += self.memo_count[slot]
-        return estimate
+        return self.as_start(estimate, t)
+
+    cdef inline i64 as_start(self, i64 found, i64 t) noexcept nogil:
+        """will_run_anew's answer as a start: now (FITS_NOW), none (-1) or the guess from the end
+        of the last job released (guessed_start: it can depend on now, so the raw end is kept)."""
+        if found == FITS_NOW:
+            return t
+        if found < 0:
+            return -1
+        return self.guessed_start(found, t)
 
     cdef bint grow_memo_pool(self, Py_ssize_t needed) noexcept nogil:
         cdef Py_ssize_t capacity = 2 * needed
@@ -683,14 +701,15 @@ cdef class SlurmRun:
         return True
 
     cdef i64 will_run_anew(self, Py_ssize_t j, i64 t, bint now_only) noexcept nogil:
-        """Slurm's _will_run_test (§5 step 5) on self.avail."""
+        """Slurm's _will_run_test (§5 step 5) on self.avail: FITS_NOW, the end (start + limit) of
+        the last running job it released, or -1."""
         cdef Py_ssize_t n = self.n_nodes, k = 0, r, last, released, x, first
         cdef i64 window = FIRST_WINDOW, barrier = -1, free_cpus = self.free_on_avail()
         cdef bint more = True, skip_test
         # free_cpus: the CPUs free on avail; a placement needs at least the job's, so the
         # tries that cannot fit are skipped without placing (the result is the same)
         if free_cpus >= self.ask[j].cpus and self.place_on(j, self.avail, &self.free_now) >= 0:
-            return t
+            return FITS_NOW
         if now_only:
             return -1
         memcpy(self.free_copy.cpus, self.free_now.cpus, n * sizeof(int))
@@ -735,6 +754,29 @@ cdef class SlurmRun:
             if free_cpus >= self.ask[j].cpus and self.place_on(j, self.avail, &self.free_copy) >= 0:
                 return self.will_end[last]
         return -1
+
+    cdef i64 end_of(self, Py_ssize_t j, i64 t, i64 ran) noexcept nogil:
+        """§1: a job started at t ends after `ran` seconds, unless a time-limit check (every
+        kill_check_period from the controller's start) finds it past its limit and the over-time
+        limit first: it ends then."""
+        cdef i64 due = t + self.limit[j] + self.over_time_limit, check
+        if t + ran <= due:
+            return t + ran
+        if self.kill_check_period == 0:
+            return due
+        check = self.calc_origin + self.kill_check_period
+        if due > check:
+            check += (due - check + self.kill_check_period - 1) // self.kill_check_period * self.kill_check_period
+        return check if check < t + ran else t + ran
+
+    cdef inline i64 guessed_start(self, i64 freed, i64 t) noexcept nogil:
+        """§5: a will-run estimate from the end of the last job released; a job already past its
+        limit is guessed to end KillWait (and the over-time limit) later, at least 1 s from now
+        (_guess_job_end)."""
+        if freed > t:
+            return freed
+        freed += self.over_time_limit + self.kill_wait
+        return freed if freed > t else t + 1
 
     cdef i64 free_on_avail(self) noexcept nogil:
         """The CPUs free now on the nodes of self.avail."""
@@ -949,8 +991,9 @@ cdef class SlurmRun:
     cdef int _simulate(self) except -1:
         cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j, k
         cdef i64 t, last_cycle = self.bf_phase, next_calc = self.calc_origin, next_full = self.calc_origin
+        cdef i64 batch_due = NEVER, last_batch = self.calc_origin   # the background loop's passes (§4)
         cdef i64* pass_due = <i64*> self._grown((2 * m + 1) * sizeof(i64))
-        cdef bint events, full_queue
+        cdef bint ended, submitted, full_queue, event_pass
         self.n_pending = 0
         self.n_running = 0
         self.n_started = 0
@@ -971,6 +1014,8 @@ cdef class SlurmRun:
                     t = self.real_end[self.by_end[0]]
                 if head < tail and pass_due[head] < t:
                     t = pass_due[head]
+                if batch_due < t:
+                    t = batch_due
                 if self.backfill and self.last_update >= last_cycle and last_cycle + self.bf_interval < t:
                     t = last_cycle + self.bf_interval
                 if (self.multifactor and next_calc < t
@@ -980,7 +1025,7 @@ cdef class SlurmRun:
                     t = next_full
                 if t == NEVER:
                     raise RuntimeError("the simulation stopped with jobs left")
-                events = False
+                ended = submitted = False
                 if self.multifactor:
                     # idle instants matter only to fair share's usage; one recomputing a pending job's
                     # priority is an update
@@ -1003,30 +1048,40 @@ cdef class SlurmRun:
                     SlurmRun.remove_from(self.by_limit_end, self.n_running, j)
                     self.n_running -= 1
                     self.machine_changes += 1
-                    events = True
+                    ended = True
                 while next_submit < m and self.submit[next_submit] == t:
                     self.add_pending(next_submit, t)
                     next_submit += 1
-                    events = True
-                if events:
+                    submitted = True
+                if ended or submitted:
                     self.last_update = t
                     self.changes += 1
+                if ended:       # the epilog's completion calls the scheduler (§4)
                     if head == tail or pass_due[tail - 1] != t + self.start_delay:
                         pass_due[tail] = t + self.start_delay
                         tail += 1
+                if submitted and batch_due == NEVER:    # the background loop's next pass, rate-limited
+                    batch_due = max(t + self.start_delay, last_batch + self.batch_sched_delay)
                 full_queue = False
                 if self.sched_interval > 0:
-                    # slurmctld's periodic full-queue pass, from its start (§4)
-                    while next_full < t:
+                    # slurmctld's periodic full-queue pass, from its start (§4); it serves the
+                    # background loop's pending request and restarts its delay
+                    while next_full <= t:
+                        last_batch = next_full
+                        full_queue = next_full == t
                         next_full += self.sched_interval
-                    if next_full == t:
-                        next_full += self.sched_interval
+                    if full_queue:
+                        batch_due = NEVER
                         full_queue = self.n_pending > 0
-                if head < tail and pass_due[head] == t:
+                event_pass = head < tail and pass_due[head] == t
+                if event_pass:
                     head += 1
+                if batch_due == t:
+                    batch_due = NEVER
+                    last_batch = t
+                    event_pass = True
+                if event_pass or full_queue:
                     self.main_pass(t, full_queue)
-                elif full_queue:
-                    self.main_pass(t, True)
                 if (self.backfill and t >= last_cycle + self.bf_interval
                         and self.last_update >= last_cycle):
                     self.backfill_cycle(t)

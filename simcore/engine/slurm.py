@@ -63,7 +63,11 @@ class SlurmOptions:
     bf_node_space_size: int | None = None  # None: bf_max_job_test, as Slurm
     default_queue_depth: int = 100
     sched_interval: int = 60  # slurmctld's periodic full-queue pass (0: none)
+    kill_check_period: int = 30  # time limits are checked this often (PERIODIC_TIMEOUT); 0: killed at the limit
+    over_time_limit: int = 0  # OverTimeLimit, seconds
+    kill_wait: int = 30  # KillWait: the will-run's guess for a job past its limit
     start_delay: int = 0  # seconds between an event and the main scheduler's pass it causes
+    batch_sched_delay: int = 3  # submissions' passes come at most this often (SchedulerParameters)
     bf_phase: int = 0  # when a cycle that saw nothing ran (§5)
     multifactor: bool = False  # priority/multifactor: priorities recomputed at the decay instants (§3)
     priority_weight_age: int = 0

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import time
 from collections import Counter
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -99,11 +100,12 @@ def add_commands(commands) -> None:
         "format=Account,User,Share`) prints them; needed when slurm.conf sets PriorityWeightFairshare",
     )
     slurm.add_argument(
-        "--priority-calc-origin",
+        "--slurmctld-start",
         type=int,
         metavar="UNIXTIME",
-        help="when slurmctld started: multifactor priorities are recomputed every PriorityCalcPeriod from it "
-        "(default: the first submission)",
+        help="when slurmctld started: priorities are recomputed every PriorityCalcPeriod, full-queue passes run "
+        "every sched_interval and time limits are checked every 30 s from it (default: estimated from the jobs "
+        "Slurm killed at their limit, else the first submission)",
     )
     slurm.add_argument(
         "--start-delay",
@@ -482,7 +484,7 @@ def run_slurm_simulate(args) -> int:
         conf,
         associations=read_associations(args.slurm_assoc) if args.slurm_assoc else None,
         partitions=args.partition,
-        calc_origin=args.priority_calc_origin,
+        slurmctld_start=args.slurmctld_start,
         start_delay=args.start_delay,
         bf_phase=args.bf_phase,
     )
@@ -508,7 +510,11 @@ def run_slurm_simulate(args) -> int:
         f"{'_Memory' if options.memory_consumable else ''}, {conf.scheduler_type}, {conf.priority['type']}"
     )
     estimated = f" (estimated from the log: {', '.join(run.estimated)})" if run.estimated else ""
-    print(f"options      bf_interval {options.bf_interval} s, start delay {options.start_delay} s{estimated}")
+    started = datetime.fromtimestamp(run.jobs.origin + options.priority_calc_origin, UTC).strftime("%Y-%m-%d %H:%M:%S")
+    print(
+        f"options      bf_interval {options.bf_interval} s, start delay {options.start_delay} s, "
+        f"slurmctld started {started} UTC{estimated}"
+    )
     print(f"mean wait    {summary['mean_wait']:,.1f} s; {summary['backfilled']:,} jobs started by backfill")
     if run.agreement:
         a = run.agreement

@@ -262,6 +262,7 @@ class SacctDump:
     line: np.ndarray  # line of each job in the dump
     job_id: np.ndarray  # JobIDRaw, int64
     status: np.ndarray  # SWF status 1, 0, 5
+    timed_out: np.ndarray  # bool: State TIMEOUT (Slurm killed it at a time-limit check)
     started: np.ndarray  # bool: the job ran
     submit: np.ndarray
     start: np.ndarray
@@ -817,6 +818,7 @@ def parse_sacct(
 
     keep = rows.keep
     status = np.array(list(STATUS.values()), dtype=np.int64)[state[keep]]
+    timed_out = state[keep] == list(STATUS).index("TIMEOUT")
     started = started[keep]
     submit = submit[keep]
     cancelled = status == STATUS["CANCELLED"]
@@ -858,6 +860,7 @@ def parse_sacct(
         line=rows.lines[keep],
         job_id=job_ids[keep],
         status=status,
+        timed_out=timed_out,
         started=started,
         submit=submit,
         start=np.where(started, start[keep], np.nan),

@@ -32,6 +32,7 @@ SCHEDULER_DEFAULTS = {
     "bf_job_part_count_reserve": 0,  # every pending job may hold a reservation
     "bf_continue": False,
     "default_queue_depth": 100,  # def_job_limit
+    "batch_sched_delay": 3,  # controller.c: submissions' passes at most this often
     "partition_job_depth": 0,
     "sched_interval": 60,
 }
@@ -181,6 +182,8 @@ class SlurmConf:
     def_mem_per_cpu: int | None = None  # MB
     def_mem_per_node: int | None = None  # MB
     enforce_limits: bool = False  # AccountingStorageEnforce with limits, safe or all
+    kill_wait: int = 30  # KillWait, seconds
+    over_time_limit: int = 0  # OverTimeLimit, in seconds (the key is in minutes)
     keys_used: tuple[str, ...] = ()
 
     @property
@@ -290,6 +293,7 @@ def read_slurm_conf(path) -> SlurmConf:
     scheduler = _scheduler_parameters(setting("SchedulerParameters"))
     memory_per_cpu = setting("DefMemPerCPU")
     memory_per_node = setting("DefMemPerNode")
+    kill_wait = setting("KillWait")
     return SlurmConf(
         path=str(path),
         nodes=nodes,
@@ -303,6 +307,8 @@ def read_slurm_conf(path) -> SlurmConf:
         def_mem_per_cpu=_integer(*memory_per_cpu) if memory_per_cpu else None,
         def_mem_per_node=_integer(*memory_per_node) if memory_per_node else None,
         enforce_limits=_enforces_limits(setting("AccountingStorageEnforce")),
+        kill_wait=_integer(*kill_wait) if kill_wait else 30,
+        over_time_limit=_over_time_limit(setting("OverTimeLimit")),
         keys_used=tuple(sorted(used)),
     )
 
@@ -455,6 +461,15 @@ def _priority(setting) -> dict:
         if chosen["dampening"] < 1:
             raise SlurmConfError(f"{found[1]}: FairShareDampeningFactor must be at least 1")
     return chosen
+
+
+def _over_time_limit(found) -> int:
+    """OverTimeLimit in seconds (minutes in the file); UNLIMITED is refused (never killed)."""
+    if not found:
+        return 0
+    if found[0].strip().upper() in ("UNLIMITED", "INFINITE"):
+        raise SlurmConfError(f"{found[1]}: OverTimeLimit=UNLIMITED (jobs never killed) is not modelled")
+    return _integer(*found) * 60
 
 
 def _enforces_limits(found) -> bool:

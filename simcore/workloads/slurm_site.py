@@ -45,6 +45,7 @@ from simcore.workloads.slurm_conf import SlurmConf
 
 PARTITION = 15  # SWF field 16
 UNRECORDED = -(1 << 62)  # the recorded start of a job whose log gives none
+UNTIL_KILLED = 1 << 40  # the running time of a job that ran until Slurm killed it (State TIMEOUT)
 DAY = 86400
 YEAR = 365 * 86400  # Slurm's limit for a job and partition without one (YEAR_MINUTES)
 AGREEMENT_TOLERANCES = (2, 5, 30)  # seconds (SLURM.md §5)
@@ -63,6 +64,7 @@ class SlurmJobs:
     columns: dict
     recorded_start: np.ndarray
     recorded_nodes: list  # node indices per job, None where the dump has no NodeList
+    killed_at: np.ndarray  # when Slurm killed the job at its time limit (State TIMEOUT), else UNRECORDED
     job_id: np.ndarray
     origin: int  # the UTC midnight before the first submission (Unix time): times count from it
     first_submit: int  # seconds from origin
@@ -75,6 +77,7 @@ class SlurmJobs:
             columns={key: values[keep] for key, values in self.columns.items()},
             recorded_start=self.recorded_start[keep],
             recorded_nodes=[nodes for nodes, kept_ in zip(self.recorded_nodes, keep) if kept_],
+            killed_at=self.killed_at[keep],
             job_id=self.job_id[keep],
             origin=self.origin,
             first_submit=self.first_submit,
@@ -135,6 +138,9 @@ class SlurmSite:
             bf_job_part_count_reserve=scheduler["bf_job_part_count_reserve"],
             default_queue_depth=scheduler["default_queue_depth"],
             sched_interval=scheduler["sched_interval"],
+            batch_sched_delay=scheduler["batch_sched_delay"],
+            over_time_limit=self.conf.over_time_limit,
+            kill_wait=self.conf.kill_wait,
             multifactor=self.multifactor,
             priority_weight_age=self.conf.priority["weight_age"],
             priority_max_age=self.conf.priority["max_age"],
@@ -229,7 +235,8 @@ class SlurmSite:
             part = partitions[p]
             columns["partition"][row] = p
             columns["submit"][row] = int(dump.submit[j]) - origin
-            columns["run"][row] = int(dump.end[j] - dump.start[j])
+            # a job Slurm killed at a time-limit check would have run on (§1)
+            columns["run"][row] = UNTIL_KILLED if dump.timed_out[j] else int(dump.end[j] - dump.start[j])
             columns["limit"][row] = self._limit(dump, j, part)
             requested = int(dump.req_cpus[j]) if dump.req_cpus[j] > 0 else int(dump.alloc_cpus[j])
             columns["cpus"][row] = requested
@@ -258,6 +265,7 @@ class SlurmSite:
             columns=columns,
             recorded_start=(dump.start[order] - origin).astype(np.int64),
             recorded_nodes=[None] * n,
+            killed_at=np.where(dump.timed_out[order], dump.end[order] - origin, UNRECORDED).astype(np.int64),
             job_id=dump.job_id[order],
             origin=origin,
             first_submit=int(columns["submit"][0]),
@@ -314,6 +322,7 @@ class SlurmSite:
             columns=columns,
             recorded_start=recorded.astype(np.int64),
             recorded_nodes=[None] * n,
+            killed_at=np.full(n, UNRECORDED, dtype=np.int64),
             job_id=fields[order, JOB_ID].astype(np.int64),
             origin=unix_start + shift,
             first_submit=first - shift,
@@ -339,6 +348,21 @@ class SlurmSite:
         count, which Slurm sets to 1 without -N: 1 is read as no count."""
         requested = int(dump.req_nodes[j]) if dump.req_nodes[j] > 0 else 0
         return requested if requested > 1 else 0
+
+
+KILL_CHECK_PERIOD = SlurmOptions.kill_check_period  # Slurm's PERIODIC_TIMEOUT
+
+
+def estimated_controller_start(jobs: SlurmJobs) -> int | None:
+    """slurmctld's start as the kills show it (docs/slurm_mode.md §7): Slurm kills a job past its
+    limit at a check every 30 s from its start, so the jobs it killed end on that grid; the most
+    common phase of their ends, at the last such instant at or before the first submission. None
+    without a killed job."""
+    killed = jobs.killed_at[jobs.killed_at != UNRECORDED]
+    if len(killed) == 0:
+        return None
+    phase = int(np.argmax(np.bincount(killed % KILL_CHECK_PERIOD, minlength=KILL_CHECK_PERIOD)))
+    return jobs.first_submit - (jobs.first_submit - phase) % KILL_CHECK_PERIOD
 
 
 FITTED_DELAYS = range(4)  # seconds tried for the start delay
@@ -427,11 +451,13 @@ class SiteRun:
 
 
 def simulate_site(
-    trace, conf: SlurmConf, *, associations=None, partitions=None, calc_origin=None, start_delay=None, bf_phase=None
+    trace, conf: SlurmConf, *, associations=None, partitions=None, slurmctld_start=None, start_delay=None, bf_phase=None
 ):
     """Simulate `trace` (a sacct dump or an SWF log) under `conf` (docs/slurm_mode.md §7), with
-    fair share over `associations` (read_associations). Times given as Unix times (calc_origin,
-    bf_phase; default the first submission)."""
+    fair share over `associations` (read_associations). Times given as Unix times: slurmctld_start
+    (the decay thread's instants, the periodic passes and the time-limit checks count from it;
+    default: estimated from the jobs Slurm killed, else the first submission) and bf_phase
+    (default: fitted)."""
     site = SlurmSite.from_conf(conf, associations)
     with open(trace, "rb") as handle:
         first = handle.read(65536).split(b"\n", 1)[0]
@@ -445,9 +471,14 @@ def simulate_site(
                 f"{conf.path}: no partition {', '.join(unknown)} (it has {', '.join(site.cluster.partition_names)})"
             )
         jobs = jobs.only_partitions([site.cluster.partition_names.index(name) for name in partitions])
-    origin = jobs.first_submit if calc_origin is None else calc_origin - jobs.origin
-    # no schedule ends later than the last submission plus every running time
-    until = jobs.origin + int(jobs.columns["submit"].max() + np.maximum(jobs.columns["run"], 1).sum())
+    from_kills = estimated_controller_start(jobs) if slurmctld_start is None else None
+    if slurmctld_start is not None:
+        origin = slurmctld_start - jobs.origin
+    else:  # from the kills, else the first submission
+        origin = jobs.first_submit if from_kills is None else from_kills
+    # no schedule ends later than the last submission plus every running time (to a kill at most)
+    longest = jobs.columns["limit"] + conf.over_time_limit + SlurmOptions.kill_check_period
+    until = jobs.origin + int(jobs.columns["submit"].max() + np.clip(jobs.columns["run"], 1, longest).sum())
     options = site.options(
         start_delay=start_delay or 0,
         bf_phase=jobs.first_submit if bf_phase is None else bf_phase - jobs.origin,
@@ -456,13 +487,14 @@ def simulate_site(
     )
     phase_matters = options.backfill and options.bf_interval > 1  # else every phase gives the same cycles
     recorded = (jobs.recorded_start != UNRECORDED).any()  # else nothing to fit to: the defaults stay
-    estimated = tuple(
+    fitted = tuple(
         name
         for name, given in (("start_delay", start_delay), ("bf_phase", bf_phase))
         if given is None and recorded and (name != "bf_phase" or phase_matters)
     )
-    if estimated:
-        options = fit_unrecorded_options(site.cluster, jobs, options, estimated)
+    if fitted:
+        options = fit_unrecorded_options(site.cluster, jobs, options, fitted)
+    estimated = (("slurmctld_start",) if from_kills is not None else ()) + fitted
     schedule = slurm_schedule(site.cluster, jobs.columns, options)
     known = jobs.recorded_start != UNRECORDED
     agreement = schedule_agreement(jobs.recorded_start[known], schedule.start[known]) if known.any() else {}

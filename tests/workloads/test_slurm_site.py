@@ -21,6 +21,7 @@ from simcore.workloads.files import read_provenance
 from simcore.workloads.sacct import parse_sacct
 from simcore.workloads.slurm_conf import read_slurm_conf
 from simcore.workloads.slurm_site import (
+    UNRECORDED,
     SlurmJobs,
     SlurmSite,
     fit_unrecorded_options,
@@ -132,6 +133,7 @@ def test_the_fit_recovers_the_delay_and_phase_a_log_was_made_with(conf_file):
         columns=job_arrays(columns),
         recorded_start=recorded,
         recorded_nodes=[None] * n,
+        killed_at=np.full(n, UNRECORDED),
         job_id=np.arange(1, n + 1),
         origin=0,
         first_submit=int(columns["submit"][0]),
@@ -168,7 +170,8 @@ def test_simulate_slurm_conf_end_to_end(conf_file, tmp_path):
     command = [sys.executable, "-m", "simcore.cli", "simulate", str(FIXTURE), "--slurm-conf", str(conf)]
     done = subprocess.run([*command, "-o", str(table), "--schedule-out", str(swf)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert "vs recorded" in done.stdout and "estimated from the log: start_delay, bf_phase" in done.stdout
+    assert "vs recorded" in done.stdout
+    assert "estimated from the log: slurmctld_start, start_delay, bf_phase" in done.stdout
     rows = pq.read_table(table)
     run = simulate_site(FIXTURE, read_slurm_conf(conf))
     assert rows.column("simulated_start").to_pylist() == run.schedule.start.tolist()
