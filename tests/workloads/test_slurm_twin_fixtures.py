@@ -149,7 +149,8 @@ def test_the_fixture_is_what_its_readme_says(cluster):
     dump = parse_sacct(folder / "sacct.txt")
     assert len(dump.job_id) == summary["jobs"]
     conf = read_slurm_conf(folder / "slurm.conf")
-    site = SlurmSite.from_conf(conf)
+    associations = read_associations(folder / "sshare.txt") if conf.priority["weight_fairshare"] else None
+    site = SlurmSite.from_conf(conf, associations)
     jobs = site.jobs_from_dump(dump)
     # every job ran on nodes the conf defines, and its request fits its partition
     assert (jobs.columns["cpus"] >= 1).all() and np.isin(jobs.columns["partition"], range(len(conf.partitions))).all()
