@@ -11,9 +11,12 @@ REQUIRE_SLURM=1, which turns a script that could not run Slurm into a failure.
 
 import os
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 from conftest import REPO
+from workloads.test_slurm_twin_fixtures import LEAST_AGREEMENT, assert_agreement
 
 SKIPPED = "SLURM TEST SKIPPED"
 
@@ -39,6 +42,30 @@ def test_slurm_script(script):
     if outcome == "skip":
         pytest.skip(why)
     assert outcome == "pass", why
+
+
+@pytest.mark.slurm
+@pytest.mark.workflow
+def test_live_twins_agree_as_the_fixtures_do():
+    """Eight real Slurm clusters run the seeded workloads of tests/fixtures/slurm_twin now
+    (.ci/slurm-twin; CI starts it beside the test suite and names its output in SLURM_TWIN_OUT), and
+    each dump, simulated from its own slurm.conf as an operator runs it, agrees with the real
+    schedule as the committed fixtures do (tests/workloads/test_slurm_twin_fixtures.py)."""
+    given = os.environ.get("SLURM_TWIN_OUT")
+    out = Path(given) if given else Path(tempfile.mkdtemp()) / "twin"
+    output = ""
+    if not given:
+        done = subprocess.run(["bash", str(REPO / ".ci" / "slurm-twin"), str(out)], capture_output=True, text=True)
+        output = done.stdout + done.stderr
+        outcome, why = verdict(done.returncode, output, os.environ.get("REQUIRE_SLURM") == "1")
+        if outcome == "skip":
+            pytest.skip(why)
+        assert outcome == "pass", why
+    missing = [cluster for cluster in LEAST_AGREEMENT if not (out / cluster / "sacct.txt").is_file()]
+    assert not missing, f"{out}: no dump of {missing}; {output[-3000:]}"
+    print((out / "run.txt").read_text()[-3000:])
+    for cluster in LEAST_AGREEMENT:
+        assert_agreement(cluster, out)
 
 
 SKIP_OUTPUT = f"installing...\n{SKIPPED} -- cluster execution was NOT tested: not root\nmore\n"

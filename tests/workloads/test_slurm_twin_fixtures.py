@@ -35,10 +35,15 @@ def controller_start(folder: Path) -> int:
     raise AssertionError(f"{folder}/slurmctld.log names no start")
 
 
-def run_of(cluster: str):
+# The least agreement each cluster must show (within 5 s, within 30 s): issue #46's 80 % / 95 %, but
+# for mem (test_memory_cluster_as_measured says why).
+LEAST_AGREEMENT = {cluster: (0.80, 0.95) for cluster in CLUSTERS} | {"mem": (0.75, 0.90)}
+
+
+def run_of(cluster: str, root: Path = TWIN):
     """As an operator runs it: the defaults (slurmctld's start estimated from the jobs Slurm killed,
     the start delay and the backfill phase fitted), and the association tree for fair share."""
-    folder = TWIN / cluster
+    folder = root / cluster
     conf = read_slurm_conf(folder / "slurm.conf")
     associations = read_associations(folder / "sshare.txt") if conf.priority["weight_fairshare"] else None
     return simulate_site(folder / "sacct.txt", conf, associations=associations)
@@ -56,12 +61,17 @@ def test_slurmctld_start_is_found_from_the_kills(cluster):
     assert estimated_controller_start(jobs) + jobs.origin == controller_start(folder)
 
 
+def assert_agreement(cluster: str, root: Path = TWIN) -> None:
+    agreement = run_of(cluster, root).agreement
+    summary = {key: round(value, 3) for key, value in agreement.items()}
+    within_5s, within_30s = LEAST_AGREEMENT[cluster]
+    assert agreement["within_5s"] >= within_5s and agreement["within_30s"] >= within_30s, (cluster, summary)
+    assert agreement["kendall_tau"] >= 0.95, (cluster, summary)
+
+
 @pytest.mark.parametrize("cluster", CLUSTERS)
 def test_simulated_starts_follow_the_real_slurm(cluster):
-    agreement = run_of(cluster).agreement
-    summary = {key: round(value, 3) for key, value in agreement.items()}
-    assert agreement["within_5s"] >= 0.80 and agreement["within_30s"] >= 0.95, summary
-    assert agreement["kendall_tau"] >= 0.95, summary
+    assert_agreement(cluster)
 
 
 def test_memory_cluster_as_measured():
@@ -71,9 +81,7 @@ def test_memory_cluster_as_measured():
     0.01-1.05 s after the job ends; the model has one start delay for all) puts three one-CPU jobs
     on n1 instead of n3, and with memory as a consumable the 3-node job 41 then fits a minute
     earlier than it did; the jobs behind it follow (docs/slurm_mode.md §7)."""
-    agreement = run_of("mem").agreement
-    summary = {key: round(value, 3) for key, value in agreement.items()}
-    assert agreement["within_5s"] >= 0.75 and agreement["within_30s"] >= 0.90, summary
+    assert_agreement("mem")
 
 
 def fair_share_replay(folder: Path, conf, associations):
