@@ -991,7 +991,7 @@ cdef class SlurmRun:
     cdef int _simulate(self) except -1:
         cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j, k
         cdef i64 t, last_cycle = self.bf_phase, next_calc = self.calc_origin, next_full = self.calc_origin
-        cdef i64 batch_due = NEVER, last_batch = self.calc_origin   # the background loop's passes (§4)
+        cdef i64 batch_due = NEVER, last_batch = -NEVER   # the background loop's passes (§4)
         cdef i64* pass_due = <i64*> self._grown((2 * m + 1) * sizeof(i64))
         cdef bint ended, submitted, full_queue, event_pass
         self.n_pending = 0

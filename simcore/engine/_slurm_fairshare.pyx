@@ -66,7 +66,7 @@ cdef class FairShare:
         raw = np.zeros(n, dtype=np.longdouble)
         level_fs = np.zeros(n, dtype=np.longdouble)
         efctv = np.zeros(n, dtype=np.longdouble)
-        efctv_set = np.zeros(n, dtype=np.uint8)
+        efctv_set = np.ones(n, dtype=np.uint8)       # 0 until the first instant, as Slurm creates it
         factor = np.zeros(n, dtype=np.float64)
         ordered = np.zeros(n, dtype=np.intp)
         scratch = np.zeros(n, dtype=np.intp)
