@@ -496,7 +496,7 @@ def run_slurm_simulate(args) -> int:
             provenance = {"command": "simulate", "trace": args.trace, **run.provenance()}
             write_parquet(table.to_pandas(), args.output, provenance)
     if args.schedule_out:
-        write_site_schedule_swf(args.trace, run, args.schedule_out)
+        write_site_schedule_swf(run, args.schedule_out)
     summary = {"jobs": len(run.jobs.recorded_start), "backfilled": int(run.schedule.backfilled.sum())}
     summary["mean_wait"] = float(np.mean(run.schedule.start - run.jobs.columns["submit"])) if summary["jobs"] else 0.0
     if args.json:

@@ -17,7 +17,6 @@ import math
 import re
 from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -413,6 +412,7 @@ class SiteRun:
     and how it compares with the recorded starts."""
 
     site: SlurmSite
+    source: SacctDump | SwfLog  # the trace as read
     jobs: SlurmJobs
     options: SlurmOptions
     schedule: object  # SlurmSchedule
@@ -450,6 +450,15 @@ class SiteRun:
         }
 
 
+def read_trace(trace) -> SacctDump | SwfLog:
+    """A sacct dump (the README's command) or an SWF log, told apart by the first line."""
+    with open(trace, "rb") as handle:
+        gzipped = handle.read(2) == b"\x1f\x8b"
+    with (gzip.open if gzipped else open)(trace, "rb") as handle:
+        first = handle.readline(65536)
+    return parse_sacct(trace) if looks_like_sacct(first) else parse_swf(trace)
+
+
 def simulate_site(
     trace, conf: SlurmConf, *, associations=None, partitions=None, slurmctld_start=None, start_delay=None, bf_phase=None
 ):
@@ -459,11 +468,8 @@ def simulate_site(
     default: estimated from the jobs Slurm killed, else the first submission) and bf_phase
     (default: fitted)."""
     site = SlurmSite.from_conf(conf, associations)
-    with open(trace, "rb") as handle:
-        first = handle.read(65536).split(b"\n", 1)[0]
-    if first.startswith(b"\x1f\x8b"):
-        first = gzip.decompress(Path(trace).read_bytes())[:65536].split(b"\n", 1)[0]
-    jobs = site.jobs_from_dump(parse_sacct(trace)) if looks_like_sacct(first) else site.jobs_from_swf(parse_swf(trace))
+    source = read_trace(trace)
+    jobs = site.jobs_from_dump(source) if isinstance(source, SacctDump) else site.jobs_from_swf(source)
     if partitions:
         unknown = sorted(set(partitions) - set(site.cluster.partition_names))
         if unknown:
@@ -498,24 +504,20 @@ def simulate_site(
     schedule = slurm_schedule(site.cluster, jobs.columns, options)
     known = jobs.recorded_start != UNRECORDED
     agreement = schedule_agreement(jobs.recorded_start[known], schedule.start[known]) if known.any() else {}
-    return SiteRun(site, jobs, options, schedule, agreement, estimated)
+    return SiteRun(site, source, jobs, options, schedule, agreement, estimated)
 
 
-def write_site_schedule_swf(trace, run: SiteRun, path) -> None:
+def write_site_schedule_swf(run: SiteRun, path) -> None:
     """The simulated schedule as SWF (docs/schedules.md): the trace's job lines (a sacct dump's as
     `simcore import-sacct` converts it) with field 3 the simulated wait; jobs that never ran keep
     their -1. Header lines name the slurm.conf and the options."""
-    with open(trace, "rb") as handle:
-        first = handle.read(65536).split(b"\n", 1)[0]
-    if first.startswith(b"\x1f\x8b"):
-        first = gzip.decompress(Path(trace).read_bytes())[:65536].split(b"\n", 1)[0]
-    if looks_like_sacct(first):
-        dump = parse_sacct(trace)
+    if isinstance(run.source, SacctDump):
+        dump = run.source
         fields, header_lines, *_ = swf_fields(dump)
         ids = dump.job_id[swf_order(dump)]
         header_lines = [line.removeprefix(";") for line in header_lines]
     else:
-        log = parse_swf(trace)
+        log = run.source
         fields, ids, header_lines = log.fields.copy(), log.fields[:, JOB_ID].astype(np.int64), list(log.header_lines)
     row = {int(job_id): k for k, job_id in enumerate(ids)}
     for j, job_id in enumerate(run.jobs.job_id):

@@ -199,7 +199,7 @@ def test_an_swf_log_under_a_catalogue_machine(tmp_path):
     assert (run.jobs.columns["limit"] % 60 == 0).all()
     assert (run.schedule.start >= run.jobs.columns["submit"]).all()
     out = tmp_path / "schedule.swf.gz"
-    write_site_schedule_swf(log, run, out)
+    write_site_schedule_swf(run, out)
     written = parse_swf(out)
     rows = {int(job_id): k for k, job_id in enumerate(written.fields[:, 0])}
     for j, job_id in enumerate(run.jobs.job_id):
