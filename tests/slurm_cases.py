@@ -1,6 +1,8 @@
 """Random Slurm-mode cases (docs/slurm_mode.md): a cluster, jobs and options drawn from one
-seed, covering every node shape and option, for the kernel-vs-reference tests and their
-benchmark. Every job fits its partition when the partition is empty."""
+seed, covering every node shape and option (fair share, section 3.1, in about half of the
+multifactor cases; the time-limit checks and batch_sched_delay drawn in every case), for the
+kernel-vs-reference tests and their benchmark. Every job fits its partition when the partition
+is empty."""
 
 import numpy as np
 from simcore.engine._slurm import SlurmRun
@@ -98,13 +100,93 @@ def random_jobs(rng: np.random.Generator, cluster: dict, options: dict) -> dict:
         submit += int(rng.choice([0, 0, 1, 5, 17, 40, 90]))
     jobs = {key: [row[key] for row in rows] for key in rows[0]}
     if options["multifactor"]:  # weighted factors as a site's would be: fractions of weights, some equal
-        for key in ("weighted_fairshare", "weighted_job_size", "weighted_partition"):
-            jobs[key] = [float(x) for x in rng.choice([0.0, 0.5, 123.25, 1000.0 / 3, 2500.0], size=len(rows))]
+        factors = [0.0, 0.5, 123.25, 1000.0 / 3, 2500.0]
+        # drawn and dropped: the former weighted_fairshare column (the fair-share term now comes from
+        # section 3.1), so that the columns after it keep the values they had
+        rng.choice(factors, size=len(rows))
+        for key in ("weighted_job_size", "weighted_partition"):
+            jobs[key] = [float(x) for x in rng.choice(factors, size=len(rows))]
     return jobs
+
+
+def random_associations(rng: np.random.Generator) -> dict:
+    """Section 1: a root, 1-3 accounts (one of them possibly holding a sub-account), 1-3 users in each
+    account, sometimes users right under the root; siblings in a random index order (a parent first)."""
+
+    def account(depth):
+        children = [None] * int(rng.integers(1, 4))  # None: a user
+        if depth == 1 and rng.random() < 0.3:
+            children.append(account(2))
+        rng.shuffle(children)
+        return children
+
+    top = [account(1) for _ in range(int(rng.integers(1, 4)))]
+    if rng.random() < 0.25:
+        top.extend([None] * int(rng.integers(1, 3)))
+    rng.shuffle(top)
+    parent, user = [-1], [False]
+
+    def number(children, at):
+        for child in children:
+            parent.append(at)
+            user.append(child is None)
+            if child is not None:
+                number(child, len(parent) - 1)
+
+    number(top, 0)
+    shares = [1] + [int(x) for x in rng.choice([0, 1, 1, 2, 3, 70], size=len(parent) - 1)]
+    return {"parent": parent, "shares": shares, "user": user}
+
+
+def add_fair_share(rng: np.random.Generator, cluster: dict, jobs: dict, options: dict) -> None:
+    """Section 3.1: an association tree, the jobs' user associations and the fair-share options, with a calc
+    period small enough for fair share to change decisions."""
+    cluster["associations"] = random_associations(rng)
+    users = [a for a, is_user in enumerate(cluster["associations"]["user"]) if is_user]
+    weights = rng.dirichlet(np.ones(len(users)))  # some users submit more than others
+    jobs["association"] = [int(a) for a in rng.choice(users, size=len(jobs["submit"]), p=weights)]
+    horizon = max(jobs["submit"]) + 600
+    resets = []
+    if rng.random() < 0.3:
+        resets = [int(x) for x in rng.integers(-50, horizon, size=int(rng.integers(1, 3)))]
+        if rng.random() < 0.5:  # two resets due at one instant: one is used up per instant
+            resets.append(resets[0] + int(rng.integers(0, 10)))
+        resets.sort()
+    options.update(
+        {
+            "priority_weight_fairshare": int(rng.choice([500, 5000, 100000])),
+            "fair_tree": bool(rng.random() < 0.6),
+            "priority_decay_half_life": int(rng.choice([0, 60, 300, 3600])),
+            "fairshare_dampening": int(rng.choice([1, 1, 2])),
+            "usage_at_job_end": bool(rng.random() < 0.5),
+            "usage_resets": resets,
+            "priority_calc_period": int(rng.integers(10, 121)),
+        }
+    )
+
+
+def add_time_limits_and_batch_delay(rng: np.random.Generator, options: dict) -> None:
+    """Section 1 (the time-limit checks, over_time_limit, kill_wait) and section 4 (batch_sched_delay)."""
+    options.update(
+        {
+            "kill_check_period": int(rng.choice([0, 0, 7, 30])),
+            "over_time_limit": int(rng.choice([0, 0, 60])),
+            "kill_wait": int(rng.choice([0, 2, 30])),
+            "batch_sched_delay": int(rng.choice([0, 0, 3, 5])),
+        }
+    )
 
 
 def random_case(seed: int) -> tuple[dict, dict, dict]:
     rng = np.random.default_rng(seed)
     cluster = random_cluster(rng)
     options = random_options(rng)
-    return cluster, random_jobs(rng, cluster, options), options
+    jobs = random_jobs(rng, cluster, options)
+    # fair share from a generator of its own: the draws above stay what they were before it existed
+    fair_rng = np.random.default_rng([seed, 31])
+    if options["multifactor"] and fair_rng.random() < 0.5:
+        add_fair_share(fair_rng, cluster, jobs, options)
+    # the time limits' checks (section 1, about 10 % of the jobs run past their limit) and the submissions'
+    # batch_sched_delay (section 4), from a generator of their own too
+    add_time_limits_and_batch_delay(np.random.default_rng([seed, 47]), options)
+    return cluster, jobs, options

@@ -30,7 +30,7 @@ def kernel_schedule(cluster: dict, jobs: dict, options: dict) -> dict:
 SCHEDULERS = {"reference": slurm_reference.slurm_schedule, "kernel": kernel_schedule}
 
 # docs/slurm_mode.md section 1 (options) with Slurm's defaults; bf_node_space_size defaults to bf_max_job_test;
-# multifactor (section 3) is off by default; sched_interval (section 4) is Slurm's 60 s
+# multifactor (section 3) and fair share (section 3.1) are off by default; sched_interval (section 4) is Slurm's 60 s
 DEFAULT_OPTIONS = {
     "memory_consumable": False,
     "whole_nodes": False,
@@ -50,8 +50,9 @@ DEFAULT_OPTIONS = {
 JOB_DEFAULTS = {"nodes": 0, "mem": 0, "mem_per_cpu": False, "exclusive": False, "partition": 0}
 JOB_REQUIRED = ("submit", "run", "limit", "cpus")
 JOB_KEYS = ("submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority", "mem_per_cpu", "exclusive")
-# section 1: priority/multifactor's weighted factors, optional columns (0.0 when absent)
-JOB_FLOAT_KEYS = ("weighted_fairshare", "weighted_job_size", "weighted_partition")
+# section 1: priority/multifactor's weighted factors, optional columns (0.0 when absent); the fair-share term
+# comes from section 3.1
+JOB_FLOAT_KEYS = ("weighted_job_size", "weighted_partition")
 
 
 def default_options(**overrides) -> dict:
@@ -67,8 +68,8 @@ def make_jobs(rows) -> dict:
 
     Each row needs submit, run, limit and cpus; the rest default to nodes 0, mem 0, mem_per_cpu False,
     exclusive False, partition 0 and priority = -index (FIFO, as priority/basic gives).  The weighted
-    factors (weighted_fairshare, weighted_job_size, weighted_partition) are columns only when some row
-    gives them (0.0 for the other rows)."""
+    factors (weighted_job_size, weighted_partition) are columns only when some row gives them (0.0 for
+    the other rows)."""
     float_keys = [key for key in JOB_FLOAT_KEYS if any(key in row for row in rows)]
     jobs = {key: [] for key in (*JOB_KEYS, *float_keys)}
     for index, row in enumerate(rows):

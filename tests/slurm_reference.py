@@ -1,4 +1,4 @@
-"""Independent plain-Python reference of docs/slurm_mode.md (the Slurm mode), sections 1-6.
+"""Independent plain-Python reference of docs/slurm_mode.md (the Slurm mode), sections 1-6 (3.1 included).
 
 It models Slurm 22.05's main scheduler (`_schedule`) and backfill cycle (`_attempt_backfill`) on a
 node-aware, partitioned cluster, exactly as docs/slurm_mode.md ("the spec") describes them.  It was
@@ -26,21 +26,59 @@ Readings of the spec (see the comments where they apply):
 - the periodic instants (decay recalculations, full-queue passes) are origin + k * period for k >= 0
   (slurmctld's start is priority_calc_origin; no instant before it);
 - multifactor age: diff = max(t - submit, 0); age = diff / max_age if diff < max_age else 1 (so
-  max_age 0 gives 1, as Slurm's `diff < max_age` test does).
+  max_age 0 gives 1, as Slurm's `diff < max_age` test does);
+- fair_tree False makes the decay thread's first instant (k = 0) no recalculation also when fair share is
+  off (section 3 says so without a condition on priority_weight_fairshare);
+- fair share (section 3.1) is on when multifactor is on and priority_weight_fairshare > 0; then every decay
+  instant origin + k * period (k >= 0) is processed, also before the first submission and when nothing is
+  pending or running, until every job has completed;
+- before the first instant, every Fair Tree factor F is 0 and every effective usage E (accounts' and users')
+  is 0 and counts as computed (Slurm's slurmdb_create_assoc_usage: fs_factor = 0, usage_efctv = 0): a
+  classic job submitted before the first instant uses E = 0;
+- Fair Tree's S = shares / level_shares is a double (Slurm's shares_norm), made long double for S / U;
+  classic's N is the double product taken from the association up to the root's child (Slurm's
+  _normalize_assoc_shares_traditional), and S in E is the long double shares / level_shares;
+- "the CPUs the job holds" are the sum of its allocated CPUs (whole nodes' CPUs for an exclusive job);
+- "the last instant" of usage_at_job_end is the last decay instant at or before the job's end (the one at k = 0
+  included, also with fair_tree False): none before the first instant, then the slice begins at the start;
+- "index order" is the order of the jobs as given; the kernel takes them by submission (ties in the given
+  order): the same order whenever submissions are nondecreasing, as in every test and random case;
+- time limits (section 1): with k >= 1 the first check is priority_calc_origin + kill_check_period, also for
+  a job whose due is at or before the origin (c = origin + kill_check_period then); a kill is a completion
+  like any other (section 6: after the instant's priority recalculation, before its submissions, main pass
+  and backfill cycle); the will-run test still sorts and estimates by start + limit;
+- will-run guess (section 5, step 5): applied only to the estimate from released jobs, never to a job
+  that fits now (its estimate is t);
+- the submissions' passes (section 4): `last` is taken when the submission's pass is made (it cannot change
+  before that pass: a full-queue instant meanwhile drops it); a full-queue instant at t comes after the
+  submissions at t (section 6), so it serves (drops) a pass made at t too and is not `last` for them (no
+  difference: that pass is dropped); every full-queue instant counts, also one the simulation has no other
+  reason to stop at (nothing pending: it is found by arithmetic, background_last_pass); a submission's pass
+  that falls on a completion's pass instant is one pass and still counts as the background loop's last
+  pass; a completion's pass neither counts as `last` nor serves a pending submission's pass; a submission's
+  pass runs (and counts as `last`) whether or not a job is still pending then.
 
 Structure (one loop over instants, spec section 6):
 
-    t = min(next submission, next completion, next main pass due, next periodic pass or priority
-            recalculation (only while a job is pending), next backfill cycle due)
-    the priority recalculation at t, if a decay instant and a job is pending (section 3),
+    t = min(next submission, next completion (a kill included, section 1), next main pass due, next
+            periodic pass or priority recalculation (only while a job is pending, or for the full-queue
+            instants while a submission's pass is pending; with fair share every decay instant while a job
+            is to come, pending or running), next backfill cycle due)
+    the priority recalculation at t, if a decay instant and a job is pending (section 3), or with fair share
+        the whole decay instant (section 3.1: reset, decay, new usage, factors, priorities),
     completions at t (resources freed; a main pass becomes due at t + start_delay),
-    submissions at t (queued; a main pass becomes due at t + start_delay),
-    the main pass due at t, if any: a full-queue pass at a sched_interval instant (section 4),
+    submissions at t (queued; unless a submission's pass is pending, one becomes due at
+        max(t + start_delay, last + batch_sched_delay)),
+    the main pass due at t, if any: a full-queue pass at a sched_interval instant (section 4); a full-queue
+        instant or the submission's pass clears the pending submission's pass,
     the backfill cycle due at t, if any (section 5).
 """
 
 import bisect
+import sys
 from dataclasses import dataclass, field
+
+import numpy as np
 
 # section 5, step 5: the will-run test's first time window (seconds) and its group-size limit
 WILL_RUN_WINDOW = 30
@@ -71,11 +109,28 @@ OPTIONAL_OPTIONS = {
     "priority_calc_period": 300,
     "priority_calc_origin": 0,
     "sched_interval": 60,
+    # section 3.1: fair share (off when priority_weight_fairshare is 0)
+    "priority_weight_fairshare": 0,
+    "fair_tree": True,
+    "priority_decay_half_life": 604800,
+    "fairshare_dampening": 1,
+    "usage_at_job_end": False,
+    "usage_resets": [],
+    # section 1, "Time limits": the check period (0: a job past its limit is killed exactly then),
+    # OverTimeLimit and KillWait, in seconds
+    "kill_check_period": 0,
+    "over_time_limit": 0,
+    "kill_wait": 30,
+    # section 4: the submissions' passes are at least batch_sched_delay apart (0 when absent; Slurm's is 3)
+    "batch_sched_delay": 0,
 }
+BOOL_OPTIONAL_OPTIONS = ("multifactor", "fair_tree", "usage_at_job_end")
 JOB_INT_KEYS = ("submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority")
 JOB_BOOL_KEYS = ("mem_per_cpu", "exclusive")
 # section 1: with priority/multifactor, the weighted factors (doubles, default 0 when absent)
-JOB_FLOAT_KEYS = ("weighted_fairshare", "weighted_job_size", "weighted_partition")
+JOB_FLOAT_KEYS = ("weighted_job_size", "weighted_partition")
+# section 3.1: the index of the job's user association (required with fair share)
+ASSOCIATION_KEY = "association"
 
 
 # ------------------------------------------------------------------------------------------- inputs ---
@@ -92,6 +147,7 @@ class Machine:
     tiers: list
     memory_consumable: bool
     whole_nodes: bool
+    associations: "Associations | None" = None  # section 1 (fair share); None when not given
 
     @property
     def node_count(self):
@@ -113,22 +169,40 @@ class Job:
     exclusive: bool
     partition: int
     priority: int  # section 3: the given priority, or with multifactor the one computed last
-    weighted_fairshare: float = 0.0
     weighted_job_size: float = 0.0
     weighted_partition: float = 0.0
     whole: bool = False  # exclusive, or whole_nodes (select/linear makes every job exclusive)
+    association: int = -1  # section 3.1: the job's user association (-1: none given)
     start: int = -1
-    end: int = -1  # when the job really completes: start + min(max(run, 1), limit)
+    end: int = -1  # when the job really completes (section 1, "Time limits": time_limit_end)
     limit_end: int = -1  # when the scheduler believes it ends: start + limit (section 5, step 5)
     alloc_nodes: list = field(default_factory=list)
     alloc_cpus: list = field(default_factory=list)
     backfilled: bool = False
 
-    def set_start(self, t):
+    def set_start(self, t, options):
         self.start = t
-        # section 1: a job ends at start + min(max(run, 1), limit); section 6: run 0 is taken as 1 s
-        self.end = t + min(max(self.run, 1), self.limit)
+        self.end = time_limit_end(t, self.run, self.limit, options)
         self.limit_end = t + self.limit
+
+
+def time_limit_end(start, run, limit, options):
+    """Section 1, "Time limits" (`job_time_limit`): when a job started at `start` really ends.
+
+    It runs max(run, 1) seconds (section 6: run 0 is taken as 1 s) unless a check finds it past its limit
+    first: with due = start + limit + over_time_limit, if start + max(run, 1) > due it ends at
+    min(start + max(run, 1), c), c the first check instant at or after due; the check instants are
+    priority_calc_origin + k * kill_check_period, k >= 1; kill_check_period 0: c = due."""
+    runs_until = start + max(run, 1)
+    due = start + limit + options["over_time_limit"]
+    if runs_until <= due:
+        return runs_until  # not past its limit (and over_time_limit) when it ends by itself
+    period = options["kill_check_period"]
+    if period == 0:
+        return due  # killed exactly at the limit (plus over_time_limit)
+    origin = options["priority_calc_origin"]
+    k = max(1, -((origin - due) // period))  # the first k >= 1 with origin + k * period >= due
+    return min(runs_until, origin + k * period)
 
 
 def min_nodes_of(job):
@@ -136,14 +210,15 @@ def min_nodes_of(job):
     return max(job.nodes, 1)
 
 
-def multifactor_priority(job, t, options):
-    """Section 3 (`_get_priority_internal(t)`): the job's priority at t with priority/multifactor."""
+def multifactor_priority(job, t, options, fairshare=0.0):
+    """Section 3 (`_get_priority_internal(t)`): the job's priority at t with priority/multifactor;
+    `fairshare` is the weighted fair-share term fs = priority_weight_fairshare * F (section 3.1)."""
     diff = t - job.submit if t > job.submit else 0  # "0 when t <= submit"
     max_age = options["priority_max_age"]
     age = diff / max_age if diff < max_age else 1.0
     # summed in exactly this order, as doubles: ((age * weight_age + fs) + js) + part
     p = age * options["priority_weight_age"]
-    p = p + job.weighted_fairshare
+    p = p + fairshare
     p = p + job.weighted_job_size
     p = p + job.weighted_partition
     if p < 1:
@@ -161,6 +236,180 @@ def next_periodic_instant(t, origin, period):
     if t < origin:
         return origin
     return origin + ((t - origin) // period + 1) * period
+
+
+# ------------------------------------------------------------------- section 3.1: fair share ---
+
+LONG_ZERO = np.longdouble(0)
+
+
+@dataclass
+class Associations:
+    """Section 1: the association tree (index 0 the root; a parent before its children)."""
+
+    parent: list
+    shares: list
+    user: list
+
+    def __post_init__(self):
+        count = len(self.parent)
+        self.children = [[] for _ in range(count)]
+        for a in range(1, count):
+            self.children[self.parent[a]].append(a)  # index order
+        # level_shares(a): the sum of shares over a's parent's children
+        self.level_shares = [0] * count
+        for a in range(1, count):
+            self.level_shares[a] = sum(self.shares[b] for b in self.children[self.parent[a]])
+        self.user_count = sum(1 for a in range(count) if self.user[a])
+
+    def path_up(self, a):
+        """a and its ancestors, the root included, from a upwards."""
+        while a >= 0:
+            yield a
+            a = self.parent[a]
+
+
+class FairShare:
+    """Section 3.1: raw usage (long double), its decay, the Fair Tree factors and the classic formula."""
+
+    def __init__(self, tree, options):
+        self.tree = tree
+        self.fair_tree = options["fair_tree"]
+        self.damping = options["fairshare_dampening"]
+        half_life = options["priority_decay_half_life"]
+        self.df = 1 - 0.693 / half_life if half_life > 0 else 1.0  # double
+        self.resets = list(options["usage_resets"])  # sorted; each is used up by one instant
+        count = len(tree.parent)
+        self.raw = [LONG_ZERO] * count  # long double, 0 at the start
+        # Fair Tree: F (double) of each user association, computed only at the instants; 0 before the first
+        self.factor = [0.0] * count
+        # classic: E (long double) of each association; None = unset (a user's, between step 2 and its first
+        # use); 0 before the first instant (Slurm creates the usage with usage_efctv = 0)
+        self.efctv = [LONG_ZERO] * count
+        self.norm_shares = [self.classic_norm_shares(a) for a in range(count)]
+        self.last_instant = None  # the last decay instant processed
+
+    # usage
+
+    def slice_usage(self, delta, cpus):
+        """Step 4 (`_apply_new_usage`): u = (double)(delta * df^delta) * cpus, a double."""
+        return delta * self.df**delta * cpus
+
+    def add_usage(self, association, u):
+        """Step 4: u goes to the association and every ancestor, the root included (long double sums)."""
+        for a in self.tree.path_up(association):
+            self.raw[a] = self.raw[a] + u
+
+    def reset_if_due(self, t):
+        """Step 1: one reset per instant, when the next of usage_resets is <= t."""
+        if self.resets and self.resets[0] <= t:
+            self.resets.pop(0)
+            self.raw = [LONG_ZERO] * len(self.raw)
+
+    def decay(self, delta_t):
+        """Step 3: d = df^(t_k - t_{k-1}) (double, at least DBL_MIN); every raw times d unless d is 1."""
+        d = self.df**delta_t
+        if d < sys.float_info.min:
+            d = sys.float_info.min
+        if d != 1:
+            self.raw = [r * d for r in self.raw]
+
+    # Fair Tree
+
+    def level_fs(self, a):
+        """LF(a) = S / U (long double): 0 when S is 0, +inf when U is 0."""
+        tree = self.tree
+        level = tree.level_shares[a]
+        s = tree.shares[a] / level if level else 0.0  # a double: Slurm's shares_norm
+        parent_raw = self.raw[tree.parent[a]]
+        u = self.raw[a] / parent_raw if parent_raw != 0 else LONG_ZERO
+        if s == 0:
+            return LONG_ZERO
+        if u == 0:
+            return np.longdouble(np.inf)
+        return np.longdouble(s) / u
+
+    def apply_fair_tree(self):
+        """Fair Tree (`_apply_priority_fs`): every user's F = rank / n from the root down."""
+        tree = self.tree
+        n = tree.user_count
+        counter = {"rank": n, "rnt": n}
+
+        def visit(parent, parent_tied):
+            lf = {c: self.level_fs(c) for c in tree.children[parent]}
+            # LF descending; users before accounts at equal LF; otherwise index order
+            ordered = sorted(tree.children[parent], key=lambda c: (-lf[c], 0 if tree.user[c] else 1, c))
+            previous = None
+            for position, c in enumerate(ordered):
+                tied = parent_tied if position == 0 else lf[c] == lf[previous]
+                if tree.user[c]:
+                    if not tied:
+                        counter["rank"] = counter["rnt"]
+                    self.factor[c] = counter["rank"] / n
+                    counter["rnt"] -= 1
+                else:
+                    visit(c, tied)  # its own tie passed down
+                previous = c
+
+        visit(0, False)
+
+    # classic
+
+    def classic_norm_shares(self, a):
+        """N(a): the product of shares(b) / level_shares(b) (doubles) over a and its ancestors below the
+        root, taken from a upwards; 0 if a level_shares is 0."""
+        tree = self.tree
+        if a == 0:
+            return 1.0
+        n = 1.0
+        b = a
+        while tree.parent[b] >= 0:
+            level = tree.level_shares[b]
+            n = 0.0 if not level else n * (tree.shares[b] / level)
+            b = tree.parent[b]
+        return n
+
+    def classic_norm(self, a):
+        """norm(a) = raw(a) / raw(root), 0 when raw(root) is 0, at most 1 (long double)."""
+        root = self.raw[0]
+        if root == 0:
+            return LONG_ZERO
+        norm = self.raw[a] / root
+        return min(norm, np.longdouble(1))
+
+    def classic_efctv(self, a):
+        """E(a) from the raws as they are now and E(parent) as it was last computed."""
+        tree = self.tree
+        norm = self.classic_norm(a)
+        parent = tree.parent[a]
+        if parent == 0:
+            return norm
+        level = tree.level_shares[a]
+        if not level:
+            return self.efctv[parent]
+        return norm + (self.efctv[parent] - norm) * (np.longdouble(tree.shares[a]) / np.longdouble(level))
+
+    def classic_accounts(self):
+        """Step 2: accounts' E top-down (a parent comes before its children); users' E unset."""
+        tree = self.tree
+        for a in range(1, len(tree.parent)):
+            self.efctv[a] = None if tree.user[a] else self.classic_efctv(a)
+
+    def classic_factor(self, user):
+        """F = 2^(-(E / N) / damping) (0 when N <= 0); the user's E computed first if unset."""
+        if self.efctv[user] is None:
+            self.efctv[user] = self.classic_efctv(user)
+        n = self.norm_shares[user]
+        if n <= 0:
+            return 0.0
+        x = (self.efctv[user] / np.longdouble(n)) / np.longdouble(self.damping)  # long double
+        return 2.0 ** float(-x)  # C pow(2.0, ...) with the long double argument made a double
+
+    def factor_for(self, user):
+        """The F a priority computed now uses (section 3.1)."""
+        if self.fair_tree:
+            return self.factor[user]  # the last instant's (0 before the first)
+        return self.classic_factor(user)
 
 
 def priority_key(job, machine):
@@ -380,13 +629,21 @@ class Simulation:
         self.free = Resources(machine)
         self.pending = set()  # submitted, not started
         self.running = []  # running jobs, kept sorted by (start + limit, index): section 5, step 5
-        self.passes_due = set()  # instants at which an event's main pass is due (section 4)
+        # section 4: the main scheduler's passes due: completions' (instants) and the one pending submission's
+        # pass (None when none is pending)
+        self.completion_passes = set()
+        self.submission_pass = None
+        self.last_submission_pass = None  # the last submission's pass run (for the background loop's last pass)
         # section 5, "When": a cycle that sees nothing is taken to have run at bf_phase
         self.last_cycle = options["bf_phase"]
         self.next_cycle = None  # unknown until an update at or after last_cycle
         self.last_update = None  # the instant of the last update (what sets Slurm's last_job_update)
         # a memo of will-run tests (speed only): valid while no job starts or completes
         self.will_run_memo = {}
+        # section 3.1: fair share, with multifactor and a fair-share weight
+        self.fair_share = None
+        if options["multifactor"] and options["priority_weight_fairshare"] > 0:
+            self.fair_share = FairShare(machine.associations, options)
 
     # ----------------------------------------------------------------------- bookkeeping ---
 
@@ -399,7 +656,7 @@ class Simulation:
             self.next_cycle = max(self.last_cycle + self.options["bf_interval"], t)
 
     def start_job(self, job, t, where, backfilled):
-        job.set_start(t)
+        job.set_start(t, self.options)
         job.alloc_nodes, job.alloc_cpus = where
         job.backfilled = backfilled
         self.free.allocate(job)
@@ -407,6 +664,65 @@ class Simulation:
         self.pending.discard(job.index)
         bisect.insort(self.running, job, key=lambda other: (other.limit_end, other.index))
         self.note_update(t)
+
+    def priority(self, job, t):
+        """Section 3: the job's multifactor priority at t, with the fair-share term of section 3.1."""
+        fairshare = 0.0
+        if self.fair_share is not None:
+            factor = self.fair_share.factor_for(job.association)
+            fairshare = self.options["priority_weight_fairshare"] * factor  # a double
+        return multifactor_priority(job, t, self.options, fairshare)
+
+    def decay_instant(self, t):
+        """Section 3 (and 3.1 with fair share): the decay thread's instant t = origin + k * period, first in
+        the instant (section 6)."""
+        options = self.options
+        period = options["priority_calc_period"]
+        k = (t - options["priority_calc_origin"]) // period
+        fair_tree = options["fair_tree"]
+        fs = self.fair_share
+        if fs is None:
+            # section 3: every pending job's priority at t (fair_tree False: none at the first instant)
+            if self.pending and (k > 0 or fair_tree):
+                for index in self.pending:
+                    job = self.jobs[index]
+                    job.priority = self.priority(job, t)
+                self.note_update(t)  # Slurm sets last_job_update; the queue is re-sorted (queue())
+            return
+        previous = t - period if k > 0 else None  # t_{k-1}: none at k = 0
+        fs.reset_if_due(t)  # step 1
+        if not fair_tree:
+            fs.classic_accounts()  # step 2, from the raws before this instant's decay
+        if k > 0:
+            fs.decay(t - previous)  # step 3
+        running = sorted(self.running, key=lambda job: job.index)
+        if fair_tree:
+            for job in running:  # step 4, index order
+                self.add_slice(job, previous, t)
+            fs.apply_fair_tree()  # step 5
+            if self.pending:
+                for index in self.pending:
+                    job = self.jobs[index]
+                    job.priority = self.priority(job, t)
+                self.note_update(t)
+        elif k > 0:
+            # classic, steps 4 and 5: one walk over the jobs in index order
+            walk = sorted(running + [self.jobs[index] for index in self.pending], key=lambda job: job.index)
+            for job in walk:
+                if job.start >= 0:
+                    self.add_slice(job, previous, t)
+                else:
+                    job.priority = self.priority(job, t)  # its user's E computed now if unset
+            if self.pending:
+                self.note_update(t)
+        fs.last_instant = t
+
+    def add_slice(self, job, since, until):
+        """Section 3.1, step 4: the job's usage from max(since, start) (start when since is None) to until."""
+        begin = job.start if since is None else max(since, job.start)
+        delta = max(until - begin, 0)
+        cpus = sum(job.alloc_cpus)  # the CPUs the job holds
+        self.fair_share.add_usage(job.association, self.fair_share.slice_usage(delta, cpus))
 
     def queue(self, t):
         """Pending jobs (submitted at or before t), in the order of section 3."""
@@ -422,7 +738,13 @@ class Simulation:
         if unsubmitted:
             candidates.append(self.jobs[unsubmitted[0]].submit)
         candidates.extend(job.end for job in self.running)
-        candidates.extend(self.passes_due)
+        candidates.extend(self.completion_passes)
+        if self.submission_pass is not None:
+            candidates.append(self.submission_pass)
+            if options["sched_interval"] > 0:
+                # section 4: a full-queue instant drops a pending submission's pass (a job pending or not)
+                origin = options["priority_calc_origin"]
+                candidates.append(next_periodic_instant(now, origin, options["sched_interval"]))
         if self.next_cycle is not None:
             candidates.append(self.next_cycle)
         if self.pending and now is not None:
@@ -431,6 +753,14 @@ class Simulation:
             if options["sched_interval"] > 0:
                 candidates.append(next_periodic_instant(now, origin, options["sched_interval"]))
             if options["multifactor"]:
+                candidates.append(next_periodic_instant(now, origin, options["priority_calc_period"]))
+        if self.fair_share is not None and (unsubmitted or self.pending or self.running):
+            # section 3.1: every decay instant, also when no job is pending or running (the first one
+            # possibly before the first submission)
+            origin = options["priority_calc_origin"]
+            if now is None:
+                candidates.append(origin)
+            else:
                 candidates.append(next_periodic_instant(now, origin, options["priority_calc_period"]))
         return min(candidates) if candidates else None
 
@@ -445,42 +775,51 @@ class Simulation:
             if t is None:
                 break
             now = t
-            # 0. the priority recalculation due now (section 3): every pending job's priority at t
-            if options["multifactor"] and self.pending and periodic_instant(t, origin, options["priority_calc_period"]):
-                for index in self.pending:
-                    job = self.jobs[index]
-                    job.priority = multifactor_priority(job, t, options)
-                self.note_update(t)  # Slurm sets last_job_update; the queue is re-sorted (queue())
+            # 0. the priority recalculation due now (section 3), with fair share the whole decay instant
+            if options["multifactor"] and periodic_instant(t, origin, options["priority_calc_period"]):
+                self.decay_instant(t)
             # 1. completions
             completed = sorted((job for job in self.running if job.end == t), key=lambda job: job.index)
             for job in completed:
+                if self.fair_share is not None and options["usage_at_job_end"]:
+                    # section 3.1: the slice from max(last instant, start) to the end (priority_p_job_end)
+                    self.add_slice(job, self.fair_share.last_instant, t)
                 self.running.remove(job)
                 self.free.release(job)
                 self.will_run_memo.clear()
                 self.note_update(t)
             if completed:
-                self.passes_due.add(t + delay)
+                self.completion_passes.add(t + delay)  # section 4: one per instant
             # 2. submissions
-            submitted = False
             while unsubmitted and self.jobs[unsubmitted[0]].submit == t:
                 job = self.jobs[unsubmitted.pop(0)]
                 if options["multifactor"]:
-                    job.priority = multifactor_priority(job, t, options)  # age 0 at submission
+                    job.priority = self.priority(job, t)  # age 0 at submission
                 self.pending.add(job.index)
                 self.note_update(t)
-                submitted = True
-            if submitted:
-                self.passes_due.add(t + delay)
+                if self.submission_pass is None:
+                    # section 4: max(t + start_delay, last + batch_sched_delay); while it is pending, further
+                    # submissions add nothing (job_sched_cnt)
+                    self.submission_pass = t + delay
+                    last = self.background_last_pass(t)
+                    if last is not None:
+                        self.submission_pass = max(self.submission_pass, last + options["batch_sched_delay"])
             # 3. the main scheduler's pass due now (section 4); at a sched_interval instant with a job
             # pending it is a full-queue pass (one pass, also when an event's pass is due too)
-            periodic = (
-                options["sched_interval"] > 0
-                and bool(self.pending)
-                and periodic_instant(t, origin, options["sched_interval"])
+            full_queue_instant = options["sched_interval"] > 0 and periodic_instant(
+                t, origin, options["sched_interval"]
             )
-            if t in self.passes_due or periodic:
-                self.passes_due.discard(t)
+            periodic = full_queue_instant and bool(self.pending)
+            submission_pass_now = self.submission_pass == t
+            if t in self.completion_passes or submission_pass_now or periodic:
+                self.completion_passes.discard(t)
                 self.main_pass(t, full_queue=periodic)
+            if submission_pass_now:
+                self.last_submission_pass = t  # the background loop's last pass
+            if submission_pass_now or full_queue_instant:
+                # the submission's pass is done; or a full-queue instant (a job pending or not) serves it: the
+                # loop clears job_sched_cnt (the instant is the loop's last pass: background_last_pass)
+                self.submission_pass = None
             # 4. the backfill cycle due now (section 5)
             if self.next_cycle == t:
                 self.backfill_cycle(t)
@@ -494,6 +833,19 @@ class Simulation:
             raise RuntimeError("some job never started")  # cannot happen on valid inputs
 
     # ------------------------------------------------------------------ section 4: _schedule ---
+
+    def background_last_pass(self, t):
+        """Section 4: the background loop's last pass before t, None when there was none: the last
+        submission's pass run, or the last full-queue instant priority_calc_origin + k * sched_interval
+        (k >= 0) before t, whichever is later (a full-queue instant counts whether a job was pending or not)."""
+        last = self.last_submission_pass
+        interval = self.options["sched_interval"]
+        origin = self.options["priority_calc_origin"]
+        if interval > 0 and t > origin:
+            full_queue = origin + (t - 1 - origin) // interval * interval
+            if last is None or full_queue > last:
+                last = full_queue
+        return last
 
     def main_pass(self, t, full_queue=False):
         """Section 4: the main scheduler's pass at t (a full-queue pass has no default_queue_depth limit)."""
@@ -611,23 +963,28 @@ class Simulation:
             return "done", reached_test
 
     def will_run_memoized(self, job, avail, t, test_now_only):
-        """will_run, remembered (for speed only) while the running jobs stay the same: its result depends
-        only on the job's shape, avail, test_now_only and the running jobs ("now" stands for t)."""
+        """Section 5, step 5: (estimate, (nodes, CPUs)) or None.  will_run's result is remembered (for speed
+        only) while the running jobs stay the same: it depends only on the job's shape, avail, test_now_only
+        and the running jobs; the estimate is made from it at t."""
         key = (job.cpus, job.nodes, job.mem, job.mem_per_cpu, job.whole, frozenset(avail), test_now_only)
         if key not in self.will_run_memo:
-            found = self.will_run(job, avail, None, test_now_only)
-            self.will_run_memo[key] = found
+            self.will_run_memo[key] = self.will_run(job, avail, test_now_only)
         found = self.will_run_memo[key]
-        if found is not None and found[0] is None:
-            return t, found[1]
-        return found
+        if found is None:
+            return None
+        end, where = found
+        if end is None:
+            return t, where  # fits on the resources free now
+        return guess_job_end(end, t, self.options), where
 
-    def will_run(self, job, avail, t, test_now_only):
-        """Section 5, step 5 (`_will_run_test`): (estimate, (nodes, CPUs)) or None."""
+    def will_run(self, job, avail, test_now_only):
+        """Section 5, step 5 (`_will_run_test`): (None, (nodes, CPUs)) when the job fits now, (the end
+        start + limit of the last job released, (nodes, CPUs)) when it fits after releasing a group, or
+        None; will_run_memoized makes the estimate (guess_job_end)."""
         # fits on the resources free now?
         where = eval_nodes(job, avail, self.free)
         if where is not None:
-            return t, where
+            return None, where
         if test_now_only:
             return None
         # release the running jobs, by end (start + limit; ties by index), in groups
@@ -676,6 +1033,16 @@ class Simulation:
             if where is not None:
                 return last_released.limit_end, where
         return None
+
+
+def guess_job_end(end, t, options):
+    """Section 5, step 5 (`_guess_job_end`): the will-run estimate at t from the end (start + limit) of the
+    last job released.  If that end is not after t (the job is past its limit, awaiting a check), it is
+    guessed as end + over_time_limit + kill_wait, or t + 1 if that is not after t."""
+    if end > t:
+        return end
+    guess = end + options["over_time_limit"] + options["kill_wait"]
+    return guess if guess > t else t + 1
 
 
 def walk_plan(plan, partition_nodes, start_res, end):
@@ -764,11 +1131,14 @@ def add_reservation(plan, s, e, job_nodes, res):
 
 def slurm_schedule(cluster: dict, jobs: dict, options: dict) -> dict:
     """cluster = {"cpus": [int per node], "memory": [int MB per node], "weight": [int per node],
-                  "partitions": [[node indices] per partition], "tiers": [int per partition]}
+                  "partitions": [[node indices] per partition], "tiers": [int per partition],
+                  optional "associations": {"parent": [int], "shares": [int], "user": [bool]} (section 3.1:
+                  index 0 the root with parent -1, a parent before its children)}
     jobs = {"submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority": lists of int,
             "mem_per_cpu", "exclusive": lists of bool,
-            optional "weighted_fairshare", "weighted_job_size", "weighted_partition": lists of float
-            (all 0.0 when absent; used with multifactor, which ignores "priority")}
+            optional "weighted_job_size", "weighted_partition": lists of float
+            (all 0.0 when absent; used with multifactor, which ignores "priority"),
+            optional "association": list of int (each job's user association; required with fair share)}
             (job i = index i in every list)
     options = {"memory_consumable": bool, "whole_nodes": bool, "backfill": bool,
                "bf_interval", "bf_resolution", "bf_window", "bf_max_job_test",
@@ -776,7 +1146,10 @@ def slurm_schedule(cluster: dict, jobs: dict, options: dict) -> dict:
                "start_delay", "bf_phase": int,
                optional: "multifactor": bool (False), "priority_weight_age" (0), "priority_max_age"
                (604800), "priority_calc_period" (300), "priority_calc_origin" (0), "sched_interval"
-               (60): int}
+               (60), "priority_weight_fairshare" (0: fair share off), "priority_decay_half_life" (604800),
+               "fairshare_dampening" (1): int, "fair_tree" (True), "usage_at_job_end" (False): bool,
+               "usage_resets" ([]): sorted list of int, "kill_check_period" (0), "over_time_limit" (0),
+               "kill_wait" (30), "batch_sched_delay" (0): int >= 0}
     returns {"start": [int per job], "nodes": [[node indices, ascending] per job],
              "cpus": [[CPUs on each of those nodes] per job], "backfilled": [bool per job]}"""
     options = read_options(options)
@@ -812,12 +1185,13 @@ def read_options(options):
     options = (
         {key: bool(options[key]) for key in OPTION_KEYS[:3]}
         | {key: _int(options[key], key) for key in OPTION_KEYS[3:]}
-        | {"multifactor": bool(options.get("multifactor", OPTIONAL_OPTIONS["multifactor"]))}
+        | {key: bool(options.get(key, OPTIONAL_OPTIONS[key])) for key in BOOL_OPTIONAL_OPTIONS}
         | {
             key: _int(options.get(key, default), key)
             for key, default in OPTIONAL_OPTIONS.items()
-            if key != "multifactor"
+            if key not in BOOL_OPTIONAL_OPTIONS and key != "usage_resets"
         }
+        | {"usage_resets": [_int(x, "usage_resets") for x in options.get("usage_resets", [])]}
     )
     if options["bf_interval"] < 1 or options["bf_resolution"] < 1:
         raise ValueError("bf_interval and bf_resolution must be >= 1")
@@ -831,6 +1205,15 @@ def read_options(options):
         raise ValueError("sched_interval, priority_weight_age and priority_max_age must be >= 0")
     if options["priority_calc_period"] < 1:
         raise ValueError("priority_calc_period must be >= 1")
+    if options["priority_weight_fairshare"] < 0 or options["priority_decay_half_life"] < 0:
+        raise ValueError("priority_weight_fairshare and priority_decay_half_life must be >= 0")
+    if options["fairshare_dampening"] < 1:
+        raise ValueError("fairshare_dampening must be >= 1")
+    if options["usage_resets"] != sorted(options["usage_resets"]):
+        raise ValueError("usage_resets must be sorted")
+    for key in ("kill_check_period", "over_time_limit", "kill_wait", "batch_sched_delay"):
+        if options[key] < 0:
+            raise ValueError(f"{key} must be >= 0")
     return options
 
 
@@ -862,7 +1245,31 @@ def read_cluster(cluster, options):
         tiers=[_int(x, "tier") for x in cluster["tiers"]],
         memory_consumable=bool(options["memory_consumable"]),
         whole_nodes=bool(options["whole_nodes"]),
+        associations=read_associations(cluster["associations"]) if "associations" in cluster else None,
     )
+
+
+def read_associations(given):
+    """Section 1: the association tree, checked."""
+    for key in ("parent", "shares", "user"):
+        if key not in given:
+            raise ValueError(f"associations lack {key!r}")
+    parent = [_int(x, "parent") for x in given["parent"]]
+    shares = [_int(x, "shares") for x in given["shares"]]
+    user = [bool(x) for x in given["user"]]
+    count = len(parent)
+    if count == 0 or len(shares) != count or len(user) != count:
+        raise ValueError("associations: parent, shares and user need one entry per association (a root)")
+    if parent[0] != -1 or user[0]:
+        raise ValueError("associations: index 0 is the root (parent -1), not a user")
+    for a in range(1, count):
+        if not 0 <= parent[a] < a:
+            raise ValueError(f"association {a}: its parent must come before it")
+        if user[parent[a]]:
+            raise ValueError(f"association {a}: a user association has no children")
+    if min(shares) < 0:
+        raise ValueError("associations: shares must be >= 0")
+    return Associations(parent=parent, shares=shares, user=user)
 
 
 def read_jobs(jobs, machine, options):
@@ -872,7 +1279,7 @@ def read_jobs(jobs, machine, options):
         if key not in jobs:
             raise ValueError(f"jobs lack {key!r}")
     n = len(jobs["submit"])
-    present = [key for key in JOB_INT_KEYS + JOB_BOOL_KEYS + JOB_FLOAT_KEYS if key in jobs]
+    present = [key for key in JOB_INT_KEYS + JOB_BOOL_KEYS + JOB_FLOAT_KEYS + (ASSOCIATION_KEY,) if key in jobs]
     if any(len(jobs[key]) != n for key in present):
         raise ValueError("jobs: every list needs one entry per job")
     job_list = []
@@ -882,6 +1289,8 @@ def read_jobs(jobs, machine, options):
             values[key] = float(jobs[key][i]) if key in jobs else 0.0
             if values[key] != values[key]:
                 raise ValueError(f"job {i}: {key} is NaN")
+        if ASSOCIATION_KEY in jobs:
+            values[ASSOCIATION_KEY] = _int(jobs[ASSOCIATION_KEY][i], ASSOCIATION_KEY)
         exclusive = bool(jobs["exclusive"][i])
         job = Job(
             index=i,
@@ -897,5 +1306,12 @@ def read_jobs(jobs, machine, options):
         # section 1: inputs are valid when every job fits its empty partition
         if eval_nodes(job, machine.partitions[job.partition], Resources(machine)) is None:
             raise ValueError(f"job {i} does not fit its empty partition")
+        if options["multifactor"] and options["priority_weight_fairshare"] > 0:
+            # section 3.1: with fair share every job names a user association
+            tree = machine.associations
+            if tree is None:
+                raise ValueError("fair share needs the cluster's associations")
+            if not (0 <= job.association < len(tree.parent) and tree.user[job.association]):
+                raise ValueError(f"job {i}: association {job.association} is not a user association")
         job_list.append(job)
     return job_list

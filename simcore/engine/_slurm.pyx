@@ -1049,6 +1049,13 @@ cdef class SlurmRun:
                     self.n_running -= 1
                     self.machine_changes += 1
                     ended = True
+                if self.sched_interval > 0:
+                    # slurmctld's periodic full-queue instants passed since the last instant (§4):
+                    # each was the background loop's last pass and served its pending request
+                    while next_full < t:
+                        last_batch = next_full
+                        batch_due = NEVER
+                        next_full += self.sched_interval
                 while next_submit < m and self.submit[next_submit] == t:
                     self.add_pending(next_submit, t)
                     next_submit += 1
@@ -1063,16 +1070,12 @@ cdef class SlurmRun:
                 if submitted and batch_due == NEVER:    # the background loop's next pass, rate-limited
                     batch_due = max(t + self.start_delay, last_batch + self.batch_sched_delay)
                 full_queue = False
-                if self.sched_interval > 0:
-                    # slurmctld's periodic full-queue pass, from its start (§4); it serves the
-                    # background loop's pending request and restarts its delay
-                    while next_full <= t:
-                        last_batch = next_full
-                        full_queue = next_full == t
-                        next_full += self.sched_interval
-                    if full_queue:
-                        batch_due = NEVER
-                        full_queue = self.n_pending > 0
+                if self.sched_interval > 0 and next_full == t:
+                    # the periodic full-queue pass now, after the submissions (§4, §6)
+                    last_batch = t
+                    batch_due = NEVER
+                    full_queue = self.n_pending > 0
+                    next_full += self.sched_interval
                 event_pass = head < tail and pass_due[head] == t
                 if event_pass:
                     head += 1

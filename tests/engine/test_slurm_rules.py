@@ -282,9 +282,11 @@ def test_multifactor_age_at_the_decay_instants(schedule, period, origin, starts)
     rows = [
         job(submit=0, run=250, limit=1000),  # R
         job(submit=20, run=30, limit=1000),  # B: no factor but its age
-        job(submit=150, run=10, limit=1000, weighted_fairshare=100.0),  # D
-        job(submit=230, run=20, limit=1000, weighted_fairshare=170.0),  # C
-        job(submit=290, run=10, limit=1000, weighted_fairshare=200.0),  # E
+        # D, C, E: a constant term besides their age (the partition factor; the sum is the same in any order:
+        # every term is a whole number)
+        job(submit=150, run=10, limit=1000, weighted_partition=100.0),  # D
+        job(submit=230, run=20, limit=1000, weighted_partition=170.0),  # C
+        job(submit=290, run=10, limit=1000, weighted_partition=200.0),  # E
     ]
     options = {**AGE_OPTIONS, "priority_calc_period": period, "priority_calc_origin": origin}
     out = simulate(schedule, cluster([1]), rows, backfill=False, **options)
@@ -292,24 +294,488 @@ def test_multifactor_age_at_the_decay_instants(schedule, period, origin, starts)
 
 
 def test_multifactor_sum_order_truncation_and_floor_of_one(schedule):
-    # One 1-CPU node, sched/builtin, no age weight: R runs [0, 100), then one job per 100 s by priority.
+    # One 1-CPU node, sched/builtin: R runs [0, 100), then one job per 100 s by priority.  The age term gives
+    # the first term of the sum: weight_age 1, max_age 50, one decay instant in reach, at 30 (origin 30,
+    # period 10000); at 30 a job's age term is (30 - submit) / 50 * 1.
     rows = [
         job(submit=0),  # R
-        job(submit=5, weighted_fairshare=0.5),  # Z: 0.5 -> at least 1 -> 1
-        # X: ((0.0 + 0.4) + 1.4) + 0.2 = 1.7999999999999998 + 0.2 = 1.9999999999999998 -> truncated: 1.
+        # Z: at 30, 24 / 50 = 0.48, + 0.5 = 0.98 -> at least 1 -> 1 (truncated without the floor: 0)
+        job(submit=6, weighted_partition=0.5),
+        # X: at 30, 20 / 50 = 0.4 (the double nearest 0.4), then
+        # ((0.4 + 0.0) + 1.4) + 0.2 = 1.7999999999999998 + 0.2 = 1.9999999999999998 -> truncated: 1.
         # (Any other order, 0.4 + (1.4 + 0.2), (0.2 + 1.4) + 0.4, (0.4 + 0.2) + 1.4, or rounding gives 2.)
-        job(submit=10, weighted_fairshare=0.4, weighted_job_size=1.4, weighted_partition=0.2),
-        job(submit=20, weighted_fairshare=2.0),  # Y: 2
-        job(submit=30, weighted_job_size=0.9),  # V: 0.9 -> 1
+        job(submit=10, weighted_job_size=1.4, weighted_partition=0.2),
+        job(submit=20, weighted_job_size=2.0),  # Y: at 30, 10 / 50 = 0.2, + 2.0 = 2.2 -> 2
+        job(submit=40, weighted_job_size=0.9),  # V: submitted after the instant: 0.9 -> 1
     ]
     # 100: Y (2) first; then Z, X, V (all 1) by submission time: 200, 300, 400.
     # (X = 2 would tie with Y and go first, being submitted earlier; without the floor of 1, Z = 0 and V = 0
     # would go after X.)
-    out = simulate(schedule, cluster([1]), rows, backfill=False, multifactor=True)
+    options = {"priority_weight_age": 1, "priority_max_age": 50, "priority_calc_origin": 30}
+    out = simulate(
+        schedule, cluster([1]), rows, backfill=False, multifactor=True, priority_calc_period=10000, **options
+    )
     assert out["start"] == [0, 200, 300, 100, 400]
     # Without multifactor the priority column rules (FIFO here): Z, X, Y, V.
     out = simulate(schedule, cluster([1]), rows, backfill=False)
     assert out["start"] == [0, 100, 200, 300, 400]
+
+
+# ================================================================ section 3.1: fair share ===
+
+# Fair-share tests: one node, sched/builtin, no periodic pass, multifactor with only the fair-share term
+# (weight 1000, so a job's priority is floor(1000 * F) plus any weighted_partition it is given), decay
+# instants every 100 s from 0.  Usage-making jobs start at once; "probes" (P.., Z..) ask for the whole node,
+# wait, and start one after the other by priority when it frees (each runs 10 s, so the start order is the
+# priority order).  In the comments, "a = 200" is user a's raw usage, "F" the fair-share factor, and jobs
+# pending at an instant have their priority recomputed then (section 3.1, step 5).  Rows keep submission
+# times nondecreasing: "index order" is then the same for every implementation.
+FAIR = {
+    "multifactor": True,
+    "backfill": False,
+    "sched_interval": 0,
+    "priority_weight_fairshare": 1000,
+    "priority_calc_period": 100,
+}
+
+
+def associations(*rows):
+    """The association tree from (parent, shares, user) rows; the root (index 0) is added first."""
+    return {
+        "parent": [-1] + [row[0] for row in rows],
+        "shares": [1] + [row[1] for row in rows],
+        "user": [False] + [row[2] for row in rows],
+    }
+
+
+def users(count, shares=1):
+    """`count` users right under the root (indices 1..count), each with `shares`."""
+    return associations(*[(0, shares, True)] * count)
+
+
+def simulate_fair(schedule, machine, tree, rows, **options):
+    """simulate() with an association tree and each row's "association" (its user)."""
+    machine = {**machine, "associations": tree}
+    jobs = make_jobs([{key: value for key, value in row.items() if key != "association"} for row in rows])
+    jobs["association"] = [row["association"] for row in rows]
+    return schedule(machine, jobs, default_options(**{**FAIR, **options}))
+
+
+def probe(submit, user, run=10, cpus=4, **extra):
+    return job(submit=submit, run=run, limit=1000, cpus=cpus, association=user, **extra)
+
+
+def test_fair_share_changes_which_job_starts_first(schedule):
+    # Users a (1) and b (2).  One 2-CPU node.  H (a) holds it [0, 200).  Pa (a, submitted 10) and Pb (b, 20).
+    rows = [
+        job(submit=0, run=200, limit=1000, cpus=2, association=1),  # H
+        probe(10, 1, cpus=2),  # Pa
+        probe(20, 2, cpus=2),  # Pb
+    ]
+    # Instant 0: no usage, a and b tied: F = 1 for both.  Instant 100: a = 200 * df^100 > 0 = b: b's LF is
+    # +inf, a's finite: F(b) = 2/2 = 1, F(a) = 1/2: Pb 1000, Pa 500.  200: the instant (same F), then H's
+    # completion: Pb at 200, Pa at 210.
+    out = simulate_fair(schedule, cluster([2]), users(2), rows)
+    assert out["start"] == [0, 210, 200]
+    # Without fair share every priority is 1 (floor of 1): by submission, Pa then Pb.
+    out = simulate_fair(schedule, cluster([2]), users(2), rows, priority_weight_fairshare=0)
+    assert out["start"] == [0, 200, 210]
+
+
+def test_usage_slice_is_decayed_as_a_whole_at_the_instant(schedule):
+    # Users a (1) and b (2); half-life 100 s: df = 1 - 0.693 / 100 = 0.99307.  One 4-CPU node.
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=1, association=1),  # Ua: [0, 100), 1 CPU
+        job(submit=50, run=50, limit=1000, cpus=2, association=2),  # Ub: [50, 100), 2 CPUs
+        probe(60, 2),  # Pb
+        probe(60, 1),  # Pa
+    ]
+    # Instant 100 comes before the completions at 100 (section 6): Ua and Ub are still running and add
+    # u = (delta * df^delta) * cpus: a = 100 * df^100 * 1 = 100 * 0.4988686737 = 49.887,
+    # b = 50 * df^50 * 2 = 100 * 0.7063063597 = 70.631.  a < b: LF(a) = 0.5 / (a / (a + b)) > LF(b):
+    # F(a) = 2/2 = 1, F(b) = 1/2: Pa 1000, Pb 500.  The completions at 100 free the node: Pa at 100, Pb at 110.
+    # (With u = delta * cpus, or decaying by df^period, a = b: tied, F = 1 for both, and Pb, first in
+    # index order, would start first; likewise if the slices ending at 100 were not counted.)
+    out = simulate_fair(schedule, cluster([4]), users(2), rows, priority_decay_half_life=100)
+    assert out["start"] == [0, 50, 110, 100]
+
+
+def test_usage_decays_between_instants(schedule):
+    # Users a (1), b (2), k (3); half-life 100 s (df^100 = 0.4988686737).  One 4-CPU node.
+    rows = [
+        job(submit=0, run=200, limit=1000, cpus=2, association=3),  # K: [0, 200), keeps the probes waiting
+        job(submit=0, run=100, limit=1000, cpus=1, association=1),  # Ua: [0, 100)
+        job(submit=100, run=100, limit=1000, cpus=1, association=2),  # Ub: [100, 200)
+        probe(110, 2),  # Pb
+        probe(110, 1),  # Pa
+    ]
+    # Instant 100: a = 100 * df^100 = 49.887 (k = 99.774).  Instant 200: first every raw times
+    # d = df^(200 - 100) = 0.49887 (a = 24.887), then the new slices: b = 100 * df^100 = 49.887, k += 99.774.
+    # a < b < k: F(a) = 1, F(b) = 2/3, F(k) = 1/3: Pa 1000, Pb 666.  K completes at 200: Pa at 200, Pb at 210.
+    # (Without the decay a = b exactly: tied, and Pb, first in index order, would start first.)
+    out = simulate_fair(schedule, cluster([4]), users(3), rows, priority_decay_half_life=100)
+    assert out["start"] == [0, 0, 100, 210, 200]
+
+
+def test_usage_decays_also_when_the_machine_is_idle(schedule):
+    # Users a (1) and b (2); half-life 100 s: df^100 = 0.4988686737, df^90 = 0.5347953.  One 4-CPU node,
+    # idle from 100 to 310.
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=4, association=1),  # A: [0, 100)
+        job(submit=310, run=100, limit=1000, cpus=2, association=2),  # B: [310, 410)
+        job(submit=310, run=100, limit=1000, cpus=1, association=1),  # A2: [310, 410), keeps the node busy
+        probe(320, 2),  # Pb
+        probe(320, 1),  # Pa
+    ]
+    # Instant 100: a = 400 * df^100 = 199.55.  Instants 200 and 300 come although no job is pending or
+    # running: a = 199.55 * 0.49887^2 = 49.661.  Instant 400: a times d = 24.775, then the slices from 310:
+    # a += 90 * df^90 = 48.132 (a = 72.906), b = 2 * 90 * df^90 = 96.263: a < b: F(a) = 1, F(b) = 1/2.
+    # B and A2 complete at 410: Pa at 410, Pb at 420.  (Without the idle instants' decay:
+    # a = 199.55 * 0.49887 + 48.132 = 147.68 > b: Pb first.)
+    out = simulate_fair(schedule, cluster([4]), users(2), rows, priority_decay_half_life=100)
+    assert out["start"] == [0, 310, 310, 420, 410]
+
+
+def test_first_instant_does_not_decay(schedule):
+    # Users a (1) and b (2); half-life 100 s; usage_at_job_end; origin 150 (instants 150, 250, ...).
+    # One 4-CPU node.
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=1, association=1),  # A: [0, 100)
+        job(submit=50, run=100, limit=1000, cpus=1, association=2),  # B: [50, 150)
+        probe(60, 2),  # Pb
+        probe(60, 1),  # Pa
+    ]
+    # A ends at 100, before any instant: it adds the slice from its start, a = 100 * df^100 = 49.887.
+    # Instant 150 (k = 0): no decay; B adds the slice from its start, b = 100 * df^100: a = b exactly:
+    # tied, F = 1 for both: Pb (first in index order) at 150, Pa at 160.  (Decaying at k = 0 by
+    # df^100, a = 24.887 < b: Pa first.)
+    options = {"priority_decay_half_life": 100, "usage_at_job_end": True, "priority_calc_origin": 150}
+    out = simulate_fair(schedule, cluster([4]), users(2), rows, **options)
+    assert out["start"] == [0, 50, 150, 160]
+
+
+@pytest.mark.parametrize(
+    "at_end, order",
+    [
+        # Without usage_at_job_end A's last slice [100, 150) is never counted: a = 100 < c = 120 < b = 200:
+        # F(a) = 1, F(c) = 2/3, F(b) = 1/3: Pa, Pc, Pb.
+        (False, {"Pa": 200, "Pc": 210, "Pb": 220}),
+        # With it, A adds at its end 150 the slice from max(last instant 100, start 0): 50 * 1 -> a = 150:
+        # c = 120 < a = 150 < b = 200: Pc, Pa, Pb.  (The slice from the start instead, a = 250: Pc, Pb, Pa.)
+        (True, {"Pc": 200, "Pa": 210, "Pb": 220}),
+    ],
+)
+def test_usage_of_the_last_slice_at_job_end(schedule, at_end, order):
+    # Users a (1), b (2), c (3); half-life 0 (no decay: a slice is delta * cpus).  One 4-CPU node.
+    rows = [
+        job(submit=0, run=150, limit=1000, cpus=1, association=1),  # A: [0, 150)
+        job(submit=0, run=100, limit=1000, cpus=2, association=2),  # B: [0, 100)
+        job(submit=80, run=120, limit=1000, cpus=1, association=3),  # C: [80, 200)
+        probe(90, 2),  # Pb
+        probe(90, 1),  # Pa
+        probe(90, 3),  # Pc
+    ]
+    # Instant 100: a = 100, b = 200, c = 20.  B's end at 100 adds nothing (its slice from 100 to 100 is 0).
+    # Instant 200: C adds 100 (c = 120) and its end at 200 nothing.  The node frees at 200.
+    options = {"priority_decay_half_life": 0, "usage_at_job_end": at_end}
+    out = simulate_fair(schedule, cluster([4]), users(3), rows, **options)
+    assert out["start"][3:] == [order["Pb"], order["Pa"], order["Pc"]]
+
+
+def test_usage_counts_the_cpus_the_job_holds(schedule):
+    # Users a (1) and b (2); half-life 0.  Two 4-CPU nodes.
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=1, exclusive=True, association=1),  # Xa: node 0, all 4 CPUs
+        job(submit=0, run=100, limit=1000, cpus=3, association=2),  # Yb: node 1 (node 0 is held whole)
+        probe(10, 1, cpus=8),  # Pa
+        probe(10, 2, cpus=8),  # Pb
+    ]
+    # Instant 100: a = 100 * 4 (the CPUs Xa holds, not the 1 it asked for) = 400 > b = 100 * 3 = 300:
+    # F(b) = 1, F(a) = 1/2: Pb at 100, Pa at 110.  (Counting the 1 CPU asked for, a = 100: Pa first.)
+    out = simulate_fair(schedule, cluster([4, 4]), users(2), rows, priority_decay_half_life=0)
+    assert out["nodes"][:2] == [[0], [1]]
+    assert out["start"] == [0, 0, 110, 100]
+
+
+@pytest.mark.parametrize(
+    "half_life, starts",
+    [
+        # No decay: a = 2 * 100 = 200 > b = 100 (k = 600): F(b) = 1, F(a) = 2/3: Pb at 300, Pa at 310.
+        (0, [310, 300]),
+        # Half-life 60: df = 1 - 0.693 / 60 = 0.98845, df^100 = 0.3129468.  a = 200 * df^100 = 62.589 at 100,
+        # then times d = df^100 at 200 and at 300: 6.1297; b = 100 * df^100 = 31.295 at 300: a < b: Pa first.
+        (60, [300, 310]),
+    ],
+)
+def test_half_life_zero_means_no_decay(schedule, half_life, starts):
+    # Users a (1), b (2), k (3).  One 4-CPU node.
+    rows = [
+        job(submit=0, run=300, limit=1000, cpus=2, association=3),  # K: [0, 300)
+        job(submit=0, run=100, limit=1000, cpus=2, association=1),  # A: [0, 100)
+        job(submit=200, run=100, limit=1000, cpus=1, association=2),  # B: [200, 300)
+        probe(210, 1),  # Pa
+        probe(210, 2),  # Pb
+    ]
+    out = simulate_fair(schedule, cluster([4]), users(3), rows, priority_decay_half_life=half_life)
+    assert out["start"] == [0, 0, 200, *starts]
+
+
+def test_fair_tree_users_without_usage_tie(schedule):
+    # Users a (1), b (2), c (3); half-life 0.  One 4-CPU node.
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=4, association=1),  # A: [0, 100)
+        probe(10, 1),  # Pa
+        probe(10, 3),  # Pc
+        probe(20, 2),  # Pb
+    ]
+    # Instant 100: a = 400; b = c = 0: U = 0, LF = +inf for both.  Sorted: b, c (LF +inf, index order), a.
+    # b: rank = rnt = 3, F = 1, rnt 2; c: tied with b (+inf == +inf): rank stays 3, F = 1, rnt 1;
+    # a: not tied: rank = rnt = 1, F = 1/3.  Pc and Pb both 1000: Pc (submitted at 10) at 100, Pb at 110,
+    # Pa (333) at 120.  (Without the tie, F(c) = 2/3 and Pb would go before Pc.)
+    out = simulate_fair(schedule, cluster([4]), users(3), rows, priority_decay_half_life=0)
+    assert out["start"] == [0, 120, 100, 110]
+
+
+def test_fair_tree_users_before_accounts_and_the_tie_passed_down(schedule):
+    # Account A (1, shares 1) with users v (2) and w (3); user u (4) under the root; all shares 1.
+    tree = associations((0, 1, False), (1, 1, True), (1, 1, True), (0, 1, True))
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=2, association=4),  # Ju: [0, 100), 2 CPUs
+        job(submit=0, run=50, limit=1000, cpus=1, association=2),  # Jv: [0, 50)
+        job(submit=0, run=150, limit=1000, cpus=1, association=3),  # Jw: [0, 150)
+        probe(10, 3),  # Pw
+        probe(10, 2),  # Pv
+        probe(10, 4),  # Pu
+    ]
+    # Half-life 0, instants every 50 s.  At 150: u = 200, v = 50, w = 150, A = 200, root = 400 (exact).
+    # Root level: S(A) = S(u) = 1/2, U(A) = U(u) = 1/2: LF 1 and 1, equal: u (a user) before A.
+    #   u: rank = rnt = 3, F = 1, rnt 2.  A: tied with u (equal LF), passed down.
+    # In A: S = 1/2, U(v) = 50/200, LF(v) = 2; U(w) = 150/200, LF(w) = 2/3: v, w.
+    #   v: the first child of a tied account: tied, rank stays 3, F = 1, rnt 1.
+    #   w: LF differs from v's: rank = rnt = 1, F = 1/3.
+    # Pv 1000 and Pu 1000 (Pv earlier in index order), Pw 333: Pv at 150, Pu at 160, Pw at 170.
+    # (A before u: v 3/3, w 2/3, then u tied with A: 2/3: Pv, Pw, Pu.  The tie not passed down: u 1,
+    # v 2/3, w 1/3: Pu, Pv, Pw.)
+    out = simulate_fair(schedule, cluster([4]), tree, rows, priority_decay_half_life=0, priority_calc_period=50)
+    assert out["start"] == [0, 0, 0, 170, 150, 160]
+
+
+@pytest.mark.parametrize(
+    "shares_a, starts",
+    [
+        # Account A's shares 3: S(A) = 3/4, S(B) = 1/4, S(z) = 0.  U(A) = 200/300, U(B) = 100/300:
+        # LF(A) = 0.75 / 0.667 = 1.125 > LF(B) = 0.25 / 0.333 = 0.75 > LF(z) = 0 (S is 0, U 0 too):
+        # F(a) = 1, F(b) = 2/3, F(z) = 1/3 although a used twice as much as b: Pa, Pb, Pz.
+        (3, [120, 110, 100]),
+        # Shares 1: S(A) = S(B) = 1/2: LF(A) = 0.75 < LF(B) = 1.5: Pb, Pa, Pz.
+        (1, [120, 100, 110]),
+    ],
+)
+def test_fair_tree_account_shares_reorder_users(schedule, shares_a, starts):
+    # Accounts A (1, shares `shares_a`) with user a (2) and B (3, shares 1) with user b (4); user z (5) under
+    # the root with shares 0: its LF is 0 (lowest) although it used nothing.  Half-life 0.  One 4-CPU node.
+    tree = associations((0, shares_a, False), (1, 1, True), (0, 1, False), (3, 1, True), (0, 0, True))
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=2, association=2),  # Ja: a = 200 at 100
+        job(submit=0, run=100, limit=1000, cpus=1, association=4),  # Jb: b = 100 at 100
+        probe(10, 5),  # Pz
+        probe(10, 4),  # Pb
+        probe(10, 2),  # Pa
+    ]
+    out = simulate_fair(schedule, cluster([4]), tree, rows, priority_decay_half_life=0)
+    assert out["start"] == [0, 0, *starts]
+
+
+def test_fair_tree_factors_are_computed_at_every_instant(schedule):
+    # Users a (1), b (2), k (3); half-life 0.  One 4-CPU node.
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=4, association=1),  # A: [0, 100)
+        job(submit=100, run=80, limit=1000, cpus=4, association=3),  # K: [100, 180)
+        probe(110, 1),  # Pa
+        probe(120, 2),  # Pb
+    ]
+    # Instant 100, nothing pending (K is submitted after it): a = 400, b = k = 0: F(b) = F(k) = 1 (tied),
+    # F(a) = 1/3.  Pa and Pb, submitted between instants, take these: Pa 333, Pb 1000.  K completes at 180:
+    # Pb at 180, Pa at 190.  (With the factors of instant 0, all 1: Pa first.)
+    out = simulate_fair(schedule, cluster([4]), users(3), rows, priority_decay_half_life=0)
+    assert out["start"] == [0, 100, 190, 180]
+
+
+def test_fair_tree_first_instant_counts_usage_from_the_start(schedule):
+    # Users a (1) and b (2); half-life 0; origin 150, period 100: instants 150, 250, ...  One 4-CPU node.
+    rows = [
+        job(submit=0, run=150, limit=1000, cpus=2, association=1),  # A: [0, 150)
+        job(submit=25, run=125, limit=1000, cpus=2, association=2),  # B: [25, 150)
+        probe(30, 1),  # Pa
+        probe(30, 2),  # Pb
+    ]
+    # Instant 150 (k = 0): no decay; each running job adds its slice from its start: a = 150 * 2 = 300,
+    # b = 125 * 2 = 250: F(b) = 1, F(a) = 1/2: Pb at 150, Pa at 160.  (Slices from a previous instant
+    # 150 - 100 = 50: a = b = 200, tied: Pa first; no slices at k = 0: tied too.)
+    out = simulate_fair(schedule, cluster([4]), users(2), rows, priority_decay_half_life=0, priority_calc_origin=150)
+    assert out["start"] == [0, 25, 160, 150]
+
+
+@pytest.mark.parametrize(
+    "resets, origin, a_first",
+    [
+        ([], 0, False),  # a = 200 > b = 100 (k = 400): F(b) = 1, F(a) = 2/3: Pb first
+        ([150], 0, True),  # reset at instant 200 (the first >= 150), before the new usage: a = 0 < b = 100
+        ([200], 0, True),  # a reset <= the instant counts
+        ([201], 0, False),  # used up at 300 only
+        # 50 is used up at 100 (before a's slice is added), 150 at 200: a = 0.
+        ([50, 150], 0, True),
+        # One reset per instant: origin 100 (instants 100, 200): 50 is used up at 100 (k = 0; then K and A add
+        # their slices from their starts, a = 200), 60 at 200: a = 0.  (Both used up at 100: a = 200 at 200.)
+        ([50, 60], 100, True),
+    ],
+)
+def test_usage_resets(schedule, resets, origin, a_first):
+    # Users a (1), b (2), k (3); half-life 0.  One 4-CPU node.
+    rows = [
+        job(submit=0, run=200, limit=1000, cpus=2, association=3),  # K: [0, 200)
+        job(submit=0, run=100, limit=1000, cpus=2, association=1),  # A: [0, 100): a = 200 at 100
+        job(submit=100, run=100, limit=1000, cpus=1, association=2),  # B: [100, 200): b = 100 at 200
+        probe(110, 2),  # Pb
+        probe(110, 1),  # Pa
+    ]
+    # Instant 200 with the reset: every raw 0, then the new slices: k = 200, b = 100, a = 0: F(a) = 1,
+    # F(b) = 2/3: Pa at 200, Pb at 210.  (Resetting after the new usage: all 0, tied: Pb, first in index
+    # order, would start first.)
+    options = {"priority_decay_half_life": 0, "usage_resets": resets, "priority_calc_origin": origin}
+    out = simulate_fair(schedule, cluster([4]), users(3), rows, **options)
+    assert out["start"][3:] == ([210, 200] if a_first else [200, 210])
+
+
+@pytest.mark.parametrize(
+    "dampening, order",
+    [
+        # F(a1) = 2^-(0.375 / 0.125) = 2^-3 = 0.125, F(a2) = 2^-(0.45833 / 0.375) = 2^-1.2222 = 0.42862,
+        # F(b) = 2^-(0.33333 / 0.5) = 2^-0.6667 = 0.62996: Pa1 125, Pa2 428, Pb 629; Z1 500, Z2 400:
+        # Pb, Z1, Pa2, Z2, Pa1.
+        (1, ["Pb", "Z1", "Pa2", "Z2", "Pa1"]),
+        # Dampening 2 halves every exponent: F(a1) = 2^-1.5 = 0.35355, F(a2) = 2^-0.6111 = 0.65469,
+        # F(b) = 2^-0.3333 = 0.79370: Pb 793, Pa2 654, Z1 500, Z2 400, Pa1 353.
+        (2, ["Pb", "Pa2", "Z1", "Z2", "Pa1"]),
+    ],
+)
+def test_classic_factor_and_dampening(schedule, dampening, order):
+    # fair_tree False.  Account A (1, shares 1) with users a1 (2, shares 1) and a2 (3, shares 3); users b (4,
+    # shares 1) and z (5, shares 0) under the root.  level_shares: 2 at the root, 4 in A.  N(a1) = 1/4 * 1/2
+    # = 0.125, N(a2) = 3/4 * 1/2 = 0.375, N(b) = 1/2, N(z) = 0 (F(z) = 0: Z1 and Z2 have just their
+    # weighted_partition, 500 and 400).  Half-life 0.  One 4-CPU node.
+    tree = associations((0, 1, False), (1, 1, True), (1, 3, True), (0, 1, True), (0, 0, True))
+    rows = [
+        job(submit=0, run=200, limit=1000, cpus=1, association=2),  # J1: [0, 200)
+        job(submit=0, run=200, limit=1000, cpus=1, association=3),  # J2: [0, 200)
+        job(submit=0, run=100, limit=1000, cpus=2, association=4),  # Jb: [0, 100)
+        probe(110, 2),  # Pa1
+        probe(110, 3),  # Pa2
+        probe(110, 4),  # Pb
+        probe(110, 5, weighted_partition=500.0),  # Z1
+        probe(110, 5, weighted_partition=400.0),  # Z2
+    ]
+    # Instant 100: a1 = a2 = 100, b = 200 (A = 200, root = 400).  Instant 200 (k = 2):
+    # step 2: E(A) = norm(A) from the raws before this instant's usage: 200 / 400 = 0.5 (users' E unset);
+    # steps 4-5, index order: J1 and J2 add 100 each (a1 = a2 = 200, A = 400, b = 200, root = 600), then the
+    # probes, each user's E computed then: norm(a1) = norm(a2) = 1/3:
+    # E(a1) = 1/3 + (0.5 - 1/3) * 1/4 = 0.375, E(a2) = 1/3 + (0.5 - 1/3) * 3/4 = 0.45833, E(b) = 1/3.
+    # J1 and J2 complete at 200: the probes start at 200, 210, ... in priority order.
+    # (E(A) taken after the new usage, 400 / 600: Pa2 340 < Z2 and Pa1 99 (dampening 1); E(a) = norm(a)
+    # without the account's term: Pa2 540 > Z1.)
+    out = simulate_fair(
+        schedule, cluster([4]), tree, rows, fair_tree=False, priority_decay_half_life=0, fairshare_dampening=dampening
+    )
+    names = ["Pa1", "Pa2", "Pb", "Z1", "Z2"]
+    assert out["start"][:3] == [0, 0, 0]
+    assert sorted(names, key=lambda name: out["start"][3 + names.index(name)]) == order
+    assert sorted(out["start"][3:]) == [200, 210, 220, 230, 240]
+
+
+def test_classic_user_usage_is_computed_when_first_needed_and_kept(schedule):
+    # fair_tree False, usage_at_job_end.  Users a (1) and b (2) with shares 1, z (3) with shares 0: N(a) = 1/2,
+    # F(z) = 0.  Half-life 0.  One 4-CPU node.  Probes run 2 s.
+    rows = [
+        job(submit=0, run=150, limit=1000, cpus=1, association=1),  # A1: [0, 150)
+        job(submit=0, run=180, limit=1000, cpus=2, association=2),  # B: [0, 180)
+        job(submit=0, run=170, limit=1000, cpus=1, association=1),  # A2: [0, 170)
+        probe(160, 1, run=2),  # Pa
+        probe(160, 3, run=2, weighted_partition=480.0),  # Z1
+        probe(160, 3, run=2, weighted_partition=450.0),  # Z2
+        probe(175, 1, run=2),  # Pa2
+    ]
+    # Instant 100: step 2 unsets the users' E (the jobs submitted at 0 computed E(a) = 0 then); A1, B, A2 add
+    # 100, 200, 100: a = 200, b = 200, root = 400.  No job is pending: no E is computed.
+    # 150: A1 ends and adds 50 (from the last instant): a = 250, root = 450.
+    # 160: Pa needs E(a), unset: computed now: 250 / 450 = 0.5556: F = 2^-(0.5556 / 0.5) = 0.46294: 463.
+    # 170: A2 ends and adds 70: a = 320, root = 520.
+    # 175: Pa2 uses the kept E(a) = 0.5556: 463.  (Recomputed, 320 / 520: F = 0.42609: 426 < Z2.)
+    # 180: B completes: Z1 (480), Pa (463, submitted first), Pa2 (463), Z2 (450): 180, 182, 184, 186.
+    # (E(a) computed at instant 100, 200 / 400: F = 2^-1 = 0.5: 500 > Z1: Pa and Pa2 first.)
+    tree = associations((0, 1, True), (0, 1, True), (0, 0, True))
+    out = simulate_fair(
+        schedule, cluster([4]), tree, rows, fair_tree=False, priority_decay_half_life=0, usage_at_job_end=True
+    )
+    assert out["start"][3:] == [182, 180, 186, 184]
+
+
+@pytest.mark.parametrize(
+    "p_before_r, p_first",
+    [
+        # P (index 1) before R (index 2): the walk at 100 adds K's slice (b = 300), then P's E(a) = 0 / 300 = 0:
+        # F = 1: P 1000 > Z 900; then R adds 80.
+        (True, True),
+        # R (index 1) before P: K and R add their slices (a = 80, root = 380), then P: E(a) = 80 / 380:
+        # F = 2^-(0.21053 / 0.5) = 0.74688: P 746 < Z 900.
+        (False, False),
+    ],
+)
+def test_classic_walk_takes_jobs_in_index_order(schedule, p_before_r, p_first):
+    # fair_tree False.  Users a (1), b (2) with shares 1, z (3) with shares 0.  Half-life 0.  One 4-CPU node.
+    tree = associations((0, 1, True), (0, 1, True), (0, 0, True))
+    p = probe(10 if p_before_r else 20, 1)  # P: waits
+    # R: its partition factor puts it before P in the main pass, so that it starts at once
+    start_r = 20 if p_before_r else 10
+    r = job(submit=start_r, run=150 - start_r, limit=1000, cpus=1, association=1, weighted_partition=5000.0)
+    rows = [
+        job(submit=0, run=150, limit=1000, cpus=3, association=2),  # K: [0, 150)
+        *([p, r] if p_before_r else [r, p]),  # R: [20 or 10, 150)
+        probe(30, 3, weighted_partition=900.0),  # Z
+    ]
+    # (R started at 10 adds 90, a = 90, root = 390: E(a) = 0.23077, F = 0.72621: 726.)
+    # K and R complete at 150: the higher of P and Z starts at 150, the other at 160.
+    out = simulate_fair(schedule, cluster([4]), tree, rows, fair_tree=False, priority_decay_half_life=0)
+    p_index = 1 if p_before_r else 2
+    assert (out["start"][p_index], out["start"][3]) == ((150, 160) if p_first else (160, 150))
+
+
+@pytest.mark.parametrize(
+    "fair_tree, weight, starts",
+    [
+        (False, 1000, [0, 110, 100]),
+        (True, 1000, [0, 100, 110]),
+        # Section 3 says it of NO_FAIR_TREE whatever the fair-share weight: without fair share, X = 30 and
+        # Y = 35 (not recomputed at 50; X = 45 + 30 = 75 if it were): Y first.  Fair Tree: X = 75 at 50: X first.
+        (False, 0, [0, 110, 100]),
+        (True, 0, [0, 100, 110]),
+    ],
+)
+def test_classic_first_instant_recomputes_no_priority(schedule, fair_tree, weight, starts):
+    # Users x (1) and k (2), shares 1.  Origin 50, period 100: instants 50 (k = 0), 150, ...  Age weight
+    # 1024, max age 1024: the age term is the age in seconds.  One 1-CPU node.
+    rows = [
+        job(submit=0, run=100, limit=1000, cpus=1, association=2),  # K: [0, 100)
+        job(submit=5, run=10, limit=1000, cpus=1, association=1, weighted_partition=30.0),  # X
+        job(submit=60, run=10, limit=1000, cpus=1, association=1, weighted_partition=35.0),  # Y
+    ]
+    # Classic: X at 5: E(x) = 0 (no usage), F = 2^0 = 1: 0 + 1000 + 30 = 1030.  Instant 50 is the first:
+    # no priority is recomputed (and no usage added).  Y at 60: E(x) = 0: 1035.  K completes at 100:
+    # Y (1035) at 100, X at 110.  (Recomputed at 50, X = 45 + 1000 + 30 = 1075 would go first.)
+    # Fair Tree: instant 50 adds K's 50 s (k = 50; x has none: F(x) = 1) and recomputes X: 45 + 1000 + 30
+    # = 1075; Y at 60: 1035: X at 100, Y at 110.
+    options = {**AGE_OPTIONS, "priority_calc_origin": 50, "fair_tree": fair_tree, "priority_weight_fairshare": weight}
+    out = simulate_fair(schedule, cluster([1]), users(2), rows, priority_decay_half_life=0, **options)
+    assert out["start"] == starts
 
 
 # ================================================================ section 4: the main pass ===
@@ -424,6 +890,102 @@ def test_periodic_full_queue_pass_goes_beyond_default_queue_depth(schedule, subm
     options = {"sched_interval": sched_interval, "priority_calc_origin": origin}
     out = simulate(schedule, cluster([4]), rows, backfill=False, default_queue_depth=0, **options)
     assert out["start"] == starts
+
+
+# ------------------------------------------------------------- section 4: the submissions' passes ---
+# A completion at t: a pass at t + start_delay.  A submission at t, when no submission's pass is pending: a
+# pass at max(t + start_delay, last + batch_sched_delay), "last" the background loop's last pass (a
+# submission's pass or a full-queue instant; none at first); further submissions while it is pending add
+# nothing.  A full-queue instant (a job pending or not) is the last pass and drops a pending submission's pass.
+
+
+@pytest.mark.parametrize(
+    "start_delay, starts",
+    [
+        # 0: no last pass yet: a pass at 0 (last 0).  1: max(1, 0 + 3) = 3; 2: that pass is pending: nothing
+        # (jobs 1 and 2 start at 3; last 3).  4: max(4, 3 + 3) = 6 (last 6).  9: max(9, 6 + 3) = 9.  20: 20.
+        # (Counted from the last submission instead of the last pass, job 3's pass would be max(4, 2 + 3) = 5;
+        # without batch_sched_delay every job would start at its submission.)
+        (0, [0, 3, 3, 6, 9, 20]),
+        # start_delay 1: 0: a pass at 1 (last 1).  1: the pass at 1 is pending (submissions come before the
+        # instant's pass): nothing, job 1 starts in it.  2: max(2 + 1, 1 + 3) = 4; 4: pending: nothing (last 4).
+        # 9: max(10, 7) = 10.  20: max(21, 13) = 21.
+        (1, [1, 1, 4, 4, 10, 21]),
+    ],
+)
+def test_batch_sched_delay_spaces_the_submissions_passes(schedule, start_delay, starts):
+    # One 8-CPU node, six 1-CPU jobs of 1000 s (all fit at once), sched/builtin, no periodic pass,
+    # batch_sched_delay 3: each job starts in the first pass after its submission.
+    rows = [job(submit=submit, run=1000, limit=1000) for submit in (0, 1, 2, 4, 9, 20)]
+    options = {"sched_interval": 0, "batch_sched_delay": 3, "start_delay": start_delay}
+    out = simulate(schedule, cluster([8]), rows, backfill=False, **options)
+    assert out["start"] == starts
+
+
+def test_a_submission_while_a_submissions_pass_is_pending_adds_nothing(schedule):
+    # One 4-CPU node, sched/builtin, no periodic pass, start_delay 2, batch_sched_delay 0.
+    rows = [
+        job(submit=0, cpus=4, run=11, limit=100),  # R: its pass at 2: runs [2, 13)
+        job(submit=10, cpus=1),  # X: its pass at 12 (R holds the node: X fails)
+        job(submit=11, cpus=1),  # Y: X's pass is pending: nothing
+    ]
+    # 13: R completes: its pass at 15: X and Y start.  (A pass for Y's submission at 13, after R's completion
+    # at 13 in that instant, would start both at 13.)
+    out = simulate(schedule, cluster([4]), rows, backfill=False, sched_interval=0, start_delay=2)
+    assert out["start"] == [2, 15, 15]
+
+
+def test_a_full_queue_instant_is_the_last_pass_and_serves_a_pending_submissions_pass(schedule):
+    # One 4-CPU node, four 1-CPU jobs of 1000 s (all fit at once), sched/builtin, sched_interval 60 (full-queue
+    # instants 0, 60, 120, ...), batch_sched_delay 20.
+    rows = [job(submit=submit, run=1000, limit=1000) for submit in (0, 50, 55, 65)]
+    # 0: J0's pass (no last pass yet) and the full-queue instant 0 are one full-queue pass: J0 at 0 (last 0).
+    # 50: max(50, 0 + 20) = 50: J1 at 50 (last 50).  55: max(55, 50 + 20) = 70, pending.  60: a full-queue
+    # instant with J2 pending: J2 at 60; it serves the pass due at 70 (dropped) and is the last pass.
+    # 65: no pass pending: max(65, 60 + 20) = 80: J3 at 80.  (The pass at 70 kept: J3, pending at it, at 70;
+    # 60 not the last pass: max(65, 50 + 20) = 70.)
+    out = simulate(schedule, cluster([4]), rows, backfill=False, batch_sched_delay=20)
+    assert out["start"] == [0, 50, 60, 80]
+
+
+def test_a_full_queue_instant_without_a_pending_job_is_the_last_pass(schedule):
+    # One 4-CPU node, sched/builtin, sched_interval 60 (full-queue instants 0, 60, ...), batch_sched_delay 5.
+    rows = [job(submit=0, run=1000, limit=1000), job(submit=61, run=1000, limit=1000)]  # A, B: 1 CPU each
+    # 0: A's pass (the full-queue pass at 0): A at 0 (last 0).  60: a full-queue instant with no job pending:
+    # still the background loop's last pass.  61: max(61, 60 + 5) = 65: B at 65.  (Counting only full-queue
+    # instants with a pending job: max(61, 0 + 5) = 61.)
+    out = simulate(schedule, cluster([4]), rows, backfill=False, batch_sched_delay=5)
+    assert out["start"] == [0, 65]
+
+
+def test_a_full_queue_instant_without_a_pending_job_drops_the_pending_submissions_pass(schedule):
+    # One 4-CPU node, sched/builtin, sched_interval 60 from origin -45 (full-queue instants -45, 15, 75, ...),
+    # batch_sched_delay 20.
+    rows = [
+        job(submit=0, cpus=4, run=10, limit=10),  # A
+        job(submit=5, cpus=1, run=100, limit=100),  # X
+        job(submit=17, cpus=1),  # Y
+    ]
+    # 0: last = -45 (a full-queue instant): max(0, -45 + 20) = 0: A at 0, ends 10 (last 0).  5: X: a pass at
+    # max(5, 0 + 20) = 20, pending.  10: A completes: its pass at 10 (not held): X at 10.  15: a full-queue
+    # instant, no job pending: the last pass; the pass due at 20 is dropped.  17: no pass pending:
+    # max(17, 15 + 20) = 35: Y at 35.  (The pass at 20 kept: Y, pending at it, at 20.)
+    out = simulate(schedule, cluster([4]), rows, backfill=False, batch_sched_delay=20, priority_calc_origin=-45)
+    assert out["start"] == [0, 10, 35]
+
+
+def test_a_completions_pass_is_not_held_by_batch_sched_delay(schedule):
+    # One 4-CPU node, sched/builtin, no periodic pass, batch_sched_delay 20.
+    rows = [
+        job(submit=0, cpus=4, run=10, limit=10),  # A: its pass at 0 (no last pass yet): [0, 10) (last 0)
+        job(submit=5, cpus=1, run=30, limit=30),  # X: its pass at max(5, 0 + 20) = 20, pending
+        job(submit=41, cpus=1),  # Y
+    ]
+    # 10: A completes: its pass at 10, not held by batch_sched_delay: X at 10 (held: 20).  20: X's
+    # submission's pass (nothing pending): last 20.  40: X completes: a pass at 40, not the background loop's.
+    # 41: max(41, 20 + 20) = 41: Y at 41.  (The completion's pass at 40 as the last pass: max(41, 60) = 60.)
+    out = simulate(schedule, cluster([4]), rows, backfill=False, sched_interval=0, batch_sched_delay=20)
+    assert out["start"] == [0, 10, 41]
 
 
 # ================================================================ section 5: the backfill cycle ===
@@ -979,6 +1541,37 @@ def test_reserve_merges_from_the_record_before_s(schedule):
     assert out["backfilled"] == [False] * 10 + [True]
 
 
+@pytest.mark.parametrize(
+    "kill_wait, over_time_limit, p_start, q_start",
+    [
+        # Guess 100 + 0 + 30 = 130 > 105: P's reservation [130, 230); Q (ends 125) fits before it: backfilled
+        # at 105, ends 125.  120: A is killed (the check); its pass: P fails (Q holds 2 CPUs).  125: Q completes:
+        # P at 125.  (Without kill_wait the guess would be 100, not after 105: t + 1 = 106, as below.)
+        (30, 0, 125, 105),
+        # Guess 100 + 0 + 2 = 102, not after 105: t + 1 = 106: P's reservation [106, 206); Q (ends 125) reaches
+        # it: reserved at 206, not started.  120: A is killed: P at 120 (runs to 220); 220: Q.
+        (2, 0, 120, 220),
+        # over_time_limit 60: A's due is 160, its check 180.  Guess 100 + 60 + 2 = 162: P's reservation
+        # [162, 262): Q backfilled at 105 (ends 125).  180: A is killed: P at 180.
+        (2, 60, 180, 105),
+    ],
+)
+def test_will_run_guesses_the_end_of_a_job_past_its_limit(schedule, kill_wait, over_time_limit, p_start, q_start):
+    # One 4-CPU node, bf_resolution 1, no periodic pass; time limits checked every 30 s from 0.
+    rows = [
+        job(submit=0, cpus=2, run=500, limit=100),  # A: past its limit from 100, killed at the check 120
+        job(submit=10, cpus=4, run=100, limit=100),  # P: waits for A
+        job(submit=105, cpus=2, run=20, limit=20),  # Q
+    ]
+    # Cycle at 30 (the updates at 0): P's estimate is A's end 100 (after 30).  105: Q's submission: its pass
+    # (P fails, Q skipped); the cycle at max(30 + 30, 105) = 105: A (end 100) is past its limit, awaiting the
+    # check: P's estimate is guessed (_guess_job_end): 100 + over_time_limit + kill_wait, or 105 + 1.
+    options = {"kill_wait": kill_wait, "over_time_limit": over_time_limit, "kill_check_period": 30}
+    out = simulate(schedule, cluster([4]), rows, sched_interval=0, bf_resolution=1, **options)
+    assert out["start"] == [0, p_start, q_start]
+    assert out["backfilled"] == [False, False, q_start == 105]
+
+
 # ================================================================ sections 1 and 6: run times ===
 
 
@@ -992,3 +1585,74 @@ def test_run_longer_than_limit_is_killed_at_the_limit(schedule):
     # Job 0 (run 500, limit 100) is killed at 100: job 1 starts then.
     out = simulate(schedule, cluster([1]), [job(run=500, limit=100), job(run=10)])
     assert out["start"] == [0, 100]
+
+
+# ------------------------------------------------------------- section 1, "Time limits": the checks ---
+# One 1-CPU node, sched/builtin, no periodic pass: A (limit 100, unless said) runs from 0; B (submitted at 10)
+# waits for it and starts in A's completion pass: B's start is A's end.  due = start + limit +
+# over_time_limit; past it, A ends at min(start + run, c), c the first check instant at or after due, the checks
+# at priority_calc_origin + k * kill_check_period, k >= 1.
+
+
+def time_limit_starts(schedule, a_run, a_limit=100, **options):
+    rows = [job(submit=0, run=a_run, limit=a_limit), job(submit=10, run=10, limit=10)]
+    out = simulate(schedule, cluster([1]), rows, backfill=False, sched_interval=0, **options)
+    assert out["start"][0] == 0
+    return out["start"][1]
+
+
+@pytest.mark.parametrize(
+    "a_run, a_limit, b_start",
+    [
+        # Checks every 30 s from 0: 30, 60, 90, 120, ...  due = 100: c = 120.
+        (500, 100, 120),  # past its limit: killed at the check, min(500, 120) (not at the limit 100)
+        (110, 100, 110),  # past its limit, but ends by itself before the check: min(110, 120)
+        (120, 100, 120),  # ends at the check
+        (100, 100, 100),  # ends at its limit, not past it: no kill
+        (500, 90, 90),  # due 90 is a check instant: c = 90 (at or after due)
+    ],
+)
+def test_a_job_past_its_limit_ends_at_the_first_check(schedule, a_run, a_limit, b_start):
+    assert time_limit_starts(schedule, a_run, a_limit, kill_check_period=30) == b_start
+
+
+@pytest.mark.parametrize(
+    "origin, b_start",
+    [
+        (0, 120),  # checks 30, 60, 90, 120: c = 120
+        (7, 127),  # checks 37, 67, 97, 127: c = 127 (counted from 0: 120)
+        (-20, 100),  # checks 10, 40, 70, 100: c = 100, the limit itself
+        # checks 180, 210, ... (k >= 1): c = 180, although due 100 is before the origin (with k >= 0: 150)
+        (150, 180),
+    ],
+)
+def test_check_instants_count_from_priority_calc_origin(schedule, origin, b_start):
+    # A: run 500, limit 100 (due 100); checks every 30 s from priority_calc_origin.
+    assert time_limit_starts(schedule, 500, kill_check_period=30, priority_calc_origin=origin) == b_start
+
+
+@pytest.mark.parametrize(
+    "period, a_run, b_start",
+    [
+        # over_time_limit 60: due = 0 + 100 + 60 = 160.
+        (0, 500, 160),  # kill_check_period 0: c = due: killed at 160 (not at the limit 100)
+        (0, 150, 150),  # 150 <= due 160: not killed, although past its limit
+        (30, 500, 180),  # checks 30, 60, ..., 150, 180: the first at or after 160 is 180 (not 120 or 150)
+        (30, 170, 170),  # past due, but ends by itself before the check at 180
+    ],
+)
+def test_over_time_limit(schedule, period, a_run, b_start):
+    assert time_limit_starts(schedule, a_run, kill_check_period=period, over_time_limit=60) == b_start
+
+
+@pytest.mark.parametrize(
+    "origin, a_run, b_start",
+    [
+        (0, 500, 100),  # kill_check_period 0: c = due = 100: killed exactly at the limit
+        (7, 500, 100),  # whatever the origin (checks every 30 s from 7 would give 127)
+        (-20, 101, 100),  # one second past the limit is enough
+        (150, 99, 99),  # ends by itself before its limit
+    ],
+)
+def test_kill_check_period_zero_kills_at_the_limit(schedule, origin, a_run, b_start):
+    assert time_limit_starts(schedule, a_run, kill_check_period=0, priority_calc_origin=origin) == b_start
