@@ -50,7 +50,9 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
         "trace's where no week has enough jobs; equal distances by the larger ρ), and the first is "
         "named the closest policy only when the ranking can tell: a trace of fewer than "
         f"{MIN_VERDICT_JOBS} compared jobs, or whose first two policies are at the same distance (a "
-        "tie, which ρ orders but does not decide), gets no verdict.",
+        "tie, which ρ orders but does not decide), gets no verdict. A distribution can match while "
+        "every job starts elsewhere, so each policy is also judged job by job: the share of jobs that "
+        "start within 5 s and within 30 s of their recorded start, and Kendall's τ of the start order.",
         "",
         CAUSES,
         "",
@@ -108,9 +110,12 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
                 f"{row['ks']:.3f}",
                 "n/a" if np.isnan(row["weekly_spearman"]) else f"{row['weekly_spearman']:.3f}",
                 f"{row['score']:.3f}",
+                f"{100 * row['start_within_5s']:.0f} %",
+                f"{100 * row['start_within_30s']:.0f} %",
+                f"{row['start_kendall_tau']:.3f}",
             ]
             for _, row in block.assign(score=score(block)).iterrows()
         ]
-        columns = ["policy", "mean wait", "p90 wait", "ρ", "KS", "ρ weekly", "KS weekly"]
-        lines += [markdown_table(pd.DataFrame(rows, columns=columns), "lrrrrrr"), ""]
+        columns = ["policy", "mean wait", "p90 wait", "ρ", "KS", "ρ weekly", "KS weekly", "±5 s", "±30 s", "start τ"]
+        lines += [markdown_table(pd.DataFrame(rows, columns=columns), "lrrrrrrrrr"), ""]
     return "\n".join(lines)

@@ -6,6 +6,9 @@ correlation of the per-job waits, the error of the mean and of the 90th-percenti
 (simulated - recorded, also relative to the recorded), and the Kolmogorov-Smirnov distance
 between the two wait distributions (the largest gap between their empirical CDFs; 0: the same
 distribution, 1: disjoint). Each is computed over the whole trace and per week of submission;
+the whole trace's also judges the schedule job by job (a distribution can match while every job
+starts elsewhere): the share of jobs starting within 5 s and within 30 s of their recorded start,
+Kendall's τ of the start order and the mean absolute difference (schedule_agreement);
 a week with fewer than MIN_WEEK_JOBS compared jobs is left out of the weekly rows. The policies
 are ranked by their median weekly KS distance (ties: the larger whole-trace Spearman
 correlation), and the first is named the closest only when the ranking can tell: a trace of
@@ -22,6 +25,7 @@ from scipy import stats
 from simcore.engine.policies import Policy
 from simcore.engine.simulation import simulate
 from simcore.workloads.resample import WEEK
+from simcore.workloads.slurm_site import schedule_agreement
 
 MIN_WEEK_JOBS = 10
 # fewer compared jobs than this in a trace: its distances rest on too few waits to name a closest policy
@@ -37,6 +41,9 @@ AGREEMENT = (
     ("ks", "KS distance", ".3f"),
 )
 
+
+# the per-job agreement of the starts (schedule_agreement's keys), the whole trace's `start_*` columns
+START_AGREEMENT = ("within_5s", "within_30s", "kendall_tau", "mean_abs_delta")
 
 # what wait_agreement returns, in its order: the weekly rows' columns after `week`
 AGREEMENT_COLUMNS = (
@@ -86,6 +93,9 @@ def compare_schedules(workload, simulated_wait: np.ndarray) -> tuple[dict, pd.Da
     recorded, simulated = workload.recorded_wait[known], simulated_wait[known]
     weeks = np.floor(workload.submit[known] / WEEK).astype(np.int64)
     whole = wait_agreement(recorded, simulated)
+    submit = workload.submit[known]
+    per_job = schedule_agreement(submit + recorded, submit + simulated)
+    whole.update({f"start_{key}": per_job[key] for key in START_AGREEMENT})
     whole["unrecorded_jobs"] = int((~known).sum())
     rows = []
     for week in np.unique(weeks):

@@ -99,6 +99,22 @@ def test_weeks_with_few_jobs_are_left_out_and_unrecorded_waits_are_counted():
     assert weekly["ks"].iloc[0] == 0.0
 
 
+def test_the_schedule_is_judged_job_by_job_beside_the_distribution():
+    """Waits shifted among the jobs keep their distribution (KS 0) while every job starts
+    elsewhere: the per-job agreement tells them apart."""
+    submit = [100.0 * k for k in range(8)]
+    recorded = [0.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0]
+    workload = workload_with(recorded, submit)
+    whole, _ = compare_schedules(workload, np.array(recorded[::-1]))
+    assert whole["ks"] == 0.0
+    # |delta| 70, 50, 30, 10, 10, 30, 50, 70: none within 5 s, two within 30 s (10 s), mean 40 s; the
+    # starts (100 k + wait) keep their order: tau 1
+    assert whole["start_within_5s"] == 0.0 and whole["start_within_30s"] == 0.5
+    assert whole["start_mean_abs_delta"] == 40.0 and whole["start_kendall_tau"] == pytest.approx(1.0)
+    same, _ = compare_schedules(workload, np.array(recorded))
+    assert same["start_within_5s"] == 1.0 and same["start_mean_abs_delta"] == 0.0
+
+
 def test_a_log_without_waits_is_refused_by_name():
     workload = dataclasses.replace(workload_with([np.nan] * 3, [0.0, 1.0, 2.0]), source="site.swf")
     with pytest.raises(ValueError, match=r"site.swf: the log records no job's wait \(SWF field 3\)"):
@@ -193,6 +209,9 @@ def section_runs(runs: pd.DataFrame) -> pd.DataFrame:
         simulated_p90=15.0,
         p90_relative_error=-0.25,
         weekly_spearman=0.5,
+        start_within_5s=0.25,
+        start_within_30s=0.5,
+        start_kendall_tau=0.875,
     )
 
 
@@ -211,6 +230,8 @@ def test_the_section_gives_each_verdict_and_the_causes_of_disagreement():
     assert rows[1].startswith("| tiny | 11 | no verdict: 11 jobs (fewer than 100); p and q tie at KS 0.273 |")
     assert "No verdict: 11 jobs (fewer than 100); p and q tie at KS 0.273." in text
     assert "Verdict: p is closest (KS 0.200; runner-up q 0.300, margin 0.100)." in text
+    # each policy judged job by job beside the distances
+    assert "| ±5 s | ±30 s | start τ |" in text and "| 25 % | 50 % | 0.875 |" in text
     assert "tiny | p" not in text.split("### tiny")[0]  # the table names no closest policy for tiny
     # the causes beside the policy: memory and node granularity among them
     assert "not nodes or memory" in text and "whole nodes" in text and "wait for memory" in text
