@@ -10,7 +10,7 @@ simcore/engine/slurm.py; tests/slurm_reference.py is the independent reference.
 
 import numpy as np
 
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
 from simcore.engine._placement cimport Ask, Free, Nodes, Scratch, has_node, i64, memory_taken, place, word
@@ -33,6 +33,11 @@ cdef enum:
     TRY_LIMIT = 1000        # a job's tries in one cycle (Slurm's bound is bf_max_time)
     GROUP_LIMIT = 200       # will-run: a group releasing more skips its test (rm_job_cnt)
     FIRST_WINDOW = 30       # will-run: the barrier's alignment and the first window
+
+
+cdef int by_value(const void* a, const void* b) noexcept nogil:
+    cdef Py_ssize_t x = (<const Py_ssize_t*> a)[0], y = (<const Py_ssize_t*> b)[0]
+    return (x > y) - (x < y)
 
 
 cdef struct Plan:
@@ -436,20 +441,14 @@ cdef class SlurmRun:
 
     cdef Py_ssize_t active_by_index(self) noexcept nogil:
         """Running and pending jobs in index order (Slurm's job list) into `active`."""
-        cdef Py_ssize_t k, i, j, size = 0
+        cdef Py_ssize_t k, size = 0
         for k in range(self.n_running):
             self.active[size] = self.by_end[k]
             size += 1
         for k in range(self.n_pending):
             self.active[size] = self.pending[k]
             size += 1
-        for k in range(1, size):
-            j = self.active[k]
-            i = k - 1
-            while i >= 0 and self.active[i] > j:
-                self.active[i + 1] = self.active[i]
-                i -= 1
-            self.active[i + 1] = j
+        qsort(self.active, size, sizeof(Py_ssize_t), by_value)
         return size
 
     cdef void sort_pending(self) noexcept nogil:
