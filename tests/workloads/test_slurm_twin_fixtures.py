@@ -35,9 +35,14 @@ def controller_start(folder: Path) -> int:
     raise AssertionError(f"{folder}/slurmctld.log names no start")
 
 
-# The least agreement each cluster must show (within 5 s, within 30 s): issue #46's 80 % / 95 %, but
-# for mem (test_memory_cluster_as_measured says why).
-LEAST_AGREEMENT = {cluster: (0.80, 0.95) for cluster in CLUSTERS} | {"mem": (0.75, 0.90)}
+# The least agreement each cluster of the committed run must show (within 5 s, within 30 s, Kendall's
+# tau): issue #46's 80 % / 95 %, but for mem (test_memory_cluster_as_measured says why).
+LEAST_AGREEMENT = {cluster: (0.80, 0.95, 0.95) for cluster in CLUSTERS} | {"mem": (0.75, 0.90, 0.95)}
+# A live run of the same plans (tests/workflow/test_slurm.py) differs from the committed one by
+# sub-second timing, and the agreement with it: measured on three runs (the committed one and two
+# live ones), 75-100 % within 5 s, 84-100 % within 30 s, tau 0.929-1.000 (parts and mem vary most;
+# docs/slurm_mode.md §7).
+LIVE_AGREEMENT = {cluster: (0.70, 0.80, 0.90) for cluster in LEAST_AGREEMENT}
 
 
 def run_of(cluster: str, root: Path = TWIN):
@@ -61,12 +66,12 @@ def test_slurmctld_start_is_found_from_the_kills(cluster):
     assert estimated_controller_start(jobs) + jobs.origin == controller_start(folder)
 
 
-def assert_agreement(cluster: str, root: Path = TWIN) -> None:
+def assert_agreement(cluster: str, root: Path = TWIN, least: dict = LEAST_AGREEMENT) -> None:
     agreement = run_of(cluster, root).agreement
     summary = {key: round(value, 3) for key, value in agreement.items()}
-    within_5s, within_30s = LEAST_AGREEMENT[cluster]
+    within_5s, within_30s, tau = least[cluster]
     assert agreement["within_5s"] >= within_5s and agreement["within_30s"] >= within_30s, (cluster, summary)
-    assert agreement["kendall_tau"] >= 0.95, (cluster, summary)
+    assert agreement["kendall_tau"] >= tau, (cluster, summary)
 
 
 @pytest.mark.parametrize("cluster", CLUSTERS)
