@@ -169,6 +169,8 @@ def generate_dump(jobs: int, seed: int, steps: float = 0.3, not_ended: float = 0
         "ReqNodes": nodes.astype(str),
         "ReqMem": np.array(memory_text),
         "Account": np.char.add("proj", (user_number % 5).astype(str)),  # from the user: no random draw
+        # from the job id (no random draw); sacct prints this for a job never allocated nodes
+        "NodeList": np.where(not_started, "None assigned", np.char.add("n", (job_id % 8 + 1).astype(str))),
     }
     if list(fields) != FIELDS:  # sacct's other fields, from the same jobs (no random draw)
         ran_for = np.where(~not_started & ~running & (state != "PENDING"), run, 0)

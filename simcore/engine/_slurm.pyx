@@ -152,10 +152,23 @@ cdef class SlurmRun:
     cdef i64 none_fits_at   # `changes` when no pending job fitted on the free resources
     cdef Py_ssize_t n_started
     cdef bint done
+    # the one-step replay (§8): the recorded starts forced, the model's own decisions only noted
+    cdef bint replaying
+    cdef i64 tolerance
+    cdef i64* recorded              # each job's recorded start (< 0: none)
+    cdef Py_ssize_t* recorded_offset    # its recorded nodes: recorded_node[offset[j]:offset[j + 1]]
+    cdef Py_ssize_t* recorded_node
+    cdef int* recorded_cpus         # the CPUs it held on each (0: not recorded)
+    cdef Py_ssize_t* by_deadline    # jobs with a recorded start, by recorded start (then index)
+    cdef Py_ssize_t n_deadlines, next_deadline
+    cdef i64* predicted             # the first instant the model started each job (-1: never)
+    cdef Py_ssize_t* tentative      # jobs the model started in this pass before their recorded start
+    cdef Py_ssize_t n_tentative
+    cdef word* forced_nodes         # where a forced start may go (not `avail`: a cycle may be using it)
     cdef void* owned[OWNED_LIMIT]   # every block _alloc gave, freed by __dealloc__
     cdef Py_ssize_t n_owned
 
-    def __cinit__(self, cluster, jobs, options):
+    def __cinit__(self, cluster, jobs, options, replay=None):
         cdef Py_ssize_t i, p
         node_cpus = np.ascontiguousarray(cluster["cpus"], dtype=np.int64)
         self.n_nodes = node_cpus.shape[0]
@@ -241,6 +254,48 @@ cdef class SlurmRun:
         self.memo_nodes = <Py_ssize_t*> self._grown(self.memo_pool_capacity * sizeof(Py_ssize_t))
         self.memo_cpus = <int*> self._grown(self.memo_pool_capacity * sizeof(int))
         self.done = False
+        self.replaying = replay is not None
+        if self.replaying:
+            self._read_replay(replay)
+
+    cdef int _read_replay(self, replay) except -1:
+        """replay: recorded_start (per job, < 0 where none), node_offsets and nodes (each job's
+        recorded nodes, none: anywhere in its partition), optionally cpus (held on each of those
+        nodes; 0 or absent: not recorded), tolerance (seconds)."""
+        cdef Py_ssize_t j, k, m = self.n_jobs
+        recorded = np.ascontiguousarray(replay["recorded_start"], dtype=np.int64)
+        offsets = np.ascontiguousarray(replay["node_offsets"], dtype=np.int64)
+        nodes = np.ascontiguousarray(replay["nodes"], dtype=np.int64)
+        cpus = np.ascontiguousarray(replay.get("cpus", np.zeros(nodes.shape[0])), dtype=np.int64)
+        self.tolerance = replay["tolerance"]
+        if (recorded.shape[0] != m or offsets.shape[0] != m + 1 or offsets[m] != nodes.shape[0]
+                or cpus.shape[0] != nodes.shape[0]):
+            raise ValueError(f"replay: {recorded.shape[0]} recorded starts and {offsets.shape[0]} node "
+                             f"offsets for {m} jobs ({nodes.shape[0]} nodes)")
+        if self.tolerance < 0 or (nodes.shape[0] and (nodes.min() < 0 or nodes.max() >= self.n_nodes)):
+            raise ValueError(f"replay: tolerance {self.tolerance} s, nodes outside 0-{self.n_nodes - 1}")
+        self.recorded = <i64*> self._alloc(m * sizeof(i64))
+        self.recorded_offset = <Py_ssize_t*> self._alloc((m + 1) * sizeof(Py_ssize_t))
+        self.recorded_node = <Py_ssize_t*> self._alloc((nodes.shape[0] + 1) * sizeof(Py_ssize_t))
+        self.recorded_cpus = <int*> self._alloc((nodes.shape[0] + 1) * sizeof(int))
+        self.predicted = <i64*> self._alloc(m * sizeof(i64))
+        self.tentative = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.by_deadline = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.forced_nodes = <word*> self._alloc(self.words * sizeof(word))
+        for k in range(nodes.shape[0]):
+            self.recorded_node[k] = nodes[k]
+            self.recorded_cpus[k] = cpus[k]
+        self.n_deadlines = 0
+        for j in range(m):
+            self.recorded[j] = recorded[j] if recorded[j] >= self.submit[j] else -1
+            self.recorded_offset[j] = offsets[j]
+            self.predicted[j] = -1
+        self.recorded_offset[m] = offsets[m]
+        for j in np.argsort(np.where(recorded >= 0, recorded, np.iinfo(np.int64).max), kind="stable"):
+            if self.recorded[j] >= 0:
+                self.by_deadline[self.n_deadlines] = j
+                self.n_deadlines += 1
+        return 0
 
     cdef void* _alloc(self, size_t size) except NULL:
         """A block freed with the run (__dealloc__)."""
@@ -435,6 +490,14 @@ cdef class SlurmRun:
             total += self.alloc_cpus[self.alloc_offset[j] + k]
         return total
 
+    cdef void complete(self, Py_ssize_t j) noexcept nogil:
+        """Job j leaves the machine."""
+        self.release(j, &self.free_now)
+        SlurmRun.remove_from(self.by_end, self.n_running, j)
+        SlurmRun.remove_from(self.by_limit_end, self.n_running, j)
+        self.n_running -= 1
+        self.machine_changes += 1
+
     cdef void add_usage_of(self, Py_ssize_t j, i64 t) noexcept nogil:
         """A running job's usage since the last decay instant (or its start) until t (§3.1)."""
         add_job_usage(self.assoc, self.job_assoc[j], self.start[j], t, self.held_cpus(j))
@@ -497,9 +560,12 @@ cdef class SlurmRun:
         return recomputed
 
     cdef void add_pending(self, Py_ssize_t j, i64 t) noexcept nogil:
-        cdef Py_ssize_t lo = 0, hi = self.n_pending, mid
         if self.multifactor:
             self.priority[j] = self.multifactor_priority(j, t)
+        self.insert_pending(j)
+
+    cdef void insert_pending(self, Py_ssize_t j) noexcept nogil:
+        cdef Py_ssize_t lo = 0, hi = self.n_pending, mid
         while lo < hi:
             mid = (lo + hi) >> 1
             if self.runs_before(self.pending[mid], j):
@@ -539,8 +605,9 @@ cdef class SlurmRun:
 
     # ---- starting and ending jobs -------------------------------------------------
 
-    cdef int start_job(self, Py_ssize_t j, i64 t, Py_ssize_t size, bint by_backfill) except -1:
-        """Starts job j at t on the `size` nodes in placed_nodes/placed_cpus."""
+    cdef int start_job(self, Py_ssize_t j, i64 t, Py_ssize_t size, bint by_backfill, i64 now=-1) except -1:
+        """Starts job j at t on the `size` nodes in placed_nodes/placed_cpus (at instant `now`, t
+        unless a replay forces a recorded start late)."""
         cdef Py_ssize_t k, i
         cdef i64 ran = self.runtime[j] if self.runtime[j] > 0 else 1
         if self.alloc_size + size > self.alloc_capacity:
@@ -564,15 +631,70 @@ cdef class SlurmRun:
         self.backfilled[j] = by_backfill
         self.will_end[j] = t + self.limit[j]
         self.real_end[j] = self.end_of(j, t, ran)
+        if now >= 0 and self.real_end[j] <= now:   # a forced start's end already passed: now
+            self.real_end[j] = now + 1
         self.remove_pending(j)
         SlurmRun.insert_by(self.by_limit_end, self.n_running, self.will_end, j)
         SlurmRun.insert_by(self.by_end, self.n_running, self.real_end, j)
         self.n_running += 1
-        self.last_update = t
+        self.last_update = t if now < 0 else now
         self.changes += 1
         self.machine_changes += 1
         self.n_started += 1
         return 0
+
+    cdef int decide(self, Py_ssize_t j, i64 t, Py_ssize_t size, bint by_backfill) except -1:
+        """The model starts job j at t on the placed nodes. When replaying (§8) this is noted; a job
+        due by its recorded start is started on its recorded nodes, any other only for the rest of
+        this pass (undone by undo_tentative)."""
+        if not self.replaying:
+            return self.start_job(j, t, size, by_backfill)
+        if self.predicted[j] < 0:
+            self.predicted[j] = t
+        if 0 <= self.recorded[j] <= t:
+            return self.force_start(j, t, by_backfill)
+        self.tentative[self.n_tentative] = j
+        self.n_tentative += 1
+        return self.start_job(j, t, size, by_backfill)
+
+    cdef void undo_tentative(self, i64 t) noexcept nogil:
+        """Gives back what the pass started before its recorded start: pending again, its
+        priority as it was."""
+        cdef Py_ssize_t k, j
+        for k in range(self.n_tentative):
+            j = self.tentative[k]
+            self.complete(j)
+            self.n_started -= 1
+            self.start[j] = -1
+            self.insert_pending(j)
+        self.n_tentative = 0
+
+    cdef int force_start(self, Py_ssize_t j, i64 t, bint by_backfill) except -1:
+        """Starts job j as recorded (§8), counted from its recorded start: with its recorded CPUs on
+        each node, else placed on its recorded nodes where they have room (else where the partition
+        has, else on them regardless)."""
+        cdef Py_ssize_t k, first = self.recorded_offset[j], count = self.recorded_offset[j + 1] - first
+        cdef Py_ssize_t size = -1
+        if count > 0 and self.recorded_cpus[first] > 0:
+            size = count
+            for k in range(count):
+                self.placed_nodes[k] = self.recorded_node[first + k]
+                self.placed_cpus[k] = self.recorded_cpus[first + k]
+        elif count > 0:
+            memset(self.forced_nodes, 0, self.words * sizeof(word))
+            for k in range(first, first + count):
+                self.forced_nodes[self.recorded_node[k] >> 6] |= (<word> 1) << (self.recorded_node[k] & 63)
+            size = self.place_on(j, self.forced_nodes, &self.free_now)
+        if size < 0:
+            size = self.place_on(j, self.part_nodes + self.part[j] * self.words, &self.free_now)
+        if size < 0 and count > 0:  # the recorded state holds it: the model's view of room differs
+            size = count
+            for k in range(count):
+                self.placed_nodes[k] = self.recorded_node[first + k]
+                self.placed_cpus[k] = max(1, (self.ask[j].cpus + count - 1 - k) // count)
+        if size < 0:
+            raise RuntimeError(f"replay: job {j} fits nowhere in its partition and has no recorded nodes")
+        return self.start_job(j, self.recorded[j], size, by_backfill, t)
 
     cdef inline void count_free(self, Py_ssize_t i, i64 change) noexcept nogil:
         cdef Py_ssize_t p
@@ -626,7 +748,7 @@ cdef class SlurmRun:
                     self.avail[w] = self.part_nodes[p * self.words + w] & ~self.withdrawn[w]
                 size = self.place_on(j, self.avail, &self.free_now)
             if size >= 0:
-                self.start_job(j, t, size, False)
+                self.decide(j, t, size, False)
                 continue
             self.failed[p] = 1
             for w in range(self.words):
@@ -952,7 +1074,7 @@ cdef class SlurmRun:
                 start = estimate if estimate > start_res else start_res
                 if start <= t:
                     # placed again on the free resources: the will-run test's first try, kept
-                    self.start_job(j, t, self.placed_size, True)
+                    self.decide(j, t, self.placed_size, True)
                     if self.ask[j].whole and self.plan.size < self.bf_node_space_size:
                         # _bf_reserve_running: a whole-node job's nodes leave the plan while it runs
                         self.reserve(self.plan.begin[0], ((t + self.limit[j]) // res) * res)
@@ -980,6 +1102,31 @@ cdef class SlurmRun:
 
     # ---- the event loop (§6) ---------------------------------------------------------
 
+    cdef void skip_started_deadlines(self) noexcept nogil:
+        while (self.next_deadline < self.n_deadlines
+               and self.start[self.by_deadline[self.next_deadline]] != -1):
+            self.next_deadline += 1
+
+    cdef int start_overdue(self, i64 t) except -1:
+        """§8: a job the model has not started within the tolerance of its recorded start starts
+        as recorded."""
+        cdef Py_ssize_t j
+        self.skip_started_deadlines()
+        while (self.next_deadline < self.n_deadlines
+               and self.recorded[self.by_deadline[self.next_deadline]] + self.tolerance <= t):
+            j = self.by_deadline[self.next_deadline]
+            self.next_deadline += 1
+            if self.start[j] == -1:
+                self.force_start(j, t, False)
+        return 0
+
+    @property
+    def predicted(self):
+        """After a replay: the first instant the model started each job (-1: never)."""
+        if not (self.replaying and self.done):
+            raise RuntimeError("predicted: run a replay first")
+        return np.array([self.predicted[j] for j in range(self.n_jobs)], dtype=np.int64)
+
     def run(self):
         """Simulates every job; returns start, backfilled, node_offsets, nodes, cpus."""
         if not self.done:
@@ -1004,7 +1151,7 @@ cdef class SlurmRun:
         for k in range(MEMO_SLOTS):
             self.memo_stamp[k] = -1
         try:
-            while self.n_started < m:
+            while self.n_started < (self.n_deadlines if self.replaying else m):
                 # the next instant: the earliest of what is due
                 t = NEVER
                 if next_submit < m:
@@ -1022,6 +1169,11 @@ cdef class SlurmRun:
                     t = next_calc
                 if self.sched_interval > 0 and self.n_pending > 0 and next_full < t:
                     t = next_full
+                if self.replaying:
+                    self.skip_started_deadlines()
+                    if (self.next_deadline < self.n_deadlines
+                            and self.recorded[self.by_deadline[self.next_deadline]] + self.tolerance < t):
+                        t = self.recorded[self.by_deadline[self.next_deadline]] + self.tolerance
                 if t == NEVER:
                     raise RuntimeError("the simulation stopped with jobs left")
                 ended = submitted = False
@@ -1042,11 +1194,7 @@ cdef class SlurmRun:
                     j = self.by_end[0]
                     if self.fair_share and self.usage_at_job_end:
                         self.add_usage_of(j, t)
-                    self.release(j, &self.free_now)
-                    SlurmRun.remove_from(self.by_end, self.n_running, j)
-                    SlurmRun.remove_from(self.by_limit_end, self.n_running, j)
-                    self.n_running -= 1
-                    self.machine_changes += 1
+                    self.complete(j)
                     ended = True
                 if self.sched_interval > 0:
                     # slurmctld's periodic full-queue instants passed since the last instant (§4):
@@ -1084,10 +1232,14 @@ cdef class SlurmRun:
                     event_pass = True
                 if event_pass or full_queue:
                     self.main_pass(t, full_queue)
+                    self.undo_tentative(t)
                 if (self.backfill and t >= last_cycle + self.bf_interval
                         and self.last_update >= last_cycle):
                     self.backfill_cycle(t)
+                    self.undo_tentative(t)
                     last_cycle = t
+                if self.replaying:
+                    self.start_overdue(t)
         finally:
             free(pass_due)
         return 0

@@ -132,3 +132,30 @@ def slurm_schedule(cluster: SlurmCluster, jobs, options: SlurmOptions | None = N
     options = options or SlurmOptions()
     run = SlurmRun(cluster.arrays(), job_arrays(jobs), options.arrays())
     return SlurmSchedule(*run.run())
+
+
+REPLAY_TOLERANCE = 2  # seconds: a decision within this of the recorded start is explained (issue #46)
+
+
+def slurm_replay(
+    cluster: SlurmCluster,
+    jobs,
+    options: SlurmOptions,
+    recorded_start: np.ndarray,
+    recorded_nodes: list,
+    tolerance: int = REPLAY_TOLERANCE,
+) -> np.ndarray:
+    """The one-step replay (docs/slurm_mode.md §8): the model runs on the recorded history (each
+    job starts as recorded, on its recorded nodes) and notes the first instant it would itself
+    have started each job; -1 where it never did. recorded_start is negative where a job has none;
+    recorded_nodes[j] lists job j's node indices (None: anywhere in its partition)."""
+    lists = [np.asarray(nodes if nodes is not None else (), dtype=np.int64) for nodes in recorded_nodes]
+    replay = {
+        "recorded_start": np.asarray(recorded_start, dtype=np.int64),
+        "node_offsets": np.concatenate(([0], np.cumsum([len(nodes) for nodes in lists]))).astype(np.int64),
+        "nodes": np.concatenate(lists) if lists else np.empty(0, dtype=np.int64),
+        "tolerance": tolerance,
+    }
+    run = SlurmRun(cluster.arrays(), job_arrays(jobs), options.arrays(), replay)
+    run.run()
+    return run.predicted

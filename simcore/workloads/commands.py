@@ -43,7 +43,7 @@ from simcore.workloads.sacct import (
 from simcore.workloads.schedule import write_schedule_swf
 from simcore.workloads.slurm_assoc import read_associations
 from simcore.workloads.slurm_conf import read_slurm_conf
-from simcore.workloads.slurm_site import simulate_site, write_site_schedule_swf
+from simcore.workloads.slurm_site import replay_agreement, simulate_site, write_site_schedule_swf
 
 # `simcore model --model NAME`: the generators, called with the job count, machine_size and seed
 MODEL_GENERATORS = {"lublin": lublin_workload, "lal": lal_workload}
@@ -119,6 +119,12 @@ def add_commands(commands) -> None:
         metavar="UNIXTIME",
         help="an instant of a backfill cycle that saw nothing; no log records it (default: fitted to the recorded "
         "starts, one of the bf_interval seconds before the first submission)",
+    )
+    slurm.add_argument(
+        "--replay",
+        action="store_true",
+        help="also the one-step replay: the share of recorded starts the model decides within 2 s when it runs on "
+        "the recorded history (the dump's NodeList places each job where it ran)",
     )
 
     filt = commands.add_parser("filter", help="filter a trace and write it as Parquet")
@@ -499,6 +505,8 @@ def run_slurm_simulate(args) -> int:
         write_site_schedule_swf(run, args.schedule_out)
     summary = {"jobs": len(run.jobs.recorded_start), "backfilled": int(run.schedule.backfilled.sum())}
     summary["mean_wait"] = float(np.mean(run.schedule.start - run.jobs.columns["submit"])) if summary["jobs"] else 0.0
+    if args.replay:
+        summary["replay"] = replay_agreement(run)
     if args.json:
         print(json.dumps({"trace": args.trace, **summary, **run.provenance()}, sort_keys=True, default=str))
         return 0
@@ -522,5 +530,11 @@ def run_slurm_simulate(args) -> int:
             f"vs recorded  {a['within_2s']:.1%} within 2 s, {a['within_5s']:.1%} within 5 s, "
             f"{a['within_30s']:.1%} within 30 s; Kendall tau {a['kendall_tau']:.3f}; "
             f"mean |delta| {a['mean_abs_delta']:.1f} s (largest {a['max_abs_delta']:.0f} s)"
+        )
+    if args.replay:
+        r = summary["replay"]
+        print(
+            f"replay       {r['explained_within_2s']:.1%} of {r['decisions']:,} recorded starts decided by the model "
+            f"within 2 s on the recorded history ({r['model_earlier']} earlier, {r['model_later']} later or never)"
         )
     return 0

@@ -163,6 +163,7 @@ DUMP_FIELDS = (
     "ReqNodes",
     "ReqMem",
     "Account",
+    "NodeList",
 )
 SACCT_COMMAND = (
     "SLURM_TIME_FORMAT=standard sacct --allusers --allocations --parsable2 --starttime 1970-01-01 --endtime now "
@@ -186,6 +187,7 @@ FIELD_NAMES = {
     "User": ("User", "UID"),
     "Group": ("Group", "GID"),
     "Account": ("Account",),  # the Slurm mode's fair share: jobs are charged to (account, user)
+    "NodeList": ("NodeList",),  # the Slurm mode's one-step replay starts each job on its own nodes
     "Elapsed": ("Elapsed", "ElapsedRaw"),  # checked against End - Start
     "Suspended": ("Suspended",),  # checked with Elapsed
     "Cluster": ("Cluster",),
@@ -283,6 +285,8 @@ class SacctDump:
     groups: tuple
     account: np.ndarray  # 1-based, in order of first submission; -1 without the field
     accounts: tuple
+    node_list: np.ndarray  # 1-based: the job's NodeList is node_lists[k - 1]; -1 without the field
+    node_lists: tuple
     clusters: tuple  # names in the Cluster field, if any
     counts: dict = field(default_factory=dict)
     fields: dict = field(default_factory=dict)  # FIELD_NAMES key -> the header name read, None if absent
@@ -850,6 +854,7 @@ def parse_sacct(
     user, users = _names_from(columns.get("User"), keep, submit)
     group, groups = _names_from(columns.get("Group"), keep, submit)
     account, accounts = _names_from(columns.get("Account"), keep, submit)
+    node_list, node_lists = _names_from(columns.get("NodeList"), keep, submit)
     clusters = ()
     if "Cluster" in columns:
         clusters = tuple(sorted(set(pc.unique(pc.filter(columns["Cluster"], pa.array(keep))).to_pylist()) - {""}))
@@ -881,6 +886,8 @@ def parse_sacct(
         groups=groups,
         account=account,
         accounts=accounts,
+        node_list=node_list,
+        node_lists=node_lists,
         clusters=clusters,
         counts=counts,
         fields={key: shown.get(key) for key in FIELD_NAMES},

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 from scipy.stats import kendalltau
 
-from simcore.engine.slurm import SlurmCluster, SlurmOptions, slurm_schedule
+from simcore.engine.slurm import REPLAY_TOLERANCE, SlurmCluster, SlurmOptions, slurm_replay, slurm_schedule
 from simcore.engine.swf import (
     ALLOC_PROCS,
     JOB_ID,
@@ -40,7 +40,7 @@ from simcore.workloads.files import atomic_write, code_version
 from simcore.workloads.sacct import LIMITED, SacctDump, parse_sacct, swf_fields, swf_order
 from simcore.workloads.schedule import swf_number
 from simcore.workloads.slurm_assoc import Associations
-from simcore.workloads.slurm_conf import SlurmConf
+from simcore.workloads.slurm_conf import SlurmConf, expand_hostlist
 
 PARTITION = 15  # SWF field 16
 UNRECORDED = -(1 << 62)  # the recorded start of a job whose log gives none
@@ -263,7 +263,7 @@ class SlurmSite:
         return SlurmJobs(
             columns=columns,
             recorded_start=(dump.start[order] - origin).astype(np.int64),
-            recorded_nodes=[None] * n,
+            recorded_nodes=[self.recorded_nodes(dump, j) for j in order],
             killed_at=np.where(dump.timed_out[order], dump.end[order] - origin, UNRECORDED).astype(np.int64),
             job_id=dump.job_id[order],
             origin=origin,
@@ -327,6 +327,16 @@ class SlurmSite:
             first_submit=first - shift,
             dropped=dropped,
         )
+
+    def recorded_nodes(self, dump: SacctDump, j: int) -> list[int] | None:
+        """The indices of the nodes job j ran on (its NodeList); None without one, or when it names
+        a node this slurm.conf does not have."""
+        if dump.node_list[j] < 1:
+            return None
+        names = expand_hostlist(dump.node_lists[dump.node_list[j] - 1])
+        if not names or any(name not in self.node_index for name in names):
+            return None
+        return [self.node_index[name] for name in names]
 
     @staticmethod
     def _limit(dump: SacctDump, j: int, part) -> int:
@@ -448,6 +458,23 @@ class SiteRun:
             "dropped": self.jobs.dropped,
             "agreement": self.agreement,
         }
+
+
+def replay_agreement(run: SiteRun) -> dict:
+    """The one-step replay of a run (docs/slurm_mode.md §8): the share of recorded starts the model
+    itself decided within REPLAY_TOLERANCE seconds with the recorded history as its state, and how
+    the others went (the model early, or later than the tolerance or never)."""
+    recorded = np.where(run.jobs.recorded_start == UNRECORDED, -1, run.jobs.recorded_start)
+    predicted = slurm_replay(run.site.cluster, run.jobs.columns, run.options, recorded, run.jobs.recorded_nodes)
+    known = recorded >= 0
+    delta = predicted[known] - recorded[known]
+    explained = (predicted[known] >= 0) & (np.abs(delta) <= REPLAY_TOLERANCE)
+    return {
+        f"explained_within_{REPLAY_TOLERANCE}s": float(explained.mean()) if known.any() else 1.0,
+        "model_earlier": int(((predicted[known] >= 0) & (delta < -REPLAY_TOLERANCE)).sum()),
+        "model_later": int((~explained & ~((predicted[known] >= 0) & (delta < -REPLAY_TOLERANCE))).sum()),
+        "decisions": int(known.sum()),
+    }
 
 
 def read_trace(trace) -> SacctDump | SwfLog:

@@ -37,6 +37,7 @@ BASE = {
     "ReqNodes": "1",
     "ReqMem": "1000Mc",
     "Account": "proj1",
+    "NodeList": "n1",
 }
 EPOCH_2026 = 1767225600  # 2026-01-01T00:00:00 UTC
 
@@ -337,10 +338,10 @@ def test_local_times_in_a_time_zone(tmp_path):
 # --- bad input ------------------------------------------------------------------------------------------------
 
 BAD_LINES = {
-    "truncated_line": ("1|2|3", "field User: truncated line: 3 of the header's 17 fields (got '1|2|3')"),
+    "truncated_line": ("1|2|3", "field User: truncated line: 3 of the header's 18 fields (got '1|2|3')"),
     "extra_fields": (
         line() + "|x",
-        "field Account: 18 fields where the header has 17 (a '|' inside a value?) (got '" + line() + "|x')",
+        "field NodeList: 19 fields where the header has 18 (a '|' inside a value?) (got '" + line() + "|x')",
     ),
     "unknown_state": (line(State="EXPLODED"), "field State: unknown job state (got 'EXPLODED')"),
     "impossible_time": (
@@ -400,9 +401,9 @@ def test_a_dump_without_needed_fields_or_header(tmp_path):
     with pytest.raises(SacctFormatError) as raised:
         import_sacct(dump, tmp_path / "out.swf")
     assert str(raised.value) == (
-        f"{dump}, line 1: field State: missing (nearest in the header: Start); the header's 15 fields: "
+        f"{dump}, line 1: field State: missing (nearest in the header: Start); the header's 16 fields: "
         "Cluster|JobID|JobIDRaw|User|Group|Partition|Submit|Start|End|Timelimit|AllocCPUS|ReqCPUS|AllocNodes|ReqNodes|"
-        "Account; "
+        "Account|NodeList; "
         f"dump with: {SACCT_COMMAND}"
     )
     headless = tmp_path / "headless.txt"
