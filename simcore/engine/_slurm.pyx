@@ -156,6 +156,7 @@ cdef class SlurmRun:
     cdef bint replaying
     cdef i64 tolerance
     cdef i64* recorded              # each job's recorded start (< 0: none)
+    cdef i64* recorded_end          # and end (< 0: its start plus its run time)
     cdef Py_ssize_t* recorded_offset    # its recorded nodes: recorded_node[offset[j]:offset[j + 1]]
     cdef Py_ssize_t* recorded_node
     cdef int* recorded_cpus         # the CPUs it held on each (0: not recorded)
@@ -164,7 +165,6 @@ cdef class SlurmRun:
     cdef i64* predicted             # the first instant the model started each job (-1: never)
     cdef Py_ssize_t* tentative      # jobs the model started in this pass before their recorded start
     cdef Py_ssize_t n_tentative
-    cdef word* forced_nodes         # where a forced start may go (not `avail`: a cycle may be using it)
     cdef void* owned[OWNED_LIMIT]   # every block _alloc gave, freed by __dealloc__
     cdef Py_ssize_t n_owned
 
@@ -261,33 +261,36 @@ cdef class SlurmRun:
     cdef int _read_replay(self, replay) except -1:
         """replay: recorded_start (per job, < 0 where none), node_offsets and nodes (each job's
         recorded nodes, none: anywhere in its partition), optionally cpus (held on each of those
-        nodes; 0 or absent: not recorded), tolerance (seconds)."""
+        nodes; 0 or absent: not recorded) and recorded_end (per job, < 0 or absent: its start plus
+        its run time), tolerance (seconds)."""
         cdef Py_ssize_t j, k, m = self.n_jobs
         recorded = np.ascontiguousarray(replay["recorded_start"], dtype=np.int64)
+        ends = np.ascontiguousarray(replay.get("recorded_end", np.full(m, -1)), dtype=np.int64)
         offsets = np.ascontiguousarray(replay["node_offsets"], dtype=np.int64)
         nodes = np.ascontiguousarray(replay["nodes"], dtype=np.int64)
         cpus = np.ascontiguousarray(replay.get("cpus", np.zeros(nodes.shape[0])), dtype=np.int64)
         self.tolerance = replay["tolerance"]
-        if (recorded.shape[0] != m or offsets.shape[0] != m + 1 or offsets[m] != nodes.shape[0]
+        if (recorded.shape[0] != m or ends.shape[0] != m or offsets.shape[0] != m + 1 or offsets[m] != nodes.shape[0]
                 or cpus.shape[0] != nodes.shape[0]):
             raise ValueError(f"replay: {recorded.shape[0]} recorded starts and {offsets.shape[0]} node "
                              f"offsets for {m} jobs ({nodes.shape[0]} nodes)")
         if self.tolerance < 0 or (nodes.shape[0] and (nodes.min() < 0 or nodes.max() >= self.n_nodes)):
             raise ValueError(f"replay: tolerance {self.tolerance} s, nodes outside 0-{self.n_nodes - 1}")
         self.recorded = <i64*> self._alloc(m * sizeof(i64))
+        self.recorded_end = <i64*> self._alloc(m * sizeof(i64))
         self.recorded_offset = <Py_ssize_t*> self._alloc((m + 1) * sizeof(Py_ssize_t))
         self.recorded_node = <Py_ssize_t*> self._alloc((nodes.shape[0] + 1) * sizeof(Py_ssize_t))
         self.recorded_cpus = <int*> self._alloc((nodes.shape[0] + 1) * sizeof(int))
         self.predicted = <i64*> self._alloc(m * sizeof(i64))
         self.tentative = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
         self.by_deadline = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
-        self.forced_nodes = <word*> self._alloc(self.words * sizeof(word))
         for k in range(nodes.shape[0]):
             self.recorded_node[k] = nodes[k]
             self.recorded_cpus[k] = cpus[k]
         self.n_deadlines = 0
         for j in range(m):
             self.recorded[j] = recorded[j] if recorded[j] >= self.submit[j] else -1
+            self.recorded_end[j] = ends[j] if self.recorded[j] >= 0 and ends[j] > recorded[j] else -1
             self.recorded_offset[j] = offsets[j]
             self.predicted[j] = -1
         self.recorded_offset[m] = offsets[m]
@@ -631,8 +634,11 @@ cdef class SlurmRun:
         self.backfilled[j] = by_backfill
         self.will_end[j] = t + self.limit[j]
         self.real_end[j] = self.end_of(j, t, ran)
-        if now >= 0 and self.real_end[j] <= now:   # a forced start's end already passed: now
-            self.real_end[j] = now + 1
+        if now >= 0:    # a replay's start as recorded: its recorded end, at least after now
+            if self.recorded_end[j] >= 0:
+                self.real_end[j] = self.recorded_end[j]
+            if self.real_end[j] <= now:
+                self.real_end[j] = now + 1
         self.remove_pending(j)
         SlurmRun.insert_by(self.by_limit_end, self.n_running, self.will_end, j)
         SlurmRun.insert_by(self.by_end, self.n_running, self.real_end, j)
@@ -670,31 +676,37 @@ cdef class SlurmRun:
         self.n_tentative = 0
 
     cdef int force_start(self, Py_ssize_t j, i64 t, bint by_backfill) except -1:
-        """Starts job j as recorded (§8), counted from its recorded start: with its recorded CPUs on
-        each node, else placed on its recorded nodes where they have room (else where the partition
-        has, else on them regardless)."""
-        cdef Py_ssize_t k, first = self.recorded_offset[j], count = self.recorded_offset[j + 1] - first
-        cdef Py_ssize_t size = -1
-        if count > 0 and self.recorded_cpus[first] > 0:
-            size = count
-            for k in range(count):
-                self.placed_nodes[k] = self.recorded_node[first + k]
-                self.placed_cpus[k] = self.recorded_cpus[first + k]
-        elif count > 0:
-            memset(self.forced_nodes, 0, self.words * sizeof(word))
-            for k in range(first, first + count):
-                self.forced_nodes[self.recorded_node[k] >> 6] |= (<word> 1) << (self.recorded_node[k] & 63)
-            size = self.place_on(j, self.forced_nodes, &self.free_now)
-        if size < 0:
+        """Starts job j as recorded (§8), counted from its recorded start, on its recorded nodes:
+        with its recorded CPUs on each, else (a NodeList gives none) a whole-node job on all of each
+        node, another with one CPU on each node (every node of a NodeList holds some) and the rest
+        where there is room, in node order. A job without recorded nodes is placed in its partition."""
+        cdef Py_ssize_t k, i, first = self.recorded_offset[j], count = self.recorded_offset[j + 1] - first
+        cdef Py_ssize_t size
+        cdef int left = self.ask[j].cpus, more
+        if count == 0:
             size = self.place_on(j, self.part_nodes + self.part[j] * self.words, &self.free_now)
-        if size < 0 and count > 0:  # the recorded state holds it: the model's view of room differs
-            size = count
+            if size < 0:
+                raise RuntimeError(f"replay: job {j} has no recorded nodes and no room in its partition")
+            return self.start_job(j, self.recorded[j], size, by_backfill, t)
+        for k in range(count):
+            i = self.recorded_node[first + k]
+            self.placed_nodes[k] = i
+            if self.recorded_cpus[first + k] > 0:
+                self.placed_cpus[k] = self.recorded_cpus[first + k]
+            elif self.ask[j].whole:
+                self.placed_cpus[k] = self.machine.cpus[i]
+            else:
+                self.placed_cpus[k] = 1
+                left -= 1
+        if self.recorded_cpus[first] == 0 and not self.ask[j].whole:
             for k in range(count):
-                self.placed_nodes[k] = self.recorded_node[first + k]
-                self.placed_cpus[k] = max(1, (self.ask[j].cpus + count - 1 - k) // count)
-        if size < 0:
-            raise RuntimeError(f"replay: job {j} fits nowhere in its partition and has no recorded nodes")
-        return self.start_job(j, self.recorded[j], size, by_backfill, t)
+                more = min(left, self.free_now.cpus[self.placed_nodes[k]] - 1)
+                if more > 0:
+                    self.placed_cpus[k] += more
+                    left -= more
+            if left > 0:    # no room left in the model's view: the recorded state had it
+                self.placed_cpus[0] += left
+        return self.start_job(j, self.recorded[j], count, by_backfill, t)
 
     cdef inline void count_free(self, Py_ssize_t i, i64 change) noexcept nogil:
         cdef Py_ssize_t p

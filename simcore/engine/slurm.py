@@ -143,15 +143,19 @@ def slurm_replay(
     options: SlurmOptions,
     recorded_start: np.ndarray,
     recorded_nodes: list,
+    recorded_end: np.ndarray | None = None,
     tolerance: int = REPLAY_TOLERANCE,
 ) -> np.ndarray:
     """The one-step replay (docs/slurm_mode.md §8): the model runs on the recorded history (each
-    job starts as recorded, on its recorded nodes) and notes the first instant it would itself
-    have started each job; -1 where it never did. recorded_start is negative where a job has none;
-    recorded_nodes[j] lists job j's node indices (None: anywhere in its partition)."""
+    job starts as recorded, on its recorded nodes, and ends as recorded) and notes the first instant
+    it would itself have started each job; -1 where it never did. recorded_start is negative where
+    a job has none; recorded_nodes[j] lists job j's node indices (None: anywhere in its partition);
+    recorded_end (negative, or None: the start plus the run time) matters for the jobs Slurm killed,
+    whose run time is unbounded (UNTIL_KILLED)."""
     lists = [np.asarray(nodes if nodes is not None else (), dtype=np.int64) for nodes in recorded_nodes]
     replay = {
         "recorded_start": np.asarray(recorded_start, dtype=np.int64),
+        "recorded_end": np.full(len(lists), -1) if recorded_end is None else np.asarray(recorded_end, dtype=np.int64),
         "node_offsets": np.concatenate(([0], np.cumsum([len(nodes) for nodes in lists]))).astype(np.int64),
         "nodes": np.concatenate(lists) if lists else np.empty(0, dtype=np.int64),
         "tolerance": tolerance,

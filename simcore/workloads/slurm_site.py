@@ -465,7 +465,15 @@ def replay_agreement(run: SiteRun) -> dict:
     itself decided within REPLAY_TOLERANCE seconds with the recorded history as its state, and how
     the others went (the model early, or later than the tolerance or never)."""
     recorded = np.where(run.jobs.recorded_start == UNRECORDED, -1, run.jobs.recorded_start)
-    predicted = slurm_replay(run.site.cluster, run.jobs.columns, run.options, recorded, run.jobs.recorded_nodes)
+    killed = run.jobs.killed_at != UNRECORDED
+    predicted = slurm_replay(
+        run.site.cluster,
+        run.jobs.columns,
+        run.options,
+        recorded,
+        run.jobs.recorded_nodes,
+        recorded_end=np.where(killed, run.jobs.killed_at, -1),
+    )
     known = recorded >= 0
     delta = predicted[known] - recorded[known]
     explained = (predicted[known] >= 0) & (np.abs(delta) <= REPLAY_TOLERANCE)
