@@ -6,6 +6,10 @@ ctypedef long long i64
 ctypedef unsigned long long word   # node sets are bitmaps of 64-node words; bits past the last node are 0
 
 
+cdef extern from *:
+    int lowest_bit "__builtin_ctzll"(unsigned long long) nogil
+
+
 cdef inline bint has_node(const word* nodes, Py_ssize_t i) noexcept nogil:
     return (nodes[i >> 6] >> (i & 63)) & 1
 
@@ -22,6 +26,16 @@ cdef struct Free:
     int* cpus
     i64* memory
     int* held          # jobs holding something on the node
+    word* with_cpus    # the nodes with a free CPU: placing looks at these only
+
+
+cdef inline void add_cpus(Free* f, Py_ssize_t i, int change) noexcept nogil:
+    """Node i's free CPUs change; with_cpus follows."""
+    f.cpus[i] += change
+    if f.cpus[i] > 0:
+        f.with_cpus[i >> 6] |= (<word> 1) << (i & 63)
+    else:
+        f.with_cpus[i >> 6] &= ~((<word> 1) << (i & 63))
 
 
 cdef struct Ask:
@@ -41,6 +55,7 @@ cdef struct Scratch:
     i64* set_cpus
     Py_ssize_t* set_nodes
     i64* set_weight
+    int* held_by_node  # zero but while a placement is sorted: its CPUs on each node
 
 
 cdef inline int usable_cpus(const Nodes* m, const Free* f, const Ask* a, Py_ssize_t i) noexcept nogil:
@@ -77,31 +92,39 @@ cdef inline Py_ssize_t place(const Nodes* m, const Free* f, const Ask* a, const 
                              Scratch* s, Py_ssize_t* out_nodes, int* out_cpus) noexcept nogil:
     """Slurm's _eval_nodes: writes the nodes taken (ascending) and the CPUs on each, and
     returns their number, or -1 when the job does not fit on the candidates."""
-    cdef Py_ssize_t n = m.n, i, k, best, first, last, fit, taken = 0, sets = 0
+    cdef Py_ssize_t n = m.n, i, k, w, best, first, last, fit, taken = 0, sets = 0, previous = -2
+    cdef word bits
     cdef int u, c, fit_size, rem_nodes, max_nodes
     cdef i64 rem_cpus = a.cpus, rem_max_cpus = a.cpus, limit, best_cpus = 0, best_weight = 0
     cdef bint in_set = False, sufficient, best_sufficient = False, better
     rem_nodes = a.nodes if a.nodes > 0 else 1
     max_nodes = a.nodes if a.nodes > 0 else <int> n
-    # steps 1-2: usable CPUs, and the sets of consecutive usable nodes of one weight
-    for i in range(n):
-        u = usable_cpus(m, f, a, i) if has_node(candidates, i) else 0
-        s.usable[i] = u
-        if u <= 0:
-            in_set = False
-            continue
-        if in_set and m.weight[i] != s.set_weight[sets - 1]:
-            in_set = False
-        if not in_set:
-            s.set_start[sets] = i
-            s.set_cpus[sets] = 0
-            s.set_nodes[sets] = 0
-            s.set_weight[sets] = m.weight[i]
-            sets += 1
-            in_set = True
-        s.set_end[sets - 1] = i
-        s.set_cpus[sets - 1] += u
-        s.set_nodes[sets - 1] += 1
+    # steps 1-2: usable CPUs, and the sets of consecutive usable nodes of one weight; a node
+    # without a free CPU is unusable, so only the candidates with one are looked at (a gap
+    # between two of them ends a set, as the unusable nodes in it would)
+    for w in range((n + 63) >> 6):
+        bits = candidates[w] & f.with_cpus[w]
+        while bits:
+            i = (w << 6) + lowest_bit(bits)
+            bits &= bits - 1
+            u = usable_cpus(m, f, a, i)
+            s.usable[i] = u
+            if u <= 0:
+                in_set = False
+                continue
+            if in_set and (i != previous + 1 or m.weight[i] != s.set_weight[sets - 1]):
+                in_set = False
+            previous = i
+            if not in_set:
+                s.set_start[sets] = i
+                s.set_cpus[sets] = 0
+                s.set_nodes[sets] = 0
+                s.set_weight[sets] = m.weight[i]
+                sets += 1
+                in_set = True
+            s.set_end[sets - 1] = i
+            s.set_cpus[sets - 1] += u
+            s.set_nodes[sets - 1] += 1
     # step 4: take nodes from the best set until the job is satisfied
     while max_nodes > 0:
         best = -1
@@ -163,21 +186,37 @@ cdef inline Py_ssize_t place(const Nodes* m, const Free* f, const Ask* a, const 
         s.set_nodes[best] = 0
     if rem_nodes > 0 or rem_cpus > 0:
         return -1
-    sort_placement(out_nodes, out_cpus, taken)
+    sort_placement(out_nodes, out_cpus, taken, s.held_by_node)
     return taken
 
 
-cdef inline void sort_placement(Py_ssize_t* nodes, int* cpus, Py_ssize_t size) noexcept nogil:
-    """Ascending node order (insertion sort: the sets are taken almost in order)."""
-    cdef Py_ssize_t i, j, node
+cdef inline void sort_placement(Py_ssize_t* nodes, int* cpus, Py_ssize_t size, int* held_by_node) noexcept nogil:
+    """Ascending node order: an insertion sort for a few nodes (the sets are taken almost in
+    order), else each node's CPUs marked in held_by_node (left zero again) and read back in order,
+    linear where sorting thousands of nodes one by one was quadratic."""
+    cdef Py_ssize_t i, j, node, low, high
     cdef int c
-    for i in range(1, size):
-        node = nodes[i]
-        c = cpus[i]
-        j = i - 1
-        while j >= 0 and nodes[j] > node:
-            nodes[j + 1] = nodes[j]
-            cpus[j + 1] = cpus[j]
-            j -= 1
-        nodes[j + 1] = node
-        cpus[j + 1] = c
+    if size <= 32:
+        for i in range(1, size):
+            node = nodes[i]
+            c = cpus[i]
+            j = i - 1
+            while j >= 0 and nodes[j] > node:
+                nodes[j + 1] = nodes[j]
+                cpus[j + 1] = cpus[j]
+                j -= 1
+            nodes[j + 1] = node
+            cpus[j + 1] = c
+        return
+    low = high = nodes[0]
+    for i in range(size):
+        held_by_node[nodes[i]] = cpus[i]    # at least one CPU on each node taken
+        low = min(low, nodes[i])
+        high = max(high, nodes[i])
+    j = 0
+    for node in range(low, high + 1):
+        if held_by_node[node] > 0:
+            nodes[j] = node
+            cpus[j] = held_by_node[node]
+            held_by_node[node] = 0
+            j += 1

@@ -13,14 +13,14 @@ import numpy as np
 from libc.stdlib cimport free, malloc, qsort, realloc
 from libc.string cimport memcmp, memcpy, memmove, memset
 
-from simcore.engine._placement cimport Ask, Free, Nodes, Scratch, has_node, i64, memory_taken, place, word
+from simcore.engine._placement cimport (Ask, Free, Nodes, Scratch, add_cpus, has_node, i64, lowest_bit, memory_taken,
+                                        place, word)
 from simcore.engine._slurm_fairshare cimport (Associations, FairShare, add_job_usage, begin_instant,
                                               classic_factor, end_instant)
 
 
 cdef extern from *:
     int popcount "__builtin_popcountll"(unsigned long long) nogil
-    int trailing_zeros "__builtin_ctzll"(unsigned long long) nogil
 
 ctypedef unsigned long long u64
 
@@ -185,12 +185,17 @@ cdef class SlurmRun:
         self.free_copy.cpus = <int*> self._alloc(n * sizeof(int))
         self.free_copy.memory = <i64*> self._alloc(n * sizeof(i64))
         self.free_copy.held = <int*> self._alloc(n * sizeof(int))
+        self.free_now.with_cpus = <word*> self._alloc(((n + 63) >> 6) * sizeof(word))
+        self.free_copy.with_cpus = <word*> self._alloc(((n + 63) >> 6) * sizeof(word))
+        memset(self.free_now.with_cpus, 0, ((n + 63) >> 6) * sizeof(word))
         self.scratch.usable = <int*> self._alloc(n * sizeof(int))
         self.scratch.set_start = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
         self.scratch.set_end = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
         self.scratch.set_cpus = <i64*> self._alloc(n * sizeof(i64))
         self.scratch.set_nodes = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
         self.scratch.set_weight = <i64*> self._alloc(n * sizeof(i64))
+        self.scratch.held_by_node = <int*> self._alloc(n * sizeof(int))
+        memset(self.scratch.held_by_node, 0, n * sizeof(int))
         self.placed_nodes = <Py_ssize_t*> self._alloc(n * sizeof(Py_ssize_t))
         self.placed_cpus = <int*> self._alloc(n * sizeof(int))
         self.words = (n + 63) >> 6
@@ -212,7 +217,8 @@ cdef class SlurmRun:
             self.machine.cpus[i] = node_cpus[i]
             self.machine.memory[i] = memory[i]
             self.machine.weight[i] = weight[i]
-            self.free_now.cpus[i] = node_cpus[i]
+            self.free_now.cpus[i] = 0
+            add_cpus(&self.free_now, i, node_cpus[i])
             self.free_now.memory[i] = memory[i]
             self.free_now.held[i] = 0
         if self.n_parts < 1 or len(cluster["tiers"]) != self.n_parts:
@@ -402,7 +408,9 @@ cdef class SlurmRun:
         empty.cpus = self.free_copy.cpus
         empty.memory = self.free_copy.memory
         empty.held = self.free_copy.held
+        empty.with_cpus = self.free_copy.with_cpus
         memcpy(empty.cpus, self.machine.cpus, n * sizeof(int))
+        memcpy(empty.with_cpus, self.all_nodes, self.words * sizeof(word))
         memcpy(empty.memory, self.machine.memory, n * sizeof(i64))
         memset(empty.held, 0, n * sizeof(int))
         for j in range(m):
@@ -624,7 +632,7 @@ cdef class SlurmRun:
             i = self.placed_nodes[k]
             self.alloc_node[self.alloc_size + k] = i
             self.alloc_cpus[self.alloc_size + k] = self.placed_cpus[k]
-            self.free_now.cpus[i] -= self.placed_cpus[k]
+            add_cpus(&self.free_now, i, -self.placed_cpus[k])
             self.count_free(i, -self.placed_cpus[k])
             self.free_now.memory[i] -= memory_taken(&self.machine, &self.ask[j], i, self.placed_cpus[k])
             self.free_now.held[i] += 1
@@ -719,7 +727,7 @@ cdef class SlurmRun:
         cdef Py_ssize_t k, i, first = self.alloc_offset[j]
         for k in range(first, first + self.alloc_count[j]):
             i = self.alloc_node[k]
-            f.cpus[i] += self.alloc_cpus[k]
+            add_cpus(f, i, self.alloc_cpus[k])
             if f == &self.free_now:
                 self.count_free(i, self.alloc_cpus[k])
             f.memory[i] += memory_taken(&self.machine, &self.ask[j], i, self.alloc_cpus[k])
@@ -848,6 +856,7 @@ cdef class SlurmRun:
         memcpy(self.free_copy.cpus, self.free_now.cpus, n * sizeof(int))
         memcpy(self.free_copy.memory, self.free_now.memory, n * sizeof(i64))
         memcpy(self.free_copy.held, self.free_now.held, n * sizeof(int))
+        memcpy(self.free_copy.with_cpus, self.free_now.with_cpus, self.words * sizeof(word))
         while more:
             last = -1
             released = 0
@@ -912,14 +921,14 @@ cdef class SlurmRun:
         return freed if freed > t else t + 1
 
     cdef i64 free_on_avail(self) noexcept nogil:
-        """The CPUs free now on the nodes of self.avail."""
+        """The CPUs free now on the nodes of self.avail (those with a free CPU: with_cpus)."""
         cdef Py_ssize_t w
         cdef word bits
         cdef i64 total = 0
         for w in range(self.words):
-            bits = self.avail[w]
+            bits = self.avail[w] & self.free_now.with_cpus[w]
             while bits:
-                total += self.free_now.cpus[(w << 6) + trailing_zeros(bits)]
+                total += self.free_now.cpus[(w << 6) + lowest_bit(bits)]
                 bits &= bits - 1
         return total
 
