@@ -165,6 +165,7 @@ cdef class SlurmRun:
     cdef i64* predicted             # the first instant the model started each job (-1: never)
     cdef Py_ssize_t* tentative      # jobs the model started in this pass before their recorded start
     cdef Py_ssize_t n_tentative
+    cdef word* forced_nodes         # a forced start's recorded nodes (not `avail`: a cycle may be using it)
     cdef void* owned[OWNED_LIMIT]   # every block _alloc gave, freed by __dealloc__
     cdef Py_ssize_t n_owned
 
@@ -290,6 +291,7 @@ cdef class SlurmRun:
         self.predicted = <i64*> self._alloc(m * sizeof(i64))
         self.tentative = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
         self.by_deadline = <Py_ssize_t*> self._alloc(m * sizeof(Py_ssize_t))
+        self.forced_nodes = <word*> self._alloc(self.words * sizeof(word))
         for k in range(nodes.shape[0]):
             self.recorded_node[k] = nodes[k]
             self.recorded_cpus[k] = cpus[k]
@@ -685,17 +687,28 @@ cdef class SlurmRun:
 
     cdef int force_start(self, Py_ssize_t j, i64 t, bint by_backfill) except -1:
         """Starts job j as recorded (§8), counted from its recorded start, on its recorded nodes:
-        with its recorded CPUs on each, else (a NodeList gives none) a whole-node job on all of each
-        node, another with one CPU on each node (every node of a NodeList holds some) and the rest
-        where there is room, in node order. A job without recorded nodes is placed in its partition."""
+        with its recorded CPUs on each; else (a NodeList gives none) as the placement rule (§2)
+        splits the job over exactly those nodes; else, where the model's view has no such room, a
+        whole-node job on all of each node, another with one CPU on each (every node of a NodeList
+        holds some) and the rest where there is room, in node order. A job without recorded nodes
+        is placed in its partition."""
         cdef Py_ssize_t k, i, first = self.recorded_offset[j], count = self.recorded_offset[j + 1] - first
         cdef Py_ssize_t size
-        cdef int left = self.ask[j].cpus, more
+        cdef int left = self.ask[j].cpus, more, asked_nodes = self.ask[j].nodes
         if count == 0:
             size = self.place_on(j, self.part_nodes + self.part[j] * self.words, &self.free_now)
             if size < 0:
                 raise RuntimeError(f"replay: job {j} has no recorded nodes and no room in its partition")
             return self.start_job(j, self.recorded[j], size, by_backfill, t)
+        if self.recorded_cpus[first] == 0 and count <= self.ask[j].cpus:
+            memset(self.forced_nodes, 0, self.words * sizeof(word))
+            for k in range(first, first + count):
+                self.forced_nodes[self.recorded_node[k] >> 6] |= (<word> 1) << (self.recorded_node[k] & 63)
+            self.ask[j].nodes = <int> count
+            size = self.place_on(j, self.forced_nodes, &self.free_now)
+            self.ask[j].nodes = asked_nodes
+            if size == count:
+                return self.start_job(j, self.recorded[j], size, by_backfill, t)
         for k in range(count):
             i = self.recorded_node[first + k]
             self.placed_nodes[k] = i

@@ -5,7 +5,7 @@ import numpy as np
 from simcore.engine._slurm import SlurmRun
 from slurm_cases import random_case
 
-from simcore.engine.slurm import SlurmCluster, SlurmOptions, slurm_replay
+from simcore.engine.slurm import SlurmCluster, SlurmOptions, job_arrays, slurm_replay
 
 BUILTIN = SlurmOptions(backfill=False, sched_interval=0, kill_check_period=0, batch_sched_delay=0)
 ONE_NODE = SlurmCluster(cpus=[2])
@@ -52,3 +52,13 @@ def test_a_start_the_model_never_makes_is_minus_one():
 def test_a_job_without_recorded_nodes_is_placed_in_its_partition():
     predicted = slurm_replay(SlurmCluster(cpus=[2, 2]), JOBS, BUILTIN, np.array([0, 1]), [None, None])
     assert predicted.tolist() == [0, 1]
+
+
+def test_a_job_is_split_over_its_recorded_nodes_as_the_placement_rule_splits_it():
+    """6 CPUs recorded on nodes 0, 2 and 3 of 4 x 4 CPUs (a NodeList gives no CPUs per node): the
+    rule takes the larger set {2, 3} first, 4 CPUs on node 2 and one on each other node, where
+    filling the nodes in order would give node 0 four."""
+    cluster, jobs = SlurmCluster(cpus=[4] * 4), {"submit": [0], "run": [10], "limit": [60], "cpus": [6]}
+    replay = {"recorded_start": [0], "node_offsets": [0, 3], "nodes": [0, 2, 3], "tolerance": 2}
+    _, _, _, nodes, cpus = SlurmRun(cluster.arrays(), job_arrays(jobs), BUILTIN.arrays(), replay).run()
+    assert nodes.tolist() == [0, 2, 3] and cpus.tolist() == [1, 4, 1]
