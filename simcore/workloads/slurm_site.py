@@ -518,7 +518,7 @@ def simulate_site(
     else:  # from the kills, else the first submission
         origin = jobs.first_submit if from_kills is None else from_kills
     # no schedule ends later than the last submission plus every running time (to a kill at most)
-    longest = jobs.columns["limit"] + conf.over_time_limit + SlurmOptions.kill_check_period
+    longest = jobs.columns["limit"] + conf.over_time_limit + KILL_CHECK_PERIOD
     until = jobs.origin + int(jobs.columns["submit"].max() + np.clip(jobs.columns["run"], 1, longest).sum())
     options = site.options(
         start_delay=start_delay or 0,
