@@ -8,12 +8,16 @@ The configuration's `local_traces` names each one::
     local_traces:
       mysite: /data/mysite.sacct                  # the short form: a path
       lab: {path: logs/lab.swf.gz, machine_size: 512, filter: truncate, join: [traces]}
+      ours: {path: ours.sacct, slurm_conf: /etc/slurm/slurm.conf, slurm_assoc: ours.assoc}
 
 A local trace joins the campaign's `traces` (the fixed-policy and bandit studies) and the trace
 lists of the studies that take a site's logs (the studies registered with `site_logs`), unless
 its `join` names fewer; `only=NAME` then restricts every study to it. Its machine size is the
 header's unless given, its filter the study's unless given; the sha256 of the file as stored is
-the input hash in the provenance of every output drawn from it.
+the input hash in the provenance of every output drawn from it. With `slurm_conf` (and, when it
+weighs fair share, `slurm_assoc`: `sshare -a -l -P`), the recorded-schedule study also simulates
+the log in the Slurm mode under the site's own configuration and variants of it
+(docs/slurm_mode.md, docs/recorded_schedule.md).
 """
 
 from __future__ import annotations
@@ -29,10 +33,12 @@ from pyarrow import csv
 
 from simcore.campaign.layout import FETCHED_LOG
 from simcore.engine.swf import FILTER_MODES, SwfFormatError, looks_like_sacct, parse_swf
+from simcore.workloads.slurm_assoc import read_associations
+from simcore.workloads.slurm_conf import read_slurm_conf
 
 FORMATS = ("swf", "sacct")
 CAMPAIGN_TRACES = "traces"  # in `join`: the campaign's traces, which the fixed-policy and bandit studies use
-KEYS = ("path", "format", "machine_size", "filter", "join", "sacct")
+KEYS = ("path", "format", "machine_size", "filter", "join", "sacct", "slurm_conf", "slurm_assoc")
 
 
 def detect_format(path) -> str:
@@ -72,11 +78,7 @@ def local_traces(
             raise ValueError(f"{key}.{unknown[0]}: not a key of a local trace; known are {', '.join(KEYS)}")
         if "path" not in entry:
             raise ValueError(f"{key}: needs `path`, the SWF file or sacct dump")
-        path = Path(entry["path"])
-        if not path.is_absolute() and not path.is_file():
-            path = next((base / path for base in map(Path, search) if (base / path).is_file()), path)
-        if not path.is_file():
-            raise ValueError(f"{key}.path: {path} is not a file")
+        path = _found(entry["path"], search, f"{key}.path")
         form = entry.get("format") or detect_format(path)
         if form not in FORMATS:
             raise ValueError(f"{key}.format: {form!r}, expected one of {', '.join(FORMATS)}")
@@ -103,8 +105,45 @@ def local_traces(
             "filter": entry.get("filter"),
             "join": join,
             "sacct": sacct,
+            **_site_slurm(entry, search, key),
         }
     return entries
+
+
+def _found(given, search, key: str) -> Path:
+    """A path as given, else under the first `search` directory that has it."""
+    path = Path(given)
+    if not path.is_absolute() and not path.is_file():
+        path = next((base / path for base in map(Path, search) if (base / path).is_file()), path)
+    if not path.is_file():
+        raise ValueError(f"{key}: {path} is not a file")
+    return path
+
+
+def _site_slurm(entry: dict, search, key: str) -> dict:
+    """slurm_conf and slurm_assoc (paths, or None), each read now so that a bad file stops the run
+    before anything runs."""
+    conf = assoc = None
+    if entry.get("slurm_conf"):
+        conf = _found(entry["slurm_conf"], search, f"{key}.slurm_conf")
+        try:
+            fair_share = read_slurm_conf(conf).priority["weight_fairshare"] > 0
+        except ValueError as error:
+            raise ValueError(f"{key}.slurm_conf: {error}") from None
+        if fair_share and not entry.get("slurm_assoc"):
+            raise ValueError(
+                f"{key}.slurm_assoc: {conf} weighs fair share (PriorityWeightFairshare): give the association "
+                "tree (`sshare -a -l -P > FILE`)"
+            )
+    if entry.get("slurm_assoc"):
+        if conf is None:
+            raise ValueError(f"{key}.slurm_assoc: the association tree is for the Slurm mode: give slurm_conf too")
+        assoc = _found(entry["slurm_assoc"], search, f"{key}.slurm_assoc")
+        try:
+            read_associations(assoc)
+        except ValueError as error:
+            raise ValueError(f"{key}.slurm_assoc: {error}") from None
+    return {"slurm_conf": conf and str(conf), "slurm_assoc": assoc and str(assoc)}
 
 
 def submit_span(entry: dict) -> tuple[float, float] | None:

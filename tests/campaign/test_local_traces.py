@@ -3,6 +3,7 @@
 provenance of what is drawn from it (simcore.workloads.files.trace_lineage)."""
 
 import copy
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -50,6 +51,8 @@ def test_a_path_alone_is_a_local_trace_with_every_default(site_files):
         "filter": None,
         "join": ["traces", "own"],
         "sacct": {},
+        "slurm_conf": None,
+        "slurm_assoc": None,
     }
     assert entries["slurm"]["format"] == "sacct" and entries["slurm"]["machine_size"] == 64
     assert joined(entries, "traces") == ["site", "slurm"]
@@ -83,6 +86,36 @@ def test_a_bad_local_trace_is_refused_naming_its_key(site_files, entry, message)
     swf, _ = site_files
     entry = {key: value.format(swf=swf) if isinstance(value, str) else value for key, value in entry.items()}
     with pytest.raises(ValueError, match="config: " + message.replace("(", r"\(").replace("`", "`")):
+        check({"site": entry})
+
+
+TWIN = Path(__file__).resolve().parent.parent / "fixtures" / "slurm_twin"
+
+
+def test_a_site_slurm_conf_and_association_tree_are_read_when_the_run_is_planned(site_files):
+    _, dump = site_files
+    fair = TWIN / "fair"
+    entry = {"path": str(dump), "slurm_conf": str(fair / "slurm.conf"), "slurm_assoc": str(fair / "sshare.txt")}
+    assert check({"site": entry})["site"]["slurm_assoc"] == str(fair / "sshare.txt")
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"slurm_conf": "/nowhere/slurm.conf"}, "local_traces.site.slurm_conf: /nowhere/slurm.conf is not a file"),
+        ({"slurm_conf": "{fair}/slurm.conf"}, "local_traces.site.slurm_assoc: .*weighs fair share"),
+        ({"slurm_assoc": "{fair}/sshare.txt"}, "local_traces.site.slurm_assoc: the association tree is for the Slurm"),
+        ({"slurm_conf": "{fair}/sacct.txt"}, "local_traces.site.slurm_conf: .*sacct.txt:1: .* is not Key=Value"),
+        (
+            {"slurm_conf": "{fair}/slurm.conf", "slurm_assoc": "{fair}/slurm.conf"},
+            "local_traces.site.slurm_assoc: .*slurm.conf",
+        ),
+    ],
+)
+def test_a_bad_site_slurm_entry_is_refused_naming_its_key(site_files, entry, message):
+    _, dump = site_files
+    entry = {"path": str(dump)} | {key: value.format(fair=TWIN / "fair") for key, value in entry.items()}
+    with pytest.raises(ValueError, match="config: " + message):
         check({"site": entry})
 
 

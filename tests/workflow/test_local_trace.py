@@ -5,6 +5,7 @@ recorded-schedule study compares its schedule with the log's, and every Parquet 
 the dump's sha256."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -62,3 +63,20 @@ def test_every_parquet_output_records_the_dumps_sha256(site_run):
     for path in outputs:
         provenance = json.loads(pq.read_schema(path).metadata[b"schedsweep"])
         assert provenance.get("traces") == lineage, path
+
+
+TWIN = Path(__file__).resolve().parent.parent / "fixtures" / "slurm_twin" / "fair"
+
+
+def test_a_site_log_with_its_slurm_conf_runs_in_the_slurm_mode(tmp_path):
+    """A real Slurm cluster's dump given with its slurm.conf and association tree: the
+    recorded-schedule study simulates it under the site's configuration and the configured
+    variants, and its report section shows them."""
+    site = {"path": str(TWIN / "sacct.txt"), "join": ["recorded_schedule"]}
+    site |= {"slurm_conf": str(TWIN / "slurm.conf"), "slurm_assoc": str(TWIN / "sshare.txt")}
+    run_snakemake(tmp_path, {"local_traces": {"fair": site}, "only": "fair"}, "recorded_schedule")
+    rows = pd.read_parquet(tmp_path / "results/recorded_schedule/fair.slurm.parquet")
+    assert rows["variant"].tolist() == ["site", "bf_interval=10", "sched/builtin"]
+    assert rows.loc[0, "within_5s"] >= 0.80 and rows.loc[0, "replay_within_2s"] >= 0.90
+    section = (tmp_path / "results/recorded_schedule/report.md").read_text()
+    assert "### Site logs in the Slurm mode" in section and "| sched/builtin | backfill=False |" in section

@@ -191,6 +191,30 @@ def local_trace(trace):
     return CAMPAIGN.local_traces[trace]
 
 
+def site_slurm_file(key):
+    """An input function: a local trace's file named by `key` (path, slurm_conf, slurm_assoc;
+    none: [])."""
+
+    def path(wildcards):
+        return local_trace(wildcards.trace)[key] or []
+
+    return path
+
+
+def site_slurm_traces(template, study):
+    """An input function: `template` for each trace of `study` that is a site log given with its
+    slurm.conf (local_traces.NAME.slurm_conf)."""
+
+    def files(wildcards):
+        traces = settings(wildcards.root)[study]["traces"]
+        given = [
+            t for t in traces if t in LOCAL_TRACES and local_trace(t)["slurm_conf"]
+        ]
+        return expand(template, root=wildcards.root, trace=given)
+
+    return files
+
+
 def sacct_dump(wildcards):
     """The sacct dump a local trace is converted from."""
     return local_trace(wildcards.trace)["path"]

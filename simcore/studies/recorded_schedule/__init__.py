@@ -2,4 +2,4 @@
 recorded (no resampling), its schedule compared with the one the log records, per week."""
 
 # its `simcore` subcommands, in their module's order (commands.py COMMANDS; simcore/cli.py lists them)
-COMMANDS = ("recorded-schedule", "recorded-schedule-tables")
+COMMANDS = ("recorded-schedule", "recorded-schedule-slurm", "recorded-schedule-tables")

@@ -34,8 +34,9 @@ def _percent(value: float) -> str:
     return "n/a" if np.isnan(value) else f"{100 * value:+.0f} %"
 
 
-def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies: dict) -> str:
-    """The section: the verdict per trace (best_policies), then per trace every policy's comparison."""
+def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies: dict, slurm=None) -> str:
+    """The section: the verdict per trace (best_policies), then per trace every policy's comparison,
+    and the Slurm-mode rows of the site logs that give their slurm.conf (`slurm`, site_slurm_runs's)."""
     verdicts = best.set_index("trace")[["verdict", "verdict_text"]].itertuples(name=None)
     verdicts = {trace: text if verdict != "closest" else f"verdict: {text}" for trace, verdict, text in verdicts}
     lines = [
@@ -118,4 +119,48 @@ def recorded_schedule_markdown(runs: pd.DataFrame, best: pd.DataFrame, policies:
         ]
         columns = ["policy", "mean wait", "p90 wait", "ρ", "KS", "ρ weekly", "KS weekly", "±5 s", "±30 s", "start τ"]
         lines += [markdown_table(pd.DataFrame(rows, columns=columns), "lrrrrrrrrr"), ""]
+    if slurm is not None and len(slurm):
+        lines += slurm_markdown(slurm)
     return "\n".join(lines)
+
+
+def slurm_markdown(slurm: pd.DataFrame) -> list[str]:
+    """Per site log with its slurm.conf: the Slurm mode under the site's configuration and each
+    variant (simcore.studies.recorded_schedule.slurm)."""
+    lines = [
+        "### Site logs in the Slurm mode",
+        "",
+        "A site log given with its `slurm.conf` is also simulated as its slurmctld schedules it (the "
+        "Slurm mode, docs/slurm_mode.md): nodes, partitions, the main scheduler, the backfill cycle and "
+        "multifactor priority with fair share, what no log records estimated from it. The site's row is "
+        "its own configuration, with the one-step replay (the share of recorded starts the model decides "
+        "within 2 s on the recorded history); each variant changes the named options of that run and "
+        "nothing else, so its mean wait is what the setting would have done to the same jobs.",
+        "",
+    ]
+    for trace, block in slurm.groupby("trace", sort=False):
+        rows = [
+            [
+                row.variant,
+                row.changes or "–",
+                f"{row.simulated_mean_wait:,.0f} s",
+                f"{100 * row.within_5s:.0f} %",
+                f"{100 * row.within_30s:.0f} %",
+                f"{row.kendall_tau:.3f}",
+                f"{row.mean_abs_delta:,.1f} s",
+                "–" if np.isnan(row.replay_within_2s) else f"{100 * row.replay_within_2s:.0f} %",
+            ]
+            for row in block.itertuples(index=False)
+        ]
+        first = block.iloc[0]
+        columns = ["configuration", "changes", "mean wait", "±5 s", "±30 s", "start τ", "mean abs Δ", "replay ±2 s"]
+        lines += [
+            f"#### {trace}",
+            "",
+            f"{int(first['jobs']):,} jobs with a recorded start; "
+            f"recorded mean wait {first['recorded_mean_wait']:,.0f} s.",
+            "",
+            markdown_table(pd.DataFrame(rows, columns=columns), "llrrrrrr"),
+            "",
+        ]
+    return lines

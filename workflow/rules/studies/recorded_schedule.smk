@@ -1,6 +1,7 @@
 # How believable the simulation of a site is: each site policy simulated on each trace as
 # recorded (no resampling), its per-job waits compared with the log's, per week; the closest
-# policy per trace, a table, a figure and the report's section.
+# policy per trace, a table, a figure and the report's section. A site log given with its
+# slurm.conf is also run in the Slurm mode, under the site's configuration and variants of it.
 
 from simcore.studies.recorded_schedule import rules as recorded_schedule_rules
 
@@ -36,6 +37,33 @@ rule recorded_schedule_trace:
         "--runs {output.runs} --weekly {output.weekly} > {log} 2>&1"
 
 
+rule recorded_schedule_slurm:
+    input:
+        log=site_slurm_file("path"),
+        slurm_conf=site_slurm_file("slurm_conf"),
+        slurm_assoc=site_slurm_file("slurm_assoc"),
+    output:
+        runs="{root}/recorded_schedule/{trace}.slurm.parquet",
+    log:
+        "{root}/logs/recorded_schedule/{trace}.slurm.log",
+    benchmark:
+        "{root}/benchmarks/recorded_schedule/recorded_schedule_slurm/{trace}.tsv"
+    conda:
+        "../../envs/simcore.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        variants=run_setting(recorded_schedule_rules.slurm_variants_json),
+        assoc=lambda wildcards, input: (
+            f"--slurm-assoc {input.slurm_assoc}" if input.slurm_assoc else ""
+        ),
+    shell:
+        "simcore recorded-schedule-slurm {input.log} --trace {wildcards.trace} "
+        "--slurm-conf {input.slurm_conf} {params.assoc} --variants {params.variants:q} "
+        "--runs {output.runs} > {log} 2>&1"
+
+
 rule recorded_schedule_tables:
     input:
         runs=run_traces(
@@ -43,6 +71,9 @@ rule recorded_schedule_tables:
         ),
         weekly=run_traces(
             "{root}/recorded_schedule/{trace}.weekly.parquet", "recorded_schedule"
+        ),
+        slurm=site_slurm_traces(
+            "{root}/recorded_schedule/{trace}.slurm.parquet", "recorded_schedule"
         ),
     output:
         summary="{root}/recorded_schedule/summary.parquet",
@@ -83,7 +114,7 @@ rule recorded_schedule_tables:
         policies=run_setting(recorded_schedule_rules.policies_json),
     shell:
         "simcore recorded-schedule-tables --runs {input.runs} --weekly {input.weekly} "
-        "--policies {params.policies:q} --summary {output.summary} --table-csv {output.table_csv} "
+        "--slurm {input.slurm} --policies {params.policies:q} --summary {output.summary} --table-csv {output.table_csv} "
         "--section {output.section} --figure {output.figure} > {log} 2>&1"
 
 
