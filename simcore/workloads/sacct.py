@@ -111,7 +111,9 @@ The rules (each one's count is in the SWF header and printed by the command)
 - Header: Version 2.2, Computer (the Cluster names, else the dump's file name), Conversion (the
   dump's file name and sha256, the options), MaxJobs, MaxRecords, UnixStartTime (the first
   submission, epoch s; submit times count from it), TimeZoneString, StartTime, EndTime, MaxNodes,
-  MaxProcs, MaxPartitions, Partitions, a Note per rule, a `Note: field F:` line per field read
+  MaxProcs, MaxPartitions, Partitions, the Slurm mode's requests that no field holds
+  (SLURM_REQUESTS: SlurmReqNodes, SlurmExclusive, SlurmTimeout, SlurmMemPerNode, by SWF job number;
+  each only when some job has it), a Note per rule, a `Note: field F:` line per field read
   from another of its names or absent (field_notes), and a `SacctCount.<rule>` line per count.
   No date of the conversion: the same dump and options give the same bytes. `.gz` output is gzip
   with mtime 0.
@@ -1106,8 +1108,47 @@ def swf_fields(
     options["partition_limit"] = partition_limit
     last = float(np.nanmax(np.concatenate([submit, end])))
     machine = (max_nodes, size, size_note)
-    header_lines, header = _header(dump, counts, (first, last), options, machine, field_notes(dump, count))
+    requests = slurm_requests(dump, order)
+    header_lines, header = _header(dump, counts, (first, last), options, machine, field_notes(dump, count), requests)
     return fields, header_lines, header, counts, size
+
+
+# The Slurm mode's requests no SWF field holds (docs/slurm_accounting.md): header lines naming SWF
+# job numbers, written only when some job has one
+SLURM_REQUESTS = {
+    "SlurmReqNodes": "JOB:N for each job that asked for N > 1 nodes (-N; sacct's ReqNodes)",
+    "SlurmExclusive": "the jobs allocated more CPUs than they asked (--exclusive, or whole nodes)",
+    "SlurmTimeout": "the jobs Slurm killed at their time limit (State TIMEOUT): they would have run on",
+    "SlurmMemPerNode": "JOB:MB, the memory a job asked for on each node (a bare ReqMem over ReqNodes: Slurm "
+    "22.05 prints --mem times the node count); a request per CPU is field 10's",
+}
+
+
+def slurm_memory(dump: SacctDump) -> tuple[np.ndarray, np.ndarray]:
+    """Each job's memory request as the Slurm mode takes it: (MB, per CPU) where ReqMem says per
+    CPU (`Mc`), else (MB per node, False): a per-node value (`Mn`) as it is, a bare one over ReqNodes
+    (Slurm 22.05 prints --mem times the requested node count, 1 without -N; seen on the CI's twin
+    clusters). 0 where the job asked for none."""
+    asked = np.isfinite(dump.memory_mb) & (dump.memory_mb > 0)
+    memory = np.where(asked, dump.memory_mb, 0)
+    per_job = dump.memory_kind == PER_JOB
+    memory = np.where(per_job, memory // np.maximum(dump.req_nodes, 1), memory)
+    return memory.astype(np.int64), asked & (dump.memory_kind == PER_CPU)
+
+
+def slurm_requests(dump: SacctDump, order: np.ndarray) -> list[tuple[str, str]]:
+    """[(SLURM_REQUESTS key, value)] of the jobs in SWF order (numbered 1..N) that have one."""
+    number = np.arange(1, len(order) + 1)
+    req_nodes, req_cpus, alloc_cpus = dump.req_nodes[order], dump.req_cpus[order], dump.alloc_cpus[order]
+    memory, per_cpu = (values[order] for values in slurm_memory(dump))
+    per_node = (memory > 0) & ~per_cpu  # a request per CPU is SWF's own field 10
+    values = {
+        "SlurmReqNodes": [f"{k}:{n}" for k, n in zip(number[req_nodes > 1], req_nodes[req_nodes > 1])],
+        "SlurmExclusive": [str(k) for k in number[dump.started[order] & (req_cpus > 0) & (alloc_cpus > req_cpus)]],
+        "SlurmTimeout": [str(k) for k in number[dump.timed_out[order]]],
+        "SlurmMemPerNode": [f"{k}:{mb}" for k, mb in zip(number[per_node], memory[per_node])],
+    }
+    return [(key, " ".join(listed)) for key, listed in values.items() if listed]
 
 
 def _has(dump: SacctDump, key: str) -> bool:
@@ -1202,9 +1243,10 @@ def _local_time(epoch: float, timezone: str) -> str:
     return datetime.fromtimestamp(epoch, zoneinfo.ZoneInfo(timezone)).isoformat()
 
 
-def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: tuple, field_notes: dict):
+def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: tuple, field_notes: dict, requests):
     """The SWF header lines and {key: value}: `span` is the first submission and the last event,
-    `machine` (MaxNodes or None, MaxProcs, how MaxProcs was found), `field_notes` field_notes()."""
+    `machine` (MaxNodes or None, MaxProcs, how MaxProcs was found), `field_notes` field_notes(),
+    `requests` slurm_requests()."""
     first, last = span
     max_nodes, size, size_note = machine
     given = ", ".join(f"{name}={value}" for name, value in options.items() if value is not None)
@@ -1230,6 +1272,7 @@ def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: 
         ("MaxProcs", f"{size} ({size_note})"),
         ("MaxPartitions", str(len(dump.partitions))),
         ("Partitions", chosen),
+        *requests,
     ]
     if max_nodes is None:  # no node counts
         entries = [(key, value) for key, value in entries if key != "MaxNodes"]
@@ -1245,6 +1288,7 @@ def _header(dump: SacctDump, counts: dict, span: tuple, options: dict, machine: 
         f"processors counted in {'CPUs' if options['count'] == 'cpus' else 'nodes x cores per node'}; requested "
         "memory in KB per processor (from ReqMem); used memory and CPU time unknown (-1)",
         "users and groups numbered in order of first submission, ties by name",
+        *(f"{key} (an extension for the Slurm mode): {SLURM_REQUESTS[key]}" for key, _ in requests),
     ]
     lines = [f"; {key}: {value}" for key, value in entries]
     notes += [f"field {key}: {note}" for key, note in field_notes.items()]

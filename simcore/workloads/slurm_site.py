@@ -37,7 +37,7 @@ from simcore.engine.swf import (
     parse_swf,
 )
 from simcore.workloads.files import atomic_write, code_version
-from simcore.workloads.sacct import LIMITED, SacctDump, parse_sacct, swf_fields, swf_order
+from simcore.workloads.sacct import LIMITED, SacctDump, parse_sacct, slurm_memory, swf_fields, swf_order
 from simcore.workloads.schedule import swf_number
 from simcore.workloads.slurm_assoc import Associations
 from simcore.workloads.slurm_conf import SlurmConf, expand_hostlist
@@ -223,6 +223,7 @@ class SlurmSite:
         n = len(order)
         columns = {key: np.zeros(n, dtype=np.int64) for key in ("submit", "run", "limit", "cpus", "nodes", "mem")}
         columns.update({key: np.zeros(n, dtype=np.int64) for key in ("mem_per_cpu", "exclusive", "partition")})
+        memory, per_cpu = slurm_memory(dump)
         if priority is None:
             rank = np.argsort(np.argsort(dump.job_id[order], kind="stable"), kind="stable")
             columns["priority"] = -rank.astype(np.int64)
@@ -241,11 +242,8 @@ class SlurmSite:
             columns["cpus"][row] = requested
             columns["exclusive"][row] = part.exclusive or int(dump.alloc_cpus[j]) > requested
             columns["nodes"][row] = self._node_count(dump, j, part)
-            if self.conf.memory_consumable and math.isfinite(dump.memory_mb[j]) and dump.memory_mb[j] > 0:
-                # Slurm 22.05 prints --mem times the requested node count (ReqNodes, 1 without -N;
-                # seen on the CI's twin clusters): per node = that / ReqNodes
-                nodes = max(int(dump.req_nodes[j]), 1)
-                columns["mem"][row] = int(dump.memory_mb[j]) // nodes
+            if self.conf.memory_consumable:
+                columns["mem"][row], columns["mem_per_cpu"][row] = memory[j], per_cpu[j]
         if self.multifactor:
             size, part = self.weighted_factors(
                 columns["cpus"], columns["nodes"], columns["limit"], columns["partition"]
@@ -275,8 +273,10 @@ class SlurmSite:
         """The jobs of an SWF log that ran (run time >= 0 and processors > 0): requested processors
         (else allocated) as CPUs, requested time as the limit, requested memory (KB per processor)
         as memory per CPU; partitions by the names of a `; Partitions: 1 a, 2 b` header line
-        (import-sacct writes it), else the default partition. Node counts and exclusivity are not
-        in SWF: none."""
+        (import-sacct writes it), else the default partition; node counts, exclusivity and the jobs
+        Slurm killed at their limit from import-sacct's SlurmReqNodes, SlurmExclusive and
+        SlurmTimeout header lines (docs/slurm_accounting.md), else none; memory per node from its
+        SlurmMemPerNode line, else SWF's per processor."""
         if self.fair_share:
             raise ValueError(f"{log.source}: an SWF log names no accounts, which fair share needs: give the sacct dump")
         fields = log.fields
@@ -297,17 +297,28 @@ class SlurmSite:
         columns = {key: np.zeros(n, dtype=np.int64) for key in ("submit", "run", "limit", "cpus", "nodes", "mem")}
         columns.update({key: np.zeros(n, dtype=np.int64) for key in ("mem_per_cpu", "exclusive", "partition")})
         columns["priority"] = -np.argsort(np.argsort(fields[order, JOB_ID], kind="stable"), kind="stable")
+        node_count = dict(item.split(":") for item in log.header.get("SlurmReqNodes", "").split())
+        mem_per_node = dict(item.split(":") for item in log.header.get("SlurmMemPerNode", "").split())
+        exclusive = set(log.header.get("SlurmExclusive", "").split())
+        timed_out = set(log.header.get("SlurmTimeout", "").split())
+        killed_at = np.full(n, UNRECORDED, dtype=np.int64)
         for row, j in enumerate(order):
+            job = str(int(fields[j, JOB_ID]))
             p = part_index.get(numbered.get(str(int(fields[j, PARTITION]))), default)
             part = partitions[p]
             columns["partition"][row] = p
             columns["submit"][row] = int(fields[j, SUBMIT]) - shift
-            columns["run"][row] = int(fields[j, RUN])
+            columns["run"][row] = UNTIL_KILLED if job in timed_out else int(fields[j, RUN])
+            if job in timed_out and fields[j, WAIT] >= 0:
+                killed_at[row] = int(fields[j, SUBMIT] + fields[j, WAIT] + fields[j, RUN]) - shift
+            columns["nodes"][row] = int(node_count.get(job, 0))
             columns["cpus"][row] = int(cpus[j])
             requested = fields[j, REQ_TIME] if fields[j, REQ_TIME] > 0 else math.nan
             columns["limit"][row] = self._limit_of(requested, part)
-            columns["exclusive"][row] = part.exclusive
-            if self.conf.memory_consumable and fields[j, REQ_MEMORY] > 0:
+            columns["exclusive"][row] = part.exclusive or job in exclusive
+            if self.conf.memory_consumable and job in mem_per_node:
+                columns["mem"][row] = int(mem_per_node[job])
+            elif self.conf.memory_consumable and fields[j, REQ_MEMORY] > 0:
                 columns["mem"][row] = max(int(fields[j, REQ_MEMORY]) // 1024, 1)
                 columns["mem_per_cpu"][row] = 1
         if self.multifactor:
@@ -321,7 +332,7 @@ class SlurmSite:
             columns=columns,
             recorded_start=recorded.astype(np.int64),
             recorded_nodes=[None] * n,
-            killed_at=np.full(n, UNRECORDED, dtype=np.int64),
+            killed_at=killed_at,
             job_id=fields[order, JOB_ID].astype(np.int64),
             origin=unix_start + shift,
             first_submit=first - shift,

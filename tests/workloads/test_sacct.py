@@ -962,3 +962,22 @@ def test_a_dump_parsed_for_cpus_cannot_be_counted_in_nodes_without_node_fields(t
     with pytest.raises(ValueError) as raised:
         swf_fields(parse_sacct(dump), count="nodes", cores_per_node=4)
     assert str(raised.value) == f"{dump}: counting nodes needs AllocNodes, NNodes or ReqNodes, which the dump has not"
+
+
+def test_the_slurm_modes_requests_are_header_lines_naming_swf_job_numbers(tmp_path):
+    """What no SWF field holds (docs/slurm_accounting.md): -N counts, exclusivity, the jobs killed
+    at their limit and the memory per node, by SWF job number (1..N in submit order)."""
+    lines = [
+        line(JobIDRaw="1", ReqNodes="2", AllocNodes="2", ReqMem="8000M"),
+        line(JobIDRaw="2", Submit="2026-01-01T00:00:10", AllocCPUS="8", ReqMem="2000Mn"),
+        line(JobIDRaw="3", Submit="2026-01-01T00:00:20", State="TIMEOUT"),
+    ]
+    _, header, _ = imported(tmp_path, *lines)
+    assert header["SlurmReqNodes"] == "1:2" and header["SlurmExclusive"] == "2" and header["SlurmTimeout"] == "3"
+    # a bare ReqMem over the nodes, a per-node one as it is; job 3's is per CPU: SWF's field 10
+    assert header["SlurmMemPerNode"] == "1:4000 2:2000"
+
+
+def test_a_dump_without_such_requests_writes_no_such_line(tmp_path):
+    _, header, _ = imported(tmp_path, line(ReqMem=""))
+    assert not [key for key in header if key.startswith("Slurm")]

@@ -16,7 +16,7 @@ import pytest
 from simcore.engine._slurm import multifactor_priority
 from simcore.engine._slurm_fairshare import FairShare
 
-from simcore.workloads.sacct import parse_sacct
+from simcore.workloads.sacct import import_sacct, parse_sacct
 from simcore.workloads.slurm_assoc import read_associations
 from simcore.workloads.slurm_conf import read_slurm_conf
 from simcore.workloads.slurm_site import (
@@ -256,3 +256,18 @@ def test_multifactor_priorities_equal_sprio():
             if expected != int(fields[3]):
                 differ.append((fields[0], snapshot["utc"], int(fields[3]), expected))
     assert compared >= 150 and not differ, differ[:5]
+
+
+@pytest.mark.parametrize("cluster", [cluster for cluster in ALL_CLUSTERS if cluster != "fair"])
+def test_the_swf_import_sacct_writes_gives_the_same_jobs_and_schedule(cluster, tmp_path):
+    """The dump converted to SWF (simcore import-sacct, with its Slurm* header lines) and simulated
+    from it: every job's request and the schedule are the dump's (fair share needs the dump's
+    accounts, which SWF has not)."""
+    folder = TWIN / cluster
+    conf = read_slurm_conf(folder / "slurm.conf")
+    import_sacct(folder / "sacct.txt", tmp_path / "log.swf")
+    from_dump, from_swf = simulate_site(folder / "sacct.txt", conf), simulate_site(tmp_path / "log.swf", conf)
+    for key, values in from_dump.jobs.columns.items():
+        assert np.array_equal(values, from_swf.jobs.columns[key]), key
+    assert np.array_equal(from_dump.schedule.start, from_swf.schedule.start)
+    assert from_dump.options == from_swf.options
