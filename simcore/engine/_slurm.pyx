@@ -673,7 +673,7 @@ cdef class SlurmRun:
         self.n_tentative += 1
         return self.start_job(j, t, size, by_backfill)
 
-    cdef void undo_tentative(self, i64 t) noexcept nogil:
+    cdef void undo_tentative(self) noexcept nogil:
         """Gives back what the pass started before its recorded start: pending again, its
         priority as it was."""
         cdef Py_ssize_t k, j
@@ -1266,11 +1266,11 @@ cdef class SlurmRun:
                     event_pass = True
                 if event_pass or full_queue:
                     self.main_pass(t, full_queue)
-                    self.undo_tentative(t)
+                    self.undo_tentative()
                 if (self.backfill and t >= last_cycle + self.bf_interval
                         and self.last_update >= last_cycle):
                     self.backfill_cycle(t)
-                    self.undo_tentative(t)
+                    self.undo_tentative()
                     last_cycle = t
                 if self.replaying:
                     self.start_overdue(t)

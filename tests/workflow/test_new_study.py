@@ -73,7 +73,8 @@ SCHEMA_SECTION = {
 @pytest.fixture(scope="module")
 def workflow_with_a_new_study(tmp_path_factory):
     copy = tmp_path_factory.mktemp("new_study")
-    for part in ("Snakefile", "workflow", "config", "tests/fixtures/sacct"):  # the config's local trace too
+    local_traces = ("tests/fixtures/sacct", "tests/fixtures/slurm_twin/fair")  # the config's site logs
+    for part in ("Snakefile", "workflow", "config", *local_traces):
         source = REPO / part
         (shutil.copytree if source.is_dir() else shutil.copy)(source, copy / part)
     before = {path.relative_to(copy) for path in copy.rglob("*") if path.is_file()}
