@@ -297,13 +297,11 @@ class SlurmSite:
         columns = {key: np.zeros(n, dtype=np.int64) for key in ("submit", "run", "limit", "cpus", "nodes", "mem")}
         columns.update({key: np.zeros(n, dtype=np.int64) for key in ("mem_per_cpu", "exclusive", "partition")})
         columns["priority"] = -np.argsort(np.argsort(fields[order, JOB_ID], kind="stable"), kind="stable")
-        node_count = dict(item.split(":") for item in log.header.get("SlurmReqNodes", "").split())
-        mem_per_node = dict(item.split(":") for item in log.header.get("SlurmMemPerNode", "").split())
-        exclusive = set(log.header.get("SlurmExclusive", "").split())
-        timed_out = set(log.header.get("SlurmTimeout", "").split())
+        node_count, mem_per_node = slurm_header(log, "SlurmReqNodes"), slurm_header(log, "SlurmMemPerNode")
+        exclusive, timed_out = slurm_header(log, "SlurmExclusive"), slurm_header(log, "SlurmTimeout")
         killed_at = np.full(n, UNRECORDED, dtype=np.int64)
         for row, j in enumerate(order):
-            job = str(int(fields[j, JOB_ID]))
+            job = int(fields[j, JOB_ID])
             p = part_index.get(numbered.get(str(int(fields[j, PARTITION]))), default)
             part = partitions[p]
             columns["partition"][row] = p
@@ -311,13 +309,13 @@ class SlurmSite:
             columns["run"][row] = UNTIL_KILLED if job in timed_out else int(fields[j, RUN])
             if job in timed_out and fields[j, WAIT] >= 0:
                 killed_at[row] = int(fields[j, SUBMIT] + fields[j, WAIT] + fields[j, RUN]) - shift
-            columns["nodes"][row] = int(node_count.get(job, 0))
+            columns["nodes"][row] = node_count.get(job, 0)
             columns["cpus"][row] = int(cpus[j])
             requested = fields[j, REQ_TIME] if fields[j, REQ_TIME] > 0 else math.nan
             columns["limit"][row] = self._limit_of(requested, part)
             columns["exclusive"][row] = part.exclusive or job in exclusive
             if self.conf.memory_consumable and job in mem_per_node:
-                columns["mem"][row] = int(mem_per_node[job])
+                columns["mem"][row] = mem_per_node[job]
             elif self.conf.memory_consumable and fields[j, REQ_MEMORY] > 0:
                 columns["mem"][row] = max(int(fields[j, REQ_MEMORY]) // 1024, 1)
                 columns["mem_per_cpu"][row] = 1
@@ -371,6 +369,18 @@ class SlurmSite:
 
 
 KILL_CHECK_PERIOD = SlurmOptions.kill_check_period  # Slurm's PERIODIC_TIMEOUT
+
+
+def slurm_header(log: SwfLog, key: str) -> dict[int, int]:
+    """import-sacct's `; KEY:` line of SWF job numbers, `JOB` or `JOB:N` each (SLURM_REQUESTS in
+    simcore/workloads/sacct.py), as {job: N} (1 for a bare number); {} without the line."""
+    values = {}
+    for item in log.header.get(key, "").split():
+        job, _, value = item.partition(":")
+        if not (job.isdigit() and (value or "1").isdigit()):
+            raise ValueError(f"{log.source}: header line {key}: {item!r} is not JOB or JOB:N (SWF job numbers)")
+        values[int(job)] = int(value or 1)
+    return values
 
 
 def estimated_controller_start(jobs: SlurmJobs) -> int | None:

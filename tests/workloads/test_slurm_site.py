@@ -28,6 +28,7 @@ from simcore.workloads.slurm_site import (
     natural_key,
     schedule_agreement,
     simulate_site,
+    slurm_header,
     write_site_schedule_swf,
 )
 
@@ -204,3 +205,14 @@ def test_an_swf_log_under_a_catalogue_machine(tmp_path):
     rows = {int(job_id): k for k, job_id in enumerate(written.fields[:, 0])}
     for j, job_id in enumerate(run.jobs.job_id):
         assert written.fields[rows[int(job_id)], 2] == run.schedule.start[j] - run.jobs.columns["submit"][j]
+
+
+def test_import_saccts_slurm_header_lines_are_read_or_refused_naming_the_item(tmp_path):
+    swf = tmp_path / "log.swf"
+    job = "1 0 0 10 1 -1 -1 1 60 -1 1 1 1 -1 -1 -1 -1 -1\n"
+    swf.write_text("; SlurmReqNodes: 1:2 7:4\n; SlurmTimeout: 3 5\n; SlurmExclusive: 2:x\n" + job)
+    log = parse_swf(swf)
+    assert slurm_header(log, "SlurmReqNodes") == {1: 2, 7: 4} and slurm_header(log, "SlurmTimeout") == {3: 1, 5: 1}
+    assert slurm_header(log, "SlurmMemPerNode") == {}
+    with pytest.raises(ValueError, match=r"log.swf: header line SlurmExclusive: '2:x' is not JOB or JOB:N"):
+        slurm_header(log, "SlurmExclusive")

@@ -83,10 +83,11 @@ def test_slurmctld_start_is_found_from_the_kills(cluster):
     assert estimated_controller_start(jobs) + jobs.origin == controller_start(folder)
 
 
-def assert_agreement(cluster: str, root: Path = TWIN, least: dict = LEAST_AGREEMENT) -> None:
-    agreement = run_of(cluster, root).agreement
+def assert_agreement(cluster: str) -> None:
+    """The committed run of `cluster` (LEAST_AGREEMENT)."""
+    agreement = run_of(cluster).agreement
     summary = {key: round(value, 3) for key, value in agreement.items()}
-    within_5s, within_30s, tau = least[cluster]
+    within_5s, within_30s, tau = LEAST_AGREEMENT[cluster]
     assert agreement["within_5s"] >= within_5s and agreement["within_30s"] >= within_30s, (cluster, summary)
     assert agreement["kendall_tau"] >= tau, (cluster, summary)
 
