@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from conftest import HEADER, NO_REQUESTED_TIMES, REPO, job_line
 
-from simcore.campaign.local_traces import detect_format
 from simcore.cli import COMMAND_MODULES, MODULE_OF, main
+from simcore.engine.swf import detect_format
 from simcore.workloads.files import read_provenance, read_workload, write_variants
 
 REQUIRED_COLUMNS = {"job_id", "submit", "start", "end", "wait", "run", "procs", "requested", "backfilled"}

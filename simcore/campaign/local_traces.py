@@ -32,27 +32,13 @@ import pyarrow.compute as pc
 from pyarrow import csv
 
 from simcore.campaign.layout import FETCHED_LOG
-from simcore.engine.swf import FILTER_MODES, SwfFormatError, looks_like_sacct, parse_swf
+from simcore.engine.swf import FILTER_MODES, SwfFormatError, detect_format, parse_swf
 from simcore.workloads.slurm_assoc import read_associations
 from simcore.workloads.slurm_conf import read_slurm_conf
 
 FORMATS = ("swf", "sacct")
 CAMPAIGN_TRACES = "traces"  # in `join`: the campaign's traces, which the fixed-policy and bandit studies use
 KEYS = ("path", "format", "machine_size", "filter", "join", "sacct", "slurm_conf", "slurm_assoc")
-
-
-def detect_format(path) -> str:
-    """ "sacct" when the file's first line (gunzipped if need be) is a `sacct --parsable2` header
-    (simcore.engine.swf.looks_like_sacct), else "swf"."""
-    with open(path, "rb") as handle:
-        first = handle.readline(65536)
-    if first[:2] == b"\x1f\x8b":
-        try:
-            with gzip.open(path, "rb") as handle:
-                first = handle.readline(65536)
-        except (OSError, EOFError):  # not a readable gzip file: the SWF reader says so
-            return "swf"
-    return "sacct" if looks_like_sacct(first) else "swf"
 
 
 def local_traces(

@@ -62,6 +62,20 @@ def looks_like_sacct(first_line: bytes) -> bool:
     return "state" in names and bool(names & {"jobid", "jobidraw"})
 
 
+def detect_format(path) -> str:
+    """ "sacct" when the file's first line (gunzipped if need be) is a `sacct --parsable2` header
+    (looks_like_sacct), else "swf"."""
+    with open(path, "rb") as handle:
+        first = handle.readline(65536)
+    if first[:2] == b"\x1f\x8b":
+        try:
+            with gzip.open(path, "rb") as handle:
+                first = handle.readline(65536)
+        except (OSError, EOFError):  # not a readable gzip file: the SWF reader says so
+            return "swf"
+    return "sacct" if looks_like_sacct(first) else "swf"
+
+
 def sacct_dump_error(source: str) -> str:
     """The error of an SWF reader given a sacct dump: the command that converts it."""
     name = source[: -len(".gz")] if source.endswith(".gz") else source

@@ -33,7 +33,7 @@ from simcore.engine.swf import (
     SUBMIT,
     WAIT,
     SwfLog,
-    looks_like_sacct,
+    detect_format,
     parse_swf,
 )
 from simcore.workloads.files import atomic_write, code_version
@@ -508,11 +508,7 @@ def replay_agreement(run: SiteRun) -> dict:
 
 def read_trace(trace) -> SacctDump | SwfLog:
     """A sacct dump (the README's command) or an SWF log, told apart by the first line."""
-    with open(trace, "rb") as handle:
-        gzipped = handle.read(2) == b"\x1f\x8b"
-    with (gzip.open if gzipped else open)(trace, "rb") as handle:
-        first = handle.readline(65536)
-    return parse_sacct(trace) if looks_like_sacct(first) else parse_swf(trace)
+    return parse_sacct(trace) if detect_format(trace) == "sacct" else parse_swf(trace)
 
 
 def simulate_site(

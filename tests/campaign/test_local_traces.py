@@ -10,10 +10,11 @@ import pandas as pd
 import pytest
 from campaign.test_campaign_settings import CATALOGUE, CONFIG, registry
 
-from simcore.campaign.local_traces import detect_format, filter_options, import_options, joined, local_traces, log_file
+from simcore.campaign.local_traces import filter_options, import_options, joined, local_traces, log_file
 from simcore.campaign.settings import RUN_ROOTS, Campaign
 from simcore.campaign.studies import Study
 from simcore.cli import main
+from simcore.engine.swf import detect_format
 from simcore.workloads.files import file_sha256, read_provenance, read_workload, write_parquet
 
 SACCT_HEADER = "JobID|JobIDRaw|User|Group|Partition|Submit|Start|End|Timelimit|State|AllocCPUS|ReqCPUS|ReqMem\n"
