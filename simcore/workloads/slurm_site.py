@@ -261,7 +261,7 @@ class SlurmSite:
         return SlurmJobs(
             columns=columns,
             recorded_start=(dump.start[order] - origin).astype(np.int64),
-            recorded_nodes=[self.recorded_nodes(dump, j) for j in order],
+            recorded_nodes=self.recorded_nodes(dump, order),
             killed_at=np.where(dump.timed_out[order], dump.end[order] - origin, UNRECORDED).astype(np.int64),
             job_id=dump.job_id[order],
             origin=origin,
@@ -337,15 +337,16 @@ class SlurmSite:
             dropped=dropped,
         )
 
-    def recorded_nodes(self, dump: SacctDump, j: int) -> list[int] | None:
-        """The indices of the nodes job j ran on (its NodeList); None without one, or when it names
-        a node this slurm.conf does not have."""
-        if dump.node_list[j] < 1:
-            return None
-        names = expand_hostlist(dump.node_lists[dump.node_list[j] - 1])
-        if not names or any(name not in self.node_index for name in names):
-            return None
-        return [self.node_index[name] for name in names]
+    def recorded_nodes(self, dump: SacctDump, rows) -> list:
+        """For each of the dump's `rows`, the indices of the nodes the job ran on (its NodeList);
+        None without one, or when it names a node this slurm.conf does not have. Each distinct
+        NodeList is expanded once (a big log repeats few)."""
+        expanded = {}
+        for k, text in enumerate(dump.node_lists, start=1):
+            names = expand_hostlist(text)
+            if names and all(name in self.node_index for name in names):
+                expanded[k] = [self.node_index[name] for name in names]
+        return [expanded.get(k) for k in dump.node_list[rows].tolist()]
 
     @staticmethod
     def _limit(dump: SacctDump, j: int, part) -> int:
@@ -497,11 +498,13 @@ def replay_agreement(run: SiteRun) -> dict:
     )
     known = recorded >= 0
     delta = predicted[known] - recorded[known]
-    explained = (predicted[known] >= 0) & (np.abs(delta) <= REPLAY_TOLERANCE)
+    decided = predicted[known] >= 0
+    explained = decided & (np.abs(delta) <= REPLAY_TOLERANCE)
+    earlier = decided & (delta < -REPLAY_TOLERANCE)
     return {
         f"explained_within_{REPLAY_TOLERANCE}s": float(explained.mean()) if known.any() else 1.0,
-        "model_earlier": int(((predicted[known] >= 0) & (delta < -REPLAY_TOLERANCE)).sum()),
-        "model_later": int((~explained & ~((predicted[known] >= 0) & (delta < -REPLAY_TOLERANCE))).sum()),
+        "model_earlier": int(earlier.sum()),
+        "model_later": int((~explained & ~earlier).sum()),
         "decisions": int(known.sum()),
     }
 
