@@ -44,7 +44,7 @@ def controller_start(folder: Path) -> int:
 
 # The least agreement each cluster of the committed run must show (within 5 s, within 30 s, Kendall's
 # tau): issue #46's 80 % / 95 %, but for mem (test_memory_cluster_as_measured says why).
-LEAST_AGREEMENT = {cluster: (0.80, 0.95, 0.95) for cluster in CLUSTERS} | {"mem": (0.75, 0.90, 0.95)}
+LEAST_AGREEMENT = {cluster: (0.80, 0.95, 0.95) for cluster in CLUSTERS} | {"mem": (0.75, 0.85, 0.95)}
 # A live run of the same plans (tests/workflow/test_slurm.py) differs from the committed one by
 # sub-second timing, and a schedule is chaotic in it: two real runs of one plan agree with each other
 # on 19-100 % of the starts within 5 s, and the simulation of one run on 61-100 % (parts, five runs:
@@ -55,7 +55,7 @@ LEAST_AGREEMENT = {cluster: (0.80, 0.95, 0.95) for cluster in CLUSTERS} | {"mem"
 LIVE_POOLED = (0.85, 0.93)
 LIVE_TAU = 0.85
 LIVE_REPLAY = (0.90, 0.75)
-REPLAY_LEAST = 0.90  # the committed run: 91.4 % on mem, 92.2 % on builtin32, 96.3 % on fair, 100 % elsewhere
+REPLAY_LEAST = 0.95  # issue #46; the committed run: 96.3 % on fair, 100 % elsewhere
 ALL_CLUSTERS = (*CLUSTERS, "mem")
 
 
@@ -119,22 +119,24 @@ def test_simulated_starts_follow_the_real_slurm(cluster):
 @pytest.mark.parametrize("cluster", ALL_CLUSTERS)
 def test_one_step_replay_explains_the_decisions(cluster):
     """On the recorded history (each job started as recorded, on its NodeList), the model itself
-    starts at least 90 % of the jobs within 2 s of their recorded start (97.4 % of all the starts).
-    Issue #46 asks 95 %: mem and builtin32 fall short (91.4, 92.2 %). Their misses are the model 3-4 s early: after a
-    completion, Slurm's pass came 0-3 s later (at once from the epilog, or at the background loop's
-    next tick, at most every batch_sched_delay), where the model has one start delay
-    (docs/slurm_mode.md §8)."""
+    starts at least 95 % of the jobs within 2 s of their recorded start, as issue #46 asks (99.5 %
+    of all the starts; fair 96.3 %: two jobs 3 and 5 s early, where Slurm's pass after a completion
+    came 0-3 s later, at once from the epilog or at the background loop's next tick, and the model
+    has one start delay; docs/slurm_mode.md §8)."""
     replay = replay_agreement(run_of(cluster))
     assert replay["explained_within_2s"] >= REPLAY_LEAST, replay
 
 
 def test_memory_cluster_as_measured():
     """`mem` (CR_Core_Memory, bf_interval 30) falls short of the 80 % within 5 s the others reach:
-    76 % (93 % within 30 s). Its first large difference is a node choice: one whole-second
-    difference in when the main scheduler ran after a completion (the epilog's message comes
-    0.01-1.05 s after the job ends; the model has one start delay for all) puts three one-CPU jobs
-    on n1 instead of n3, and with memory as a consumable the 3-node job 41 then fits a minute
-    earlier than it did; the jobs behind it follow (docs/slurm_mode.md §7)."""
+    76 % (88 % within 30 s), while the one-step replay explains all of its starts. Its first large
+    difference is a node choice: one whole-second difference in when the main scheduler ran after a
+    completion (the epilog's message comes 0.01-1.05 s after the job ends; the model has one start
+    delay for all) puts three one-CPU jobs on n1 instead of n3, and with memory as a consumable the
+    3-node job 41 then fits a minute earlier than it did; the jobs behind it follow
+    (docs/slurm_mode.md §7). Which of them land within 30 s depends on the cycle's phase: read from
+    the log (the replay's choice, the cycles at :14 and :44 as slurmctld.log shows them) 88 %; one
+    second later, which a fit to this run's starts chose before the replay decided, 93 %."""
     assert_agreement("mem")
 
 
@@ -262,12 +264,18 @@ def test_multifactor_priorities_equal_sprio():
 @pytest.mark.parametrize("cluster", [cluster for cluster in ALL_CLUSTERS if cluster != "fair"])
 def test_the_swf_import_sacct_writes_gives_the_same_jobs_and_schedule(cluster, tmp_path):
     """The dump converted to SWF (simcore import-sacct, with its Slurm* header lines) and simulated
-    from it: every job's request and the schedule are the dump's (fair share needs the dump's
-    accounts, which SWF has not)."""
+    from it with the options fitted to the dump: every job's request and the schedule are the
+    dump's (fair share needs the dump's accounts, which SWF has not; the fit's replay needs the
+    nodes, which SWF has not either)."""
     folder = TWIN / cluster
     conf = read_slurm_conf(folder / "slurm.conf")
     import_sacct(folder / "sacct.txt", tmp_path / "log.swf")
-    from_dump, from_swf = simulate_site(folder / "sacct.txt", conf), simulate_site(tmp_path / "log.swf", conf)
+    from_dump = simulate_site(folder / "sacct.txt", conf)
+    fitted = {
+        "start_delay": from_dump.options.start_delay,
+        "bf_phase": from_dump.options.bf_phase + from_dump.jobs.origin,
+    }
+    from_swf = simulate_site(tmp_path / "log.swf", conf, **fitted)
     for key, values in from_dump.jobs.columns.items():
         assert np.array_equal(values, from_swf.jobs.columns[key]), key
     assert np.array_equal(from_dump.schedule.start, from_swf.schedule.start)
