@@ -189,4 +189,6 @@ def random_case(seed: int) -> tuple[dict, dict, dict]:
     # the time limits' checks (section 1, about 10 % of the jobs run past their limit) and the submissions'
     # batch_sched_delay (section 4), from a generator of their own too
     add_time_limits_and_batch_delay(np.random.default_rng([seed, 47]), options)
+    # the decay instant before or after its second's passes (section 3), from a generator of its own
+    options["decay_after_passes"] = options["multifactor"] and bool(np.random.default_rng([seed, 53]).random() < 0.5)
     return cluster, jobs, options

@@ -116,6 +116,8 @@ OPTIONAL_OPTIONS = {
     "fairshare_dampening": 1,
     "usage_at_job_end": False,
     "usage_resets": [],
+    # section 3: the decay instant after its second's completions, submissions, passes and cycle
+    "decay_after_passes": False,
     # section 1, "Time limits": the check period (0: a job past its limit is killed exactly then),
     # OverTimeLimit and KillWait, in seconds
     "kill_check_period": 0,
@@ -124,7 +126,7 @@ OPTIONAL_OPTIONS = {
     # section 4: the submissions' passes are at least batch_sched_delay apart (0 when absent; Slurm's is 3)
     "batch_sched_delay": 0,
 }
-BOOL_OPTIONAL_OPTIONS = ("multifactor", "fair_tree", "usage_at_job_end")
+BOOL_OPTIONAL_OPTIONS = ("multifactor", "fair_tree", "usage_at_job_end", "decay_after_passes")
 JOB_INT_KEYS = ("submit", "run", "limit", "cpus", "nodes", "mem", "partition", "priority")
 JOB_BOOL_KEYS = ("mem_per_cpu", "exclusive")
 # section 1: with priority/multifactor, the weighted factors (doubles, default 0 when absent)
@@ -775,8 +777,10 @@ class Simulation:
             if t is None:
                 break
             now = t
-            # 0. the priority recalculation due now (section 3), with fair share the whole decay instant
-            if options["multifactor"] and periodic_instant(t, origin, options["priority_calc_period"]):
+            # 0. the priority recalculation due now (section 3), with fair share the whole decay instant;
+            # with decay_after_passes it comes last instead (step 5)
+            decay_now = options["multifactor"] and periodic_instant(t, origin, options["priority_calc_period"])
+            if decay_now and not options["decay_after_passes"]:
                 self.decay_instant(t)
             # 1. completions
             completed = sorted((job for job in self.running if job.end == t), key=lambda job: job.index)
@@ -829,6 +833,12 @@ class Simulation:
                     self.next_cycle = t + options["bf_interval"]
                 else:
                     self.next_cycle = None
+            # 5. the decay instant after the second's passes and cycle: its update makes a cycle due no
+            # earlier than the next second
+            if decay_now and options["decay_after_passes"]:
+                self.decay_instant(t)
+                if self.next_cycle == t:
+                    self.next_cycle = t + 1
         if self.pending or any(job.start < 0 for job in self.jobs):
             raise RuntimeError("some job never started")  # cannot happen on valid inputs
 
@@ -1147,7 +1157,8 @@ def slurm_schedule(cluster: dict, jobs: dict, options: dict) -> dict:
                optional: "multifactor": bool (False), "priority_weight_age" (0), "priority_max_age"
                (604800), "priority_calc_period" (300), "priority_calc_origin" (0), "sched_interval"
                (60), "priority_weight_fairshare" (0: fair share off), "priority_decay_half_life" (604800),
-               "fairshare_dampening" (1): int, "fair_tree" (True), "usage_at_job_end" (False): bool,
+               "fairshare_dampening" (1): int, "fair_tree" (True), "usage_at_job_end" (False),
+               "decay_after_passes" (False): bool,
                "usage_resets" ([]): sorted list of int, "kill_check_period" (0), "over_time_limit" (0),
                "kill_wait" (30), "batch_sched_delay" (0): int >= 0}
     returns {"start": [int per job], "nodes": [[node indices, ascending] per job],

@@ -102,6 +102,7 @@ cdef class SlurmRun:
     cdef i64 kill_check_period, over_time_limit, kill_wait     # time limits (§1)
     # fair share (§3.1)
     cdef bint fair_share, usage_at_job_end
+    cdef bint decay_after_passes       # the decay instant comes after its second's passes (§3)
     cdef double weight_fairshare
     cdef FairShare fair                 # the tree, its usage and factors
     cdef Associations* assoc            # fair.a
@@ -357,6 +358,7 @@ cdef class SlurmRun:
         self.weight_fairshare = options.get("priority_weight_fairshare", 0)
         self.fair_share = self.multifactor and self.weight_fairshare > 0
         self.usage_at_job_end = bool(options.get("usage_at_job_end", False))
+        self.decay_after_passes = bool(options.get("decay_after_passes", False))
         if self.sched_interval < 0:
             raise ValueError(f"option sched_interval must be >= 0, got {self.sched_interval}")
         if self.multifactor and (self.max_age < 0 or self.calc_period < 1 or self.weight_age < 0):
@@ -1172,6 +1174,7 @@ cdef class SlurmRun:
         cdef Py_ssize_t m = self.n_jobs, next_submit = 0, head = 0, tail = 0, j, k
         cdef i64 t, last_cycle = self.bf_phase, next_calc = self.calc_origin, next_full = self.calc_origin
         cdef i64 batch_due = NEVER, last_batch = -NEVER   # the background loop's passes (§4)
+        cdef i64 cycle_floor = -NEVER   # a decay after its second's cycle: the next cycle is later (§3)
         cdef i64* pass_due = <i64*> self._grown((2 * m + 1) * sizeof(i64))
         cdef bint ended, submitted, full_queue, event_pass
         self.n_pending = 0
@@ -1196,8 +1199,9 @@ cdef class SlurmRun:
                     t = pass_due[head]
                 if batch_due < t:
                     t = batch_due
-                if self.backfill and self.last_update >= last_cycle and last_cycle + self.bf_interval < t:
-                    t = last_cycle + self.bf_interval
+                if (self.backfill and self.last_update >= last_cycle
+                        and max(last_cycle + self.bf_interval, cycle_floor) < t):
+                    t = max(last_cycle + self.bf_interval, cycle_floor)
                 if (self.multifactor and next_calc < t
                         and (self.n_pending > 0 or (self.fair_share and self.n_running > 0))):
                     t = next_calc
@@ -1220,7 +1224,7 @@ cdef class SlurmRun:
                         else:
                             end_instant(self.assoc, next_calc)     # passes unseen, but it was an instant
                         next_calc += self.calc_period
-                    if next_calc == t:
+                    if next_calc == t and not self.decay_after_passes:
                         next_calc += self.calc_period
                         if self.decay_instant(t):
                             self.last_update = t
@@ -1267,11 +1271,16 @@ cdef class SlurmRun:
                 if event_pass or full_queue:
                     self.main_pass(t, full_queue)
                     self.undo_tentative()
-                if (self.backfill and t >= last_cycle + self.bf_interval
+                if (self.backfill and t >= last_cycle + self.bf_interval and t >= cycle_floor
                         and self.last_update >= last_cycle):
                     self.backfill_cycle(t)
                     self.undo_tentative()
                     last_cycle = t
+                if self.multifactor and next_calc == t:    # decay_after_passes
+                    next_calc += self.calc_period
+                    if self.decay_instant(t):
+                        self.last_update = t
+                        cycle_floor = t + 1
                 if self.replaying:
                     self.start_overdue(t)
         finally:

@@ -80,6 +80,9 @@ class SlurmOptions:
     fairshare_dampening: int = 1
     usage_at_job_end: bool = False  # AccountingStorageEnforce with limits: a job's end adds its last usage
     usage_resets: tuple = ()  # PriorityUsageResetPeriod's instants
+    # the decay instant after its second's completions, submissions, passes and cycle, not before them:
+    # the decay thread's sub-second phase against the scheduler's, which no log records (§3)
+    decay_after_passes: bool = False
 
     def arrays(self) -> dict:
         values = asdict(self)

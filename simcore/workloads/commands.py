@@ -121,6 +121,12 @@ def add_commands(commands) -> None:
         "starts, one of the bf_interval seconds before the first submission)",
     )
     slurm.add_argument(
+        "--decay-order",
+        choices=("before", "after"),
+        help="priority/multifactor: whether the decay thread's instant (PriorityCalcPeriod) comes before or after the "
+        "passes and the backfill cycle of its second; no log records it (default: fitted to the recorded starts)",
+    )
+    slurm.add_argument(
         "--replay",
         action="store_true",
         help="also the one-step replay: the share of recorded starts the model decides within 2 s when it runs on "
@@ -493,6 +499,7 @@ def run_slurm_simulate(args) -> int:
         slurmctld_start=args.slurmctld_start,
         start_delay=args.start_delay,
         bf_phase=args.bf_phase,
+        decay_after_passes=None if args.decay_order is None else args.decay_order == "after",
     )
     if args.output:
         table = run.table()

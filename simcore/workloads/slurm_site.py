@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import calendar
 import gzip
+import itertools
 import math
 import re
 from dataclasses import asdict, dataclass, replace
@@ -412,7 +413,8 @@ FIT_JOBS = 2000  # the first jobs of a log the fit simulates
 def fit_unrecorded_options(cluster, jobs: SlurmJobs, options: SlurmOptions, fit: tuple) -> SlurmOptions:
     """The options no log records, fitted to the recorded starts (docs/slurm_mode.md §7): each of
     `fit` ("start_delay" in 0-3 s; "bf_phase", the backfill cycle's phase: one of the bf_interval
-    seconds before the first submission) is chosen on the log's first FIT_JOBS jobs, every
+    seconds before the first submission; "decay_after_passes", whether the decay thread's instant
+    comes after its second's passes and cycle) is chosen on the log's first FIT_JOBS jobs, every
     combination tried: first by the one-step replay when the log names every job's nodes (the share
     of recorded starts it explains, §8; a cycle a second off the real one meets the completions in
     the other order, which no rule explains), then by the simulated starts (most within 5 s, then
@@ -424,16 +426,16 @@ def fit_unrecorded_options(cluster, jobs: SlurmJobs, options: SlurmOptions, fit:
     phases = (options.bf_phase,)
     if "bf_phase" in fit and options.backfill and options.bf_interval > 1:
         phases = range(jobs.first_submit - options.bf_interval, jobs.first_submit)
+    orders = (False, True) if "decay_after_passes" in fit and options.multifactor else (options.decay_after_passes,)
     best, chosen = None, options
-    for delay in delays:
-        for phase in phases:
-            candidate = replace(options, start_delay=delay, bf_phase=phase)
-            explained = replay_summary(head, replayed_starts(cluster, head, candidate))[EXPLAINED] if replayable else 0
-            simulated = slurm_schedule(cluster, head.columns, candidate).start
-            a = schedule_agreement(head.recorded_start[known], simulated[known])
-            score = (explained, a["within_5s"], a["within_30s"], -a["mean_abs_delta"])
-            if best is None or score > best:
-                best, chosen = score, candidate
+    for delay, phase, decay_after_passes in itertools.product(delays, phases, orders):
+        candidate = replace(options, start_delay=delay, bf_phase=phase, decay_after_passes=decay_after_passes)
+        explained = replay_summary(head, replayed_starts(cluster, head, candidate))[EXPLAINED] if replayable else 0
+        simulated = slurm_schedule(cluster, head.columns, candidate).start
+        a = schedule_agreement(head.recorded_start[known], simulated[known])
+        score = (explained, a["within_5s"], a["within_30s"], -a["mean_abs_delta"])
+        if best is None or score > best:
+            best, chosen = score, candidate
     return chosen
 
 
@@ -535,13 +537,21 @@ def read_trace(trace) -> SacctDump | SwfLog:
 
 
 def simulate_site(
-    trace, conf: SlurmConf, *, associations=None, partitions=None, slurmctld_start=None, start_delay=None, bf_phase=None
+    trace,
+    conf: SlurmConf,
+    *,
+    associations=None,
+    partitions=None,
+    slurmctld_start=None,
+    start_delay=None,
+    bf_phase=None,
+    decay_after_passes=None,
 ):
     """Simulate `trace` (a sacct dump or an SWF log) under `conf` (docs/slurm_mode.md §7), with
     fair share over `associations` (read_associations). Times given as Unix times: slurmctld_start
     (the decay thread's instants, the periodic passes and the time-limit checks count from it;
-    default: estimated from the jobs Slurm killed, else the first submission) and bf_phase
-    (default: fitted)."""
+    default: estimated from the jobs Slurm killed, else the first submission) and bf_phase; it and
+    start_delay (seconds) and decay_after_passes (bool), when None, are fitted."""
     site = SlurmSite.from_conf(conf, associations)
     source = read_trace(trace)
     jobs = site.jobs_from_dump(source) if isinstance(source, SacctDump) else site.jobs_from_swf(source)
@@ -563,16 +573,18 @@ def simulate_site(
     options = site.options(
         start_delay=start_delay or 0,
         bf_phase=jobs.first_submit if bf_phase is None else bf_phase - jobs.origin,
+        decay_after_passes=bool(decay_after_passes),
         priority_calc_origin=origin,
         usage_resets=tuple(t - jobs.origin for t in site.usage_resets(origin + jobs.origin, until)),
     )
-    phase_matters = options.backfill and options.bf_interval > 1  # else every phase gives the same cycles
     recorded = (jobs.recorded_start != UNRECORDED).any()  # else nothing to fit to: the defaults stay
-    fitted = tuple(
-        name
-        for name, given in (("start_delay", start_delay), ("bf_phase", bf_phase))
-        if given is None and recorded and (name != "bf_phase" or phase_matters)
-    )
+    matters = {  # else every value gives the same schedule
+        "start_delay": True,
+        "bf_phase": options.backfill and options.bf_interval > 1,
+        "decay_after_passes": options.multifactor,
+    }
+    given = {"start_delay": start_delay, "bf_phase": bf_phase, "decay_after_passes": decay_after_passes}
+    fitted = tuple(name for name, value in given.items() if value is None and recorded and matters[name])
     if fitted:
         options = fit_unrecorded_options(site.cluster, jobs, options, fitted)
     estimated = (("slurmctld_start",) if from_kills is not None else ()) + fitted

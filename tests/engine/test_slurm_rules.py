@@ -256,7 +256,7 @@ AGE_OPTIONS = {"multifactor": True, "priority_weight_age": 1024, "priority_max_a
 
 
 @pytest.mark.parametrize(
-    "period, origin, starts",
+    "period, origin, after, starts",
     [
         # Decay instants 100, 200, 300 (the recalculation at 0 finds no pending job: submissions come after
         # it).  100: B = 80.  150: D submitted: 100 (age 0).  200: B = 180, D = 50 + 100 = 150.
@@ -266,18 +266,21 @@ AGE_OPTIONS = {"multifactor": True, "priority_weight_age": 1024, "priority_max_a
         #      at 280: between instants priorities do not change (runs 20 s).
         # 290: E submitted: 200.  300: the recalculation comes first: D = 250, E = 10 + 200 = 210; then C's
         #      completion -> pass: D (with the priorities of 200, E 200 > D 150 would win).  310: E.
-        (100, 0, [0, 250, 300, 280, 310]),
+        (100, 0, False, [0, 250, 300, 280, 310]),
+        # The same with the decay instant after its second's pass (decay_after_passes): 300: C's completion
+        # -> pass with the priorities of 200: E 200 > D 150 -> E; then the recalculation.  310: D.
+        (100, 0, True, [0, 250, 310, 280, 300]),
         # No instant but 0 in reach: the priorities stay those at submission: B 1 (0, raised to 1), D 100,
         # C 170, E 200.  250: C; 270: D; 280: B (E is submitted at 290); 310: E.
-        (1000, 0, [0, 280, 270, 250, 310]),
+        (1000, 0, False, [0, 280, 270, 250, 310]),
         # Origin 50: instants 150 and 250.  150: B = 130 (D is submitted after the recalculation: 100).
         # 250: recalculation first: B = 230, D = 200, C = 20 + 170 = 190; then R completes -> B.
         # 280: D 200 > C 190 -> D (runs 10 s).  290: E submitted (200) and D completes: E 200 > C 190 -> E.
         # 300: C.
-        (100, 50, [0, 250, 280, 300, 290]),
+        (100, 50, False, [0, 250, 280, 300, 290]),
     ],
 )
-def test_multifactor_age_at_the_decay_instants(schedule, period, origin, starts):
+def test_multifactor_age_at_the_decay_instants(schedule, period, origin, after, starts):
     # One 1-CPU node, sched/builtin: R holds it until 250; then one job per completion, by priority.
     rows = [
         job(submit=0, run=250, limit=1000),  # R
@@ -289,7 +292,7 @@ def test_multifactor_age_at_the_decay_instants(schedule, period, origin, starts)
         job(submit=290, run=10, limit=1000, weighted_partition=200.0),  # E
     ]
     options = {**AGE_OPTIONS, "priority_calc_period": period, "priority_calc_origin": origin}
-    out = simulate(schedule, cluster([1]), rows, backfill=False, **options)
+    out = simulate(schedule, cluster([1]), rows, backfill=False, decay_after_passes=after, **options)
     assert out["start"] == starts
 
 

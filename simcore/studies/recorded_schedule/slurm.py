@@ -22,7 +22,7 @@ from simcore.workloads.slurm_site import UNRECORDED, replay_agreement, schedule_
 SITE = "site"  # the row of the site's own configuration
 # the options a variant may change (SlurmOptions' fields but those the site run estimates or reads
 # from the log: they stay the site's)
-ESTIMATED = ("start_delay", "bf_phase", "priority_calc_origin", "usage_resets")
+ESTIMATED = ("start_delay", "bf_phase", "decay_after_passes", "priority_calc_origin", "usage_resets")
 VARIANT_OPTIONS = tuple(f.name for f in fields(SlurmOptions) if f.name not in ESTIMATED)
 COLUMNS = (
     "variant",
