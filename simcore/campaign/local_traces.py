@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import csv
 
-from simcore.campaign.layout import FETCHED_LOG
+from simcore.campaign.layout import FETCHED_LOG, split_conversion
 from simcore.engine.swf import FILTER_MODES, SwfFormatError, detect_format, parse_swf
 from simcore.workloads.slurm_assoc import read_associations
 from simcore.workloads.slurm_conf import read_slurm_conf
@@ -193,7 +193,8 @@ def import_options(sacct: dict) -> str:
 def log_file(trace: str, entries: dict) -> str:
     """The SWF log a trace is filtered from: a local SWF file where it lies (its own sha256 then
     names the workload), anything else below resources/traces/ (fetched from the archive, or
-    converted from a sacct dump)."""
+    converted from a sacct dump). A converted trace (`T+mode`) is filtered from T's log."""
+    trace = split_conversion(trace)[0]
     entry = entries.get(trace)
     if entry is not None and entry["format"] == "swf":
         return entry["path"]
@@ -203,10 +204,12 @@ def log_file(trace: str, entries: dict) -> str:
 def filter_options(trace: str, section: dict, entries: dict) -> str:
     """`simcore filter` options of a trace: the filter and machine size of `section` (the
     campaign's or a study's settings), a local trace's own where it gives them, and for a
-    converted sacct dump the dump as the workload's source (its sha256 in the provenance)."""
+    converted sacct dump the dump as the workload's source (its sha256 in the provenance); a
+    converted trace (`T+mode`, simcore.campaign.layout) is T's under filter mode `mode`."""
+    trace, mode = split_conversion(trace)
     entry = entries.get(trace, {})
     size = section.get("machine_size", {}).get(trace) or entry.get("machine_size")
-    options = f"--filter {entry.get('filter') or section['filter']}"
+    options = f"--filter {mode or entry.get('filter') or section['filter']}"
     if size:
         options += f" --machine-size {size}"
     if entry.get("format") == "sacct":

@@ -46,6 +46,7 @@ class RunSettings(TypedDict):
     variants: int  # resampled variants per trace (at most `variants=N`)
     resample: dict  # how they are resampled (method, weeks)
     reproduction: dict  # the fixed-policy setting compared with the bandit paper's Table 2
+    models: list[str]  # the workload models' names: generated, not read from a log
     left_out: dict[str, dict[str, str]]  # study -> local trace too short for it -> why
     capped: list[str]  # the variant counts `variants=N` lowered
     declared: dict[str, list[str]]  # study -> the traces it declares, before `only`
@@ -179,7 +180,10 @@ class Campaign:
 
     def declared(self, root: str) -> dict:
         """The run's settings before `only`: the campaign's with the run's overrides."""
-        chosen = {key: self.config[key] for key in SHARED_KEYS + self.registry.names()} | {"left_out": {}}
+        chosen = {key: self.config[key] for key in SHARED_KEYS + self.registry.names()} | {
+            "left_out": {},
+            "models": list(self.models),
+        }
         run = run_of(root)
         if run in OVERRIDES:
             for key, value in self.config[OVERRIDES[run]].items():

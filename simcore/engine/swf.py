@@ -14,7 +14,10 @@ import numpy as np
 from simcore.engine._swf import SwfFormatError, tokenize
 from simcore.engine.workload import EmptyWorkloadError, Workload
 
-FILTER_MODES = ("strict", "truncate")
+FILTER_MODES = ("strict", "truncate", "batsim")
+# The `batsim` mode's requested time: max(BATSIM_WALLTIME_FACTOR x run, f9), the default of Batsim's
+# standard converter (swf_to_batsim_workload_compute_only.py, --job_walltime_factor)
+BATSIM_WALLTIME_FACTOR = 2.0
 
 # SWF columns (0-based) used by the simulator.
 JOB_ID, SUBMIT, WAIT, RUN, ALLOC_PROCS, CPU_TIME, USED_MEMORY = 0, 1, 2, 3, 4, 5, 6
@@ -23,11 +26,11 @@ REQ_PROCS, REQ_TIME, REQ_MEMORY, STATUS, USER, GROUP = 7, 8, 9, 10, 11, 12
 # Filter rules in the order SEMANTICS §1 applies them; a dropped job is
 # counted under the first rule that drops it.
 FILTER_RULES = (
-    "procs_over_machine",  # f5 > m or f8 > m
+    "procs_over_machine",  # f5 > m or f8 > m (batsim: f5 > m)
     "no_procs",  # q <= 0
     "negative_submit",  # f2 < 0
-    "bad_run_time",  # f4 < 0 (strict: also f4 == 0)
-    "no_requested_time",  # f9 <= 0
+    "bad_run_time",  # f4 < 0 (strict, batsim: also f4 == 0)
+    "no_requested_time",  # f9 <= 0 (not batsim: its request is at least 2 x f4)
     "run_over_request",  # f9 < f4, strict only
 )
 
@@ -132,20 +135,19 @@ class SwfLog:
             raise ValueError(f"unknown filter mode {filter!r}; choose one of {', '.join(FILTER_MODES)}")
         machine_size = self.resolved_machine_size(machine_size)
         fields = self.fields
-        keep, run, counts = apply_filter(fields, machine_size, filter)
+        keep, jobs, counts = apply_filter(fields, machine_size, filter)
         if counts["kept"] == 0:
             raise EmptyWorkloadError(
                 f"{self.source}: no job left after the {filter} filter ({describe_filter_counts(counts)})"
             )
         kept = fields[keep]
-        procs = np.where(kept[:, REQ_PROCS] > 0, kept[:, REQ_PROCS], kept[:, ALLOC_PROCS])
         order = np.lexsort((kept[:, JOB_ID], kept[:, SUBMIT]))
         workload = Workload(
             job_id=kept[order, JOB_ID].astype(np.int64),
             submit=kept[order, SUBMIT].copy(),
-            run=run[keep][order],
-            requested=kept[order, REQ_TIME].copy(),
-            procs=procs[order].astype(np.int64),
+            run=jobs.run[keep][order],
+            requested=jobs.requested[keep][order],
+            procs=jobs.procs[keep][order].astype(np.int64),
             user=kept[order, USER].astype(np.int64),
             machine_size=int(machine_size),
             source=self.source,
@@ -189,19 +191,29 @@ def read_swf(path, machine_size: int | None = None, filter: str = "strict") -> W
     return parse_swf(path).workload(machine_size, filter)
 
 
+@dataclass(frozen=True)
+class FilteredJobs:
+    """Every job line's simulated run time, requested time and processors under a filter mode."""
+
+    run: np.ndarray
+    requested: np.ndarray
+    procs: np.ndarray
+
+
 def apply_filter(fields: np.ndarray, machine_size: int, mode: str):
-    """(keep mask, run time actually spent, counts) per SEMANTICS §1."""
+    """(keep mask, FilteredJobs, counts) per SEMANTICS §1."""
     alloc, req_procs = fields[:, ALLOC_PROCS], fields[:, REQ_PROCS]
     run, requested = fields[:, RUN], fields[:, REQ_TIME]
-    procs = np.where(req_procs > 0, req_procs, alloc)
-    strict = mode == "strict"
+    batsim = mode == "batsim"
+    procs = alloc if batsim else np.where(req_procs > 0, req_procs, alloc)
+    never = np.zeros(len(fields), dtype=bool)
     rules = (
-        (alloc > machine_size) | (req_procs > machine_size),
+        (alloc > machine_size) | ((req_procs > machine_size) & (not batsim)),
         procs <= 0,
         fields[:, SUBMIT] < 0,
-        (run <= 0) if strict else (run < 0),
-        requested <= 0,
-        (requested < run) if strict else np.zeros(len(fields), dtype=bool),
+        (run < 0) if mode == "truncate" else (run <= 0),
+        never if batsim else requested <= 0,
+        (requested < run) if mode == "strict" else never,
     )
     keep = np.ones(len(fields), dtype=bool)
     counts = {"lines": int(len(fields))}
@@ -209,10 +221,16 @@ def apply_filter(fields: np.ndarray, machine_size: int, mode: str):
         dropped = keep & drop
         counts[name] = int(dropped.sum())
         keep &= ~drop
-    truncated = keep & (requested < run)
-    counts["truncated"] = int(truncated.sum())
+    if batsim:
+        # Batsim's standard converter: the job computes floor(f4) + 1 s under a walltime of
+        # max(2 f4, f9), so it is never killed
+        jobs = FilteredJobs(np.floor(run) + 1.0, np.maximum(BATSIM_WALLTIME_FACTOR * run, requested), procs)
+        counts["truncated"] = 0
+    else:
+        jobs = FilteredJobs(np.minimum(run, requested), requested.copy(), procs)
+        counts["truncated"] = int((keep & (requested < run)).sum())
     counts["kept"] = int(keep.sum())
-    return keep, np.minimum(run, requested), counts
+    return keep, jobs, counts
 
 
 def describe_filter_counts(counts: dict) -> str:

@@ -22,6 +22,12 @@ Methods
     in the dropped weeks) do not appear in the variant.
     ``weeks``: the same, with one permutation shared by all users, so the
     jobs of one source week stay together.
+    ``artifact``: the bandit paper's published artifact's construction, job
+    for job (simcore/workloads/artifact_resample.py): 100 one-week blocks,
+    five from each of 20 per-user shuffles, each block starting with a job;
+    seed ``i`` is the artifact's variant (``metaid``) ``i + 1``. Its length is
+    always 100 weeks (``weeks`` may only say so) and the draw order below does
+    not apply.
     The variant lasts K weeks, or ``weeks`` weeks when requested: then each
     user gets ``ceil(weeks / K)`` fresh permutations, concatenated and cut
     to length, so output week ``i`` uses repetition ``i // K``, position
@@ -57,9 +63,10 @@ from dataclasses import replace
 import numpy as np
 
 from simcore.engine.workload import Workload
+from simcore.workloads.artifact_resample import BLOCKS, WEEK, artifact_blocks
 
-WEEK = 604800
-RESAMPLE_METHODS = ("user-weeks", "weeks")
+PERMUTED_WEEKS = ("user-weeks", "weeks")  # the methods of the draw order below
+RESAMPLE_METHODS = (*PERMUTED_WEEKS, "artifact")
 # The shortest log resampling takes: the weeks of its first and last submits are dropped, so its
 # submits must touch at least this many week indices (one interior week between them).
 MIN_RESAMPLE_WEEKS = 3
@@ -123,30 +130,19 @@ def resample(
             f"{workload.source}: no job is submitted strictly between the first "
             f"week ({first}) and the last week ({last})"
         )
-    length = n_interior if weeks is None else weeks
-    repetitions = -(-length // n_interior)
-
-    source_week = week[inside] - (first + 1)
-    if method == "weeks":
-        n_users, user_rank = 1, np.zeros(len(inside), dtype=np.int64)
+    if method == "artifact":
+        if weeks not in (None, BLOCKS):
+            raise ValueError(f"the artifact's variants last {BLOCKS} weeks, got weeks={weeks}")
+        length = BLOCKS
+        source, submit = artifact_blocks(week, offset, workload.user, metaid=seed + 1)
+        if len(source) == 0:
+            raise ValueError(
+                f"{workload.source}: the artifact's construction keeps the weeks 2-6 of each shuffle after "
+                f"trimming; the {n_interior} interior weeks of this log leave no job there"
+            )
     else:
-        users, user_rank = np.unique(workload.user[inside], return_inverse=True)
-        n_users = len(users)
-
-    rng = np.random.Generator(np.random.PCG64(seed))
-    keys = rng.random((repetitions, n_users, n_interior))
-    permutation = np.argsort(keys, axis=-1, kind="stable")
-    # position[r, u, s]: the output position within repetition r of source week s of user u
-    position = np.empty_like(permutation)
-    np.put_along_axis(position, permutation, np.arange(n_interior), axis=-1)
-
-    repetition = np.arange(repetitions)[:, None]
-    output_week = repetition * n_interior + position[:, user_rank, source_week]
-    kept = output_week < length
-    source = np.broadcast_to(inside, output_week.shape)[kept]
-    output_week = output_week[kept]
-
-    submit = output_week * float(WEEK) + offset[source]
+        length = n_interior if weeks is None else weeks
+        source, submit = _permuted_weeks(workload.user, week, offset, inside, first, seed, method, length)
     source_ids = workload.job_id[source]
     order = np.lexsort((source, source_ids, submit))
     source = source[order]
@@ -168,6 +164,33 @@ def resample(
         header=dict(workload.header),
     )
     return variant, source_ids[order]
+
+
+def _permuted_weeks(user, week, offset, inside, first, seed, method, length):
+    """(source job index, submit) of the `user-weeks` and `weeks` methods (the draw order above)."""
+    n_interior = int(week.max()) - first - 1
+    repetitions = -(-length // n_interior)
+    source_week = week[inside] - (first + 1)
+    if method == "weeks":
+        n_users, user_rank = 1, np.zeros(len(inside), dtype=np.int64)
+    else:
+        users, user_rank = np.unique(user[inside], return_inverse=True)
+        n_users = len(users)
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    keys = rng.random((repetitions, n_users, n_interior))
+    permutation = np.argsort(keys, axis=-1, kind="stable")
+    # position[r, u, s]: the output position within repetition r of source week s of user u
+    position = np.empty_like(permutation)
+    np.put_along_axis(position, permutation, np.arange(n_interior), axis=-1)
+
+    repetition = np.arange(repetitions)[:, None]
+    output_week = repetition * n_interior + position[:, user_rank, source_week]
+    kept = output_week < length
+    source = np.broadcast_to(inside, output_week.shape)[kept]
+    output_week = output_week[kept]
+
+    return source, output_week * float(WEEK) + offset[source]
 
 
 def resample_variants(

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 from campaign.test_campaign_settings import CATALOGUE, CONFIG, registry
 
+from simcore.campaign.layout import converted_trace, split_conversion
 from simcore.campaign.local_traces import filter_options, import_options, joined, local_traces, log_file
 from simcore.campaign.settings import RUN_ROOTS, Campaign
 from simcore.campaign.studies import Study
@@ -270,3 +271,14 @@ def test_each_trace_is_filtered_from_its_log_with_its_own_options(site_files):
     assert filter_options("slurm dump", {"filter": "strict", "machine_size": {"slurm dump": 8}}, entries).startswith(
         "--filter truncate --machine-size 8 "
     )
+    # a converted trace is its log under the named filter mode, with the log's size and source
+    assert log_file("site+batsim", entries) == str(swf)
+    assert log_file("A+batsim", entries) == "resources/traces/A.swf.gz"
+    assert filter_options("A+batsim", section, entries) == "--filter batsim --machine-size 80"
+    assert filter_options("slurm dump+strict", section, entries) == f"--filter strict --machine-size 64 --source {dump}"
+
+
+def test_only_a_filter_mode_after_the_mark_names_a_conversion():
+    assert split_conversion("KTH-SP2+batsim") == ("KTH-SP2", "batsim")
+    assert split_conversion("lab+2") == ("lab+2", None)  # a local trace's own name
+    assert split_conversion(converted_trace("a+b", "truncate")) == ("a+b", "truncate")

@@ -84,6 +84,34 @@ def test_truncate_filter_keeps_zero_runs_and_truncates(write_swf):
     assert workload.filter_counts["run_over_request"] == 0
 
 
+def test_batsim_filter_reads_the_log_as_batsims_converter(write_swf):
+    """Allocated processors, a zero run dropped, no request needed: each job runs floor(f4) + 1 s
+    under max(2 f4, f9) (SEMANTICS §1, `batsim`)."""
+    workload = simcore.read_swf(write_swf(_filter_text()), filter="batsim")
+    assert workload.job_id.tolist() == [1, 8, 9, 10]
+    assert workload.run.tolist() == [11, 11, 31, 11]
+    assert workload.requested.tolist() == [20, 20, 60, 20]  # job 8 had none, job 9 ran over its 20 s
+    assert workload.procs.tolist() == [2, 2, 2, 3]
+    assert workload.filter_counts == {
+        "lines": 10,
+        "procs_over_machine": 2,
+        "no_procs": 1,
+        "negative_submit": 1,
+        "bad_run_time": 2,
+        "no_requested_time": 0,
+        "run_over_request": 0,
+        "truncated": 0,
+        "kept": 4,
+    }
+
+
+def test_batsim_filter_takes_the_allocated_processors_whatever_was_requested(write_swf):
+    text = HEADER + job_line(1, 0, 10.5, 9, 20, alloc=4) + job_line(2, 1, 10, 2, 20, alloc=-1)
+    assert simcore.read_swf(write_swf(text), filter="batsim").procs.tolist() == [4]
+    assert simcore.read_swf(write_swf(text), filter="batsim").run.tolist() == [11]  # floor(10.5) + 1
+    assert simcore.read_swf(write_swf(text), filter="strict").job_id.tolist() == [2]
+
+
 @pytest.mark.parametrize(
     "line, message",
     [

@@ -22,6 +22,8 @@ import pytest
 import yaml
 from conftest import PWA, REPO
 
+from simcore.campaign.layout import converted_trace
+
 CAMPAIGN = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 ENTRIES = yaml.safe_load((REPO / "config" / "pwa_catalogue.yaml").read_text())["traces"]
 CATALOGUE = [name for name, entry in ENTRIES.items() if "unusable" not in entry]  # NASA-iPSC: no requests
@@ -87,6 +89,8 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
     job_sets = config["elastic"]["job_sets"].get(name, 1)  # N, a list of set numbers, or all
     elastic_sets = len(job_sets) if isinstance(job_sets, list) else 1 if job_sets == "all" else job_sets
     logged = int(name in CATALOGUE)  # a PWA log is fetched and filtered; a model is generated
+    # the simple-policies study runs a log again under each of its conversions (T+mode)
+    simple *= 1 + logged * len(config["simple_policies"]["conversions"])
     section = prediction or simple or learned or dynamic or sharing or elastic or selection or recorded
     artifact = config["bandit_artifact"]  # the fixed-policy and bandit studies again, under results/artifact
     site = fixed * int(bool(config["fixed_policy"].get("site_policies")))  # the campaign's run only
@@ -119,9 +123,9 @@ def expected_jobs(name: str, config: dict = CAMPAIGN) -> dict:
         "plot_correlations": prediction,
         "simple_sweep": simple
         * jobs_for(config["simple_policies"]["variants"], config["simple_policies"]["variants_per_job"]),
-        "simple_aggregate": simple,
+        "simple_aggregate": int(bool(simple)),
         "simple_trace_plot": simple,
-        "simple_summary_plots": simple,
+        "simple_summary_plots": int(bool(simple)),
         "trial_scores": learned
         * jobs_for(config["learned_policies"]["tuples"], config["learned_policies"]["tuples_per_job"]),
         "trial_spread": learned,
@@ -222,7 +226,9 @@ def test_only_one_trace_plans_its_studies_alone(trace, tmp_path):
     assert dict(counts) == expected_jobs(trace)
     fetched = [job["wildcards"]["trace"] for job in jobs if job["rule"] == "fetch_trace"]
     assert fetched == ([trace] if users(trace) else [])
-    assert {job["wildcards"]["trace"] for job in jobs if "trace" in job["wildcards"]} <= {trace}
+    # the trace, or the trace converted for the simple-policies study (T+mode)
+    conversions = {converted_trace(trace, mode) for mode in CAMPAIGN["simple_policies"]["conversions"]}
+    assert {job["wildcards"]["trace"] for job in jobs if "trace" in job["wildcards"]} <= {trace} | conversions
     assert {study for study, rule in STUDY_RULES.items() if counts[rule]} == users(trace)
     # said once, when the DAG is planned: which studies run, which are skipped
     assert output.count(f"only=[{trace}]: every study restricted") == 1

@@ -216,18 +216,18 @@ def test_artifact_configuration_rows_beside_the_default_ones(tiny_run):
         "## Bandit policy selection (2017), Table 3 (artifact configuration)",
     ]
     assert "Differences of these rows with it: threshold 144000 s (artifact: 200000 s)" in text
-    assert "2 variants of 6 weeks (artifact: 60 of 104 weeks)" in text
+    assert "2 variants of 6 weeks by the `user-weeks` resampler (artifact: 60 of its own construction" in text
 
 
 def test_artifact_configuration_is_planned_beside_the_campaign(tmp_path):
     done = run_snakemake(tmp_path, {}, "--dry-run", "--printshellcmds", "--config", "only=[KTH-SP2]", base=CAMPAIGN)
     output = done.stdout
-    # 60 variants of 104 weeks: 6 sweep jobs of 10 variants and 12 learner jobs of 5
-    assert "--variants 60 --base-seed 0 --method user-weeks --weeks 104" in output
+    # 60 variants of the artifact's construction: 6 sweep jobs of 10 variants and 12 learner jobs of 5
+    assert "--variants 60 --base-seed 0 --method artifact" in output
     assert len(set(re.findall(r"results/artifact/sweep/KTH-SP2/(\d+)\.runs\.parquet", output))) == 6
     assert len(set(re.findall(r"results/artifact/bandit/KTH-SP2/(\d+)\.runs\.parquet", output))) == 12
     assert "--thresholds 200000 --backfills LQF" in output
-    assert "--threshold 200000 --backfill LQF --weeks 104 --configuration artifact" in output
+    assert "--threshold 200000 --backfill LQF --weeks interior --method artifact --configuration artifact" in output
     report = re.search(r"simcore report .*--workloads-csv results/tables/.*", output).group(0)  # the campaign's
     sections = re.search(r"--sections (.*?) --section-rows", report).group(1).split()
     assert sections[:5] == [

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import simcore
-from simcore.workloads.resample import RESAMPLE_METHODS, WEEK, resample, variant_seed
+from simcore.workloads.resample import PERMUTED_WEEKS, WEEK, resample, variant_seed
 
 W = WEEK
 
@@ -50,7 +50,7 @@ TWO_INTERIOR = make(
 
 def test_single_interior_week_is_forced():
     workload = make([(1, 10, 1), (7, W + 100, 1), (3, W + 50, 2), (4, 2 * W + 5, 2)])
-    for method in RESAMPLE_METHODS:
+    for method in PERMUTED_WEEKS:
         variant, source_ids = resample(workload, seed=123, method=method)
         assert variant.submit.tolist() == [50.0, 100.0]
         assert source_ids.tolist() == [3, 7]
@@ -144,7 +144,7 @@ def check_against_draws(workload, seed, method, weeks=None):
     return variant, source_ids, src
 
 
-@pytest.mark.parametrize("method", RESAMPLE_METHODS)
+@pytest.mark.parametrize("method", PERMUTED_WEEKS)
 @pytest.mark.parametrize("seed", [0, 1, 17])
 def test_placement_matches_documented_draws(method, seed):
     workload = synthetic(seed)
@@ -169,7 +169,7 @@ def test_placement_matches_documented_draws(method, seed):
     assert per_user(variant, np.arange(len(variant))) == per_user(workload, src)
 
 
-@pytest.mark.parametrize("method", RESAMPLE_METHODS)
+@pytest.mark.parametrize("method", PERMUTED_WEEKS)
 @pytest.mark.parametrize("weeks", [3, 8, 13, 20])
 def test_requested_length_concatenates_fresh_permutations(method, weeks):
     workload = synthetic(3)
@@ -217,7 +217,7 @@ def test_user_weeks_draws_per_user_independently():
     assert len(set(per_user.values())) > 1
 
 
-@pytest.mark.parametrize("method", RESAMPLE_METHODS)
+@pytest.mark.parametrize("method", PERMUTED_WEEKS)
 def test_deterministic_in_the_seed(method):
     workload = synthetic(7)
     a, a_ids = resample(workload, seed=4, method=method, weeks=12)
@@ -229,7 +229,7 @@ def test_deterministic_in_the_seed(method):
     assert not (np.array_equal(a.submit, c.submit) and np.array_equal(a_ids, c_ids))
 
 
-@pytest.mark.parametrize("method", RESAMPLE_METHODS)
+@pytest.mark.parametrize("method", PERMUTED_WEEKS)
 def test_output_is_a_valid_sorted_workload(method):
     workload = synthetic(8)
     variant, source_ids = resample(workload, seed=3, method=method, weeks=30)
@@ -256,7 +256,7 @@ def test_metadata_is_carried_over(write_swf):
 @given(
     st.lists(st.tuples(st.integers(0, 6 * W - 1), st.integers(0, 3)), min_size=3, max_size=60),
     st.integers(0, 2**32),
-    st.sampled_from(RESAMPLE_METHODS),
+    st.sampled_from(PERMUTED_WEEKS),
     st.none() | st.integers(1, 15),
 )
 @settings(max_examples=60, deadline=None)
@@ -319,7 +319,7 @@ def test_kth_resampled_to_100_weeks(pwa_trace):
     inside = (week > week.min()) & (week < week.max())
     interior_weeks = int(week.max() - week.min() - 1)
     assert interior_weeks == 47 and inside.sum() == 27646  # weeks 0..48 in the log
-    for method in RESAMPLE_METHODS:
+    for method in PERMUTED_WEEKS:
         start = time.perf_counter()
         variant, source_ids = resample(workload, seed=variant_seed(0, 3), method=method, weeks=100)
         elapsed = time.perf_counter() - start

@@ -13,6 +13,7 @@ from simcore.campaign import local_traces as local_logs
 from simcore.campaign.config import campaign_catalogue, one_line_errors
 from simcore.campaign.settings import RUN_ROOTS, Campaign, report_command, run_of
 from simcore.campaign.studies import Study, StudyRegistry
+from simcore.engine.swf import FILTER_MODES
 
 with one_line_errors():
     CATALOGUE_PATH, CATALOGUE = campaign_catalogue(
@@ -22,6 +23,12 @@ MODELS = config.get("models", {})
 # A site's own logs by path (simcore.campaign.local_traces): their names here, their entries
 # (checked once every study registered) in CAMPAIGN.local_traces.
 LOCAL_TRACES = list(config.get("local_traces") or {})
+# Every log read under another filter mode than its study's (simcore.campaign.layout)
+CONVERTED_TRACES = [
+    layout.converted_trace(trace, mode)
+    for trace in list(CATALOGUE) + LOCAL_TRACES
+    for mode in FILTER_MODES
+]
 
 # Every study's rules, one file each; the Snakefile includes them all, and each registers
 # its study (register_study) before its rules.
@@ -96,7 +103,9 @@ def _alternatives(names):
 
 wildcard_constraints:
     root=_alternatives(RUN_ROOTS.values()),
-    trace=_alternatives(list(CATALOGUE) + LOCAL_TRACES + list(MODELS)),
+    trace=_alternatives(
+        list(CATALOGUE) + LOCAL_TRACES + CONVERTED_TRACES + list(MODELS)
+    ),
     chunk=r"\d+",
 
 
@@ -225,11 +234,15 @@ def sacct_options(wildcards):
     return local_logs.import_options(local_trace(wildcards.trace)["sacct"])
 
 
+def local_entries(trace):
+    """The local traces' entries when `trace` is one (or converted from one), else none."""
+    local = layout.split_conversion(trace)[0] in LOCAL_TRACES
+    return CAMPAIGN.local_traces if local else {}
+
+
 def log_file(trace):
     """The SWF log a trace is filtered from (simcore.campaign.local_traces.log_file)."""
-    return local_logs.log_file(
-        trace, CAMPAIGN.local_traces if trace in LOCAL_TRACES else {}
-    )
+    return local_logs.log_file(trace, local_entries(trace))
 
 
 def filter_options(wildcards):
@@ -237,9 +250,7 @@ def filter_options(wildcards):
     study's (simcore.campaign.local_traces.filter_options)."""
     section = config[wildcards.study] if wildcards.get("study") else config
     trace = wildcards.trace
-    return local_logs.filter_options(
-        trace, section, CAMPAIGN.local_traces if trace in LOCAL_TRACES else {}
-    )
+    return local_logs.filter_options(trace, section, local_entries(trace))
 
 
 def model_parameters(wildcards):

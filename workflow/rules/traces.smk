@@ -99,7 +99,7 @@ rule study_trace:
     benchmark:
         "results/benchmarks/traces/study_trace/{trace}/{study}.tsv"
     wildcard_constraints:
-        trace=_alternatives(list(CATALOGUE) + LOCAL_TRACES),
+        trace=_alternatives(list(CATALOGUE) + LOCAL_TRACES + CONVERTED_TRACES),
         study=TRACE_STUDIES,
     conda:
         "../envs/simcore.yaml"

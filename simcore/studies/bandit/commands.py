@@ -9,8 +9,20 @@ import numpy as np
 import pandas as pd
 
 from simcore.reporting.cumulative_wait import CONFIG_COLUMNS, change_table, weekly_change_curves
-from simcore.studies.bandit.report import TABLE3, reproduction_section, strategies_markdown, table3_rows
-from simcore.studies.bandit.study import choice_shares, learner_variant, regret_curves, regret_table
+from simcore.studies.bandit.report import (
+    TABLE3,
+    predictions_markdown,
+    reproduction_section,
+    strategies_markdown,
+    table3_rows,
+)
+from simcore.studies.bandit.study import (
+    choice_shares,
+    choice_weighted,
+    learner_variant,
+    regret_curves,
+    regret_table,
+)
 from simcore.workloads import files
 from simcore.workloads import steps as step
 
@@ -66,6 +78,9 @@ def run_learn(args) -> None:
     step.output("--table", metavar="TABLE.csv"),
     step.output("--regret", metavar="REGRET.parquet"),
     step.output("--shares", metavar="SHARES.parquet", help="share of each order chosen per period across variants"),
+    step.output(
+        "--predicted", metavar="PREDICTED.csv", help="each strategy's change as its choices predict it from Table 2"
+    ),
 )
 def run_aggregate_learners(args) -> None:
     runs, weekly, choices = files.read_all(args.runs), files.read_all(args.weekly), files.read_all(args.choices)
@@ -75,6 +90,7 @@ def run_aggregate_learners(args) -> None:
     files.write_parquet(regret, args.regret, step.provenance(args))
     files.write_parquet(regret_curves(weekly, regret), args.regret_curves, step.provenance(args))
     files.write_parquet(choice_shares(choices), args.shares, step.provenance(args))
+    files.write_csv(choice_weighted(weekly, choices, args.strategies), args.predicted)
     table = change_table(weekly)
     table = table[table["order"].isin(args.strategies)]
     files.write_csv(
@@ -113,6 +129,9 @@ def run_plot_learners(args) -> None:
 @STEPS.step(
     "bandit-tables: the strategies table of every trace and its reproduction section",
     step.inputs("tables", nargs="*", metavar="TRACE.bandit.csv"),
+    step.inputs(
+        "--predicted", nargs="*", default=[], metavar="TRACE.bandit.predicted.csv", help="from aggregate-learners"
+    ),
     step.option(
         "--configuration",
         choices=sorted(TABLE3),
@@ -133,7 +152,11 @@ def run_tables(args) -> None:
     files.write_text(args.table_md, strategies_markdown(strategies))
     rows = table3_rows(strategies, args.configuration)
     files.write_csv(rows, args.rows)
-    files.write_text(args.section, reproduction_section(rows, args.configuration))
+    predicted = [pd.read_csv(path) for path in args.predicted]
+    section = reproduction_section(rows, args.configuration)
+    if section and predicted:
+        section += "\n" + predictions_markdown(pd.concat(predicted, ignore_index=True))
+    files.write_text(args.section, section)
     print(f"{args.table_md}: {len(rows)} published values compared")
 
 

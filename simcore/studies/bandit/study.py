@@ -4,11 +4,19 @@ against the best fixed order in hindsight and the orders chosen per period."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from simcore.engine.policies import BANDIT_ORDERS, KEYS, Policy
 from simcore.engine.simulation import simulate
-from simcore.reporting.cumulative_wait import configuration, ratio, run_record, weekly_change_curves
+from simcore.reporting.cumulative_wait import (
+    change_table,
+    configuration,
+    ratio,
+    run_record,
+    weekly_change_curves,
+)
+from simcore.reporting.published import BANDIT_TABLE2, BANDIT_TABLE2_LABELS, bandit_order
 from simcore.studies.bandit.learners import run_learner
 
 # A strategy's options: its learner's, and its policy's (simcore.engine.policies.KEYS but the
@@ -127,3 +135,46 @@ def choice_shares(choices: pd.DataFrame) -> pd.DataFrame:
     counts = choices.groupby(["trace", "strategy", "start", "order"]).size().rename("count").reset_index()
     totals = counts.groupby(["trace", "strategy", "start"])["count"].transform("sum")
     return counts.assign(share=counts["count"] / totals)
+
+
+def paper_table2(trace: str) -> dict[str, float]:
+    """The bandit paper's Table 2 of `trace` by the order each column ran (SEMANTICS §3's names;
+    FCFS, the baseline, 0); {} for a trace it has no row for."""
+    if trace not in BANDIT_TABLE2:
+        return {}
+    columns = zip(BANDIT_TABLE2_LABELS, BANDIT_TABLE2[trace])
+    return {"FCFS": 0.0} | {bandit_order(label): value for label, value in columns}
+
+
+def choice_weighted(weekly: pd.DataFrame, choices: pd.DataFrame, strategies) -> pd.DataFrame:
+    """Per (trace, strategy): what the orders a learner chose predict for it. Each order's share of
+    the strategy's periods (pooled over variants) weighs that order's change of cumulative wait
+    against EASY-FCFS: our fixed order on the same variants under the strategy's threshold and
+    backfill (`from_ours`), and the paper's Table 2 (`from_paper`, NaN where it has no cell for a
+    chosen order or no row for the trace). Changes in %, beside the learner's own (`learner`)."""
+    table = change_table(weekly)
+    shares = choices.groupby(["trace", "strategy"])["order"].value_counts(normalize=True).rename("share")
+    rows = []
+    for _, learned in table[table["order"].isin(strategies)].iterrows():
+        same_threshold = (table["threshold"] == learned["threshold"]) | (
+            table["threshold"].isna() & pd.isna(learned["threshold"])
+        )
+        same_policy = (table["trace"] == learned["trace"]) & (table["backfill"] == learned["backfill"]) & same_threshold
+        ours = table[same_policy].set_index("order")["mean"]
+        weights = shares.loc[(learned["trace"], learned["order"])]
+        paper = paper_table2(learned["trace"])
+        rows.append(
+            {
+                "trace": learned["trace"],
+                "strategy": learned["order"],
+                "threshold": learned["threshold"],
+                "backfill": learned["backfill"],
+                "learner": 100 * learned["mean"],
+                "from_ours": 100 * float((weights * ours.reindex(weights.index)).sum(min_count=len(weights))),
+                "from_paper": float(sum(weight * paper.get(order, np.nan) for order, weight in weights.items()))
+                if paper
+                else np.nan,
+                **{f"share_{order}": 100 * float(weight) for order, weight in weights.items()},
+            }
+        )
+    return pd.DataFrame(rows)

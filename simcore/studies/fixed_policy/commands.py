@@ -28,6 +28,7 @@ from simcore.studies.fixed_policy.site_policies import (
 from simcore.studies.fixed_policy.study import sweep_variant
 from simcore.workloads import files
 from simcore.workloads import steps as step
+from simcore.workloads.resample import RESAMPLE_METHODS
 
 STEPS = step.Steps()
 
@@ -119,6 +120,12 @@ def run_plot(args) -> None:
         help="length of the variants, for the report's configuration text",
     ),
     step.option(
+        "--method",
+        choices=RESAMPLE_METHODS,
+        default="user-weeks",
+        help="how the variants were resampled, for the report's configuration text",
+    ),
+    step.option(
         "--configuration",
         choices=sorted(TABLE2),
         default="default",
@@ -141,7 +148,9 @@ def run_tables(args) -> None:
     rows = table2_rows(table, args.threshold, args.backfill, args.configuration)
     files.write_csv(rows, args.rows)
     variants = int(table["variants"].max())
-    section = reproduction_section(rows, args.threshold, args.backfill, variants, args.weeks, args.configuration)
+    section = reproduction_section(
+        rows, args.threshold, args.backfill, variants, args.weeks, args.configuration, args.method
+    )
     if args.site_policies:
         with open(args.site_policies) as site_policies:
             section = section.rstrip("\n") + "\n\n" + site_policies.read()

@@ -61,6 +61,11 @@ def weeks_compared(chosen: RunSettings) -> str | int:
     return chosen["resample"].get("weeks") or "interior"
 
 
+def resample_method(chosen: RunSettings) -> str:
+    """How the run's variants are resampled (`resample.method`)."""
+    return chosen["resample"]["method"]
+
+
 def outputs(root: str, chosen: RunSettings) -> list[str]:
     """The study's summaries, figures and Table 2 under a run's settings `chosen`, and its site
     policies' when it has some."""

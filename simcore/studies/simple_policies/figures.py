@@ -8,6 +8,7 @@ from matplotlib.ticker import MaxNLocator
 
 from simcore.engine.policies import ORDERS
 from simcore.reporting.style import MIN_SUMMARISED, band, colours_for, distribution, plain_log_ticks, plt
+from simcore.studies.simple_policies.report import prepared, row_label
 
 # the figures of a trace (<trace>.<name>.png/pdf), and of every trace (<name>.png/pdf)
 
@@ -46,29 +47,44 @@ def simple_objectives_figure(curves: pd.DataFrame, trace: str, variants: int):
     summary = "mean, 10th–90th percentile band" if variants >= MIN_SUMMARISED else "mean (too few for a band)"
     axes[0].legend(title="queue order")
     figure.suptitle(
-        f"{trace}: cumulative weekly means (EASY, threshold, aggressive backfilling), "
+        f"{row_label(trace)}: cumulative weekly means (EASY, threshold, aggressive backfilling), "
         f"over {variants} variants: {summary}"
     )
     return figure
 
 
-def _per_trace_distributions(frame: pd.DataFrame, column: str, ylabel: str, title: str, log: bool = False):
-    traces = list(dict.fromkeys(frame["trace"]))
-    colours = order_colours(frame["order"])
+def _trace_panels(traces, panel_width: float, ylabel: str):
+    """A panel per trace: a row per preparation (the text's, then each conversion), a column per log,
+    each row's first panel labelled `ylabel`. Returns (figure, {trace: its axis})."""
+    logs = list(dict.fromkeys(prepared(trace)[0] for trace in traces))
+    rows = list(dict.fromkeys(prepared(trace)[1] for trace in traces))
     # at least wide enough for the title when there is one trace
-    figure, axes = plt.subplots(1, len(traces), figsize=(max(2.4 * len(traces), 4.4), 2.8), squeeze=False)
-    for axis, trace in zip(axes.flat, traces):
+    figure, axes = plt.subplots(
+        len(rows), len(logs), figsize=(max(panel_width * len(logs), 4.4), 2.8 * len(rows)), squeeze=False
+    )
+    placed = {trace: axes[rows.index(prepared(trace)[1]), logs.index(prepared(trace)[0])] for trace in traces}
+    for axis in axes.flat:
+        axis.set_visible(any(axis is used for used in placed.values()))
+    for trace, axis in placed.items():
+        axis.set_title(row_label(trace))
+    for row in axes:
+        next(axis for axis in row if axis.get_visible()).set_ylabel(ylabel)
+    return figure, placed
+
+
+def _per_trace_distributions(frame: pd.DataFrame, column: str, ylabel: str, title: str, log: bool = False):
+    colours = order_colours(frame["order"])
+    figure, panels = _trace_panels(list(dict.fromkeys(frame["trace"])), 2.4, ylabel)
+    for trace, axis in panels.items():
         part = frame[frame["trace"] == trace]
         orders = [order for order in colours if order in set(part["order"])]
         distribution(axis, [part.loc[part["order"] == order, column] for order in orders], orders, colours)
-        axis.set_title(trace)
         if log:
             axis.set_yscale("log")
             plain_log_ticks(axis.yaxis)
         else:
             axis.set_ylim(bottom=0)
         axis.grid(alpha=0.3, axis="y")
-    axes.flat[0].set_ylabel(ylabel)
     figure.suptitle(title)
     return figure
 
@@ -89,10 +105,9 @@ def simple_categories_figure(summary: pd.DataFrame):
     """The thesis's Figure 4.3: mean number of jobs per slowdown category, bars from zero."""
     from simcore.studies.simple_policies.study import CATEGORIES
 
-    traces = list(dict.fromkeys(summary["trace"]))
     colours = order_colours(summary["order"])
-    figure, axes = plt.subplots(1, len(traces), figsize=(max(2.6 * len(traces), 4.4), 2.8), squeeze=False)
-    for axis, trace in zip(axes.flat, traces):
+    figure, panels = _trace_panels(list(dict.fromkeys(summary["trace"])), 2.6, "jobs (mean over variants)")
+    for trace, axis in panels.items():
         part = summary[summary["trace"] == trace].set_index("order")
         orders = [order for order in colours if order in part.index]
         width = 0.8 / max(len(orders), 1)
@@ -107,9 +122,7 @@ def simple_categories_figure(summary: pd.DataFrame):
             )
         axis.set_xticks(range(len(CATEGORIES)), CATEGORIES)
         axis.set_xlabel("bounded slowdown")
-        axis.set_title(trace)
         axis.grid(alpha=0.3, axis="y")
-    axes.flat[0].set_ylabel("jobs (mean over variants)")
-    axes.flat[0].legend()
+    next(iter(panels.values())).legend()
     figure.suptitle("Jobs per slowdown category")
     return figure

@@ -66,7 +66,7 @@ def test_artifact_rows_are_labelled_apart_and_compare_its_setting_only():
 def test_section_says_which_configuration_differences_remain():
     table = fixed_policy_table("KTH-SP2", 200000.0, "LQF")
     rows = table2_rows(table, 200000, "LQF", "artifact")
-    text = reproduction_section(rows, 200000, "LQF", ARTIFACT["variants"], ARTIFACT["weeks"], "artifact")
+    text = reproduction_section(rows, 200000, "LQF", ARTIFACT["variants"], None, "artifact", "artifact")
     assert "## Bandit policy selection (2017), Table 2 (artifact configuration)" in text
     assert "Differences of these rows with it: none in threshold, backfill or resampling." in text
     assert "cumulative-wait grid" in text
@@ -75,5 +75,6 @@ def test_section_says_which_configuration_differences_remain():
     assert "## Bandit policy selection (2017), Table 2: fixed policies" in text
     assert (
         "threshold 144000 s (artifact: 200000 s); backfill `queue` (artifact: `LQF`, largest processor request "
-        "first); 100 variants of 100 weeks (artifact: 60 of 104 weeks)"
+        "first); 100 variants of 100 weeks by the `user-weeks` resampler (artifact: 60 of its own construction, "
+        "100 one-week blocks: our `artifact` method)"
     ) in text

@@ -10,7 +10,8 @@ from strategies import COMMON, CORRECTIONS, ESTIMATE_NAMES, make_workload, workl
 
 import simcore
 from simcore.engine.metrics import job_metrics
-from simcore.studies.simple_policies.report import reproduction_rows, simple_policies_markdown
+from simcore.studies.simple_policies.report import factor_off, reproduction_rows, simple_policies_markdown
+from simcore.studies.simple_policies.rules import study_traces, trace_workloads
 from simcore.studies.simple_policies.study import (
     CATEGORIES,
     TOP_DELAYED,
@@ -146,3 +147,47 @@ def test_aggregation_and_report():
     )
     curves = weekly_curves(weekly)
     assert curves["wait_mean"].tolist() == [2.0, 3.0]
+
+
+def test_each_log_runs_again_under_each_conversion_but_no_model():
+    chosen = {
+        "models": ["lublin-128"],
+        "simple_policies": {"traces": ["KTH-SP2", "lublin-128"], "conversions": ["batsim"]},
+    }
+    assert study_traces(chosen) == ["KTH-SP2", "lublin-128", "KTH-SP2+batsim"]
+    assert trace_workloads("results", chosen) == [
+        "results/simple_policies/traces/KTH-SP2.parquet",
+        "results/traces/lublin-128.parquet",
+        "results/simple_policies/traces/KTH-SP2+batsim.parquet",
+    ]
+
+
+def test_the_report_has_a_row_per_trace_and_preparation():
+    """Both preparations of KTH-SP2 compared with the same published cells, labelled apart, and
+    how far each is off the thesis."""
+    frames = []
+    for trace in ("KTH-SP2", "KTH-SP2+batsim"):
+        for variant in range(2):
+            runs, _, _ = study_variant(small_workload(variant), ["FCFS", "SAF"], 60000.0, "queue", weeks=4)
+            frames.append(runs.assign(trace=trace, variant=variant))
+    runs = pd.concat(frames, ignore_index=True)
+    summary, gains = summary_table(runs), gains_table(runs)
+    premature_share = pd.DataFrame(
+        [
+            {"trace": "KTH-SP2", "jobs": 400, "premature_pct": 12.0},
+            {"trace": "KTH-SP2+batsim", "jobs": 390, "premature_pct": 8.0},
+        ]
+    )
+    rows = reproduction_rows(premature_share, summary, gains)
+    table44 = rows[rows["table"] == "Table 4.4"].set_index(["row", "column"])
+    assert table44.loc[("KTH-SP2 (Batsim conversion)", "SAF"), "published"] == 11.41
+    assert table44.loc[("KTH-SP2", "SAF"), "trace"] == "KTH-SP2"
+    assert set(rows.loc[rows["table"] == "Section 4.3", "row"]) == {"best trace", "best trace (Batsim conversion)"}
+    markdown = simple_policies_markdown(premature_share, summary, gains, 3)
+    assert "| KTH-SP2 (Batsim conversion) | 12.4 | 8.0 |" in markdown
+    assert "| KTH-SP2 (Batsim conversion) | 8.69 / " in markdown
+    assert "text: geometric mean" in markdown and "Batsim conversion: geometric mean" in markdown
+
+
+def test_factor_off_is_symmetric():
+    assert factor_off(pd.Series([2.0, 4.0]), pd.Series([4.0, 2.0])).tolist() == [2.0, 2.0]

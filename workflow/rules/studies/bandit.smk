@@ -53,6 +53,7 @@ rule aggregate_learners:
         regret="{root}/summary/{trace}.bandit.regret.parquet",
         regret_curves="{root}/summary/{trace}.bandit.regret_curves.parquet",
         shares="{root}/summary/{trace}.bandit.shares.parquet",
+        predicted="{root}/summary/{trace}.bandit.predicted.csv",
     log:
         "{root}/logs/aggregate_learners/{trace}.log",
     benchmark:
@@ -67,7 +68,7 @@ rule aggregate_learners:
         "simcore aggregate-learners --runs {input.runs} --weekly {input.weekly} --choices {input.choices} "
         "--strategies {params.strategies} --summary {output.summary} --curves {output.curves} "
         "--table {output.table} --regret {output.regret} --regret-curves {output.regret_curves} "
-        "--shares {output.shares} > {log} 2>&1"
+        "--shares {output.shares} --predicted {output.predicted} > {log} 2>&1"
 
 
 rule plot_learners:
@@ -100,7 +101,8 @@ rule plot_learners:
 
 rule bandit_tables:
     input:
-        run_traces("{root}/summary/{trace}.bandit.csv"),
+        tables=run_traces("{root}/summary/{trace}.bandit.csv"),
+        predicted=run_traces("{root}/summary/{trace}.bandit.predicted.csv"),
     output:
         table_csv=report(
             "{root}/tables/bandit.csv",
@@ -123,6 +125,6 @@ rule bandit_tables:
     params:
         configuration=table_configuration,
     shell:
-        "simcore bandit-tables {input} --configuration {params.configuration} "
+        "simcore bandit-tables {input.tables} --predicted {input.predicted} --configuration {params.configuration} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--section {output.section} --rows {output.rows} > {log} 2>&1"

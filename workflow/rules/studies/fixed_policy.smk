@@ -140,11 +140,12 @@ rule fixed_policy_tables:
         threshold=run_setting(fixed_policy_rules.reproduction_threshold),
         backfill=setting("reproduction", "backfill"),
         weeks=run_setting(fixed_policy_rules.weeks_compared),
+        method=run_setting(fixed_policy_rules.resample_method),
         configuration=table_configuration,
         site_policies=input_option("--site-policies", "site_policies"),
     shell:
         "simcore fixed-policy-tables {input.tables} --threshold {params.threshold} --backfill {params.backfill} "
-        "--weeks {params.weeks} --configuration {params.configuration} "
+        "--weeks {params.weeks} --method {params.method} --configuration {params.configuration} "
         "--table-csv {output.table_csv} --table-md {output.table_md} "
         "--section {output.section} --rows {output.rows} {params.site_policies} > {log} 2>&1"
 

@@ -47,7 +47,7 @@ rule simple_aggregate:
         runs=run_files(simple_policies_rules.sweep_outputs, "runs"),
         weekly=run_files(simple_policies_rules.sweep_outputs, "weekly"),
         delayed=run_files(simple_policies_rules.sweep_outputs, "delayed"),
-        traces=study_workloads("simple_policies"),
+        traces=run_files(simple_policies_rules.trace_workloads),
     output:
         tables=multiext(
             "{root}/simple_policies/tables/",
