@@ -134,6 +134,7 @@ def test_aggregation_and_report():
     )
     markdown = simple_policies_markdown(premature_share, summary, gains_table(runs), 3)
     assert "| KTH-SP2 | 12.4 | 12.0 |" in markdown and "9.31 /" in markdown
+    assert "Each log runs twice" not in markdown  # no Batsim rows, nothing said about them
     weekly = pd.DataFrame(
         {
             "trace": "t",
@@ -187,6 +188,7 @@ def test_the_report_has_a_row_per_trace_and_preparation():
     assert "| KTH-SP2 (Batsim conversion) | 12.4 | 8.0 |" in markdown
     assert "| KTH-SP2 (Batsim conversion) | 8.69 / " in markdown
     assert "text: geometric mean" in markdown and "Batsim conversion: geometric mean" in markdown
+    assert "Each log runs twice" in markdown
 
 
 def test_factor_off_is_symmetric():
