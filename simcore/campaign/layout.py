@@ -37,6 +37,11 @@ def converted_trace(trace: str, mode: str) -> str:
     return f"{trace}{CONVERSION_MARK}{mode}"
 
 
+def converted_traces(traces) -> list[str]:
+    """Every name `traces` (logs) can take read under another filter mode."""
+    return [converted_trace(trace, mode) for trace in traces for mode in FILTER_MODES]
+
+
 def split_conversion(name: str) -> tuple[str, str | None]:
     """(trace, filter mode) of a converted trace's name; (name, None) for any other."""
     trace, mark, mode = name.rpartition(CONVERSION_MARK)

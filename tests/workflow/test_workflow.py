@@ -276,21 +276,26 @@ def test_prediction_study_outputs(tiny_run):
 
 def test_simple_policies_study_outputs(tiny_run):
     results = tiny_run / "results" / "simple_policies"
-    assert (
-        read_provenance(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2.parquet")["filter"] == "truncate"
-    )
+    text = read_provenance(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2.parquet")
+    assert text["filter"] == "truncate"
+    # the log again through Batsim's converter (simple_policies.conversions): its own trace and rows
+    converted = read_provenance(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2+batsim.parquet")
+    assert converted["filter"] == "batsim" and converted["input_sha256"] == text["input_sha256"]
     runs = pd.read_parquet(results / "tables" / "runs.parquet")
-    assert len(runs) == 2 * 4 and set(runs["order"]) == {"FCFS", "SPF", "SQF", "SAF"}
-    provenance = read_provenance(results / "sweep" / "KTH-SP2" / "0.runs.parquet")
-    trace = pd.read_parquet(tiny_run / "results" / "simple_policies" / "traces" / "KTH-SP2.parquet")
-    assert provenance["threshold"] == 3 * trace["requested"].max()
+    assert len(runs) == 2 * 2 * 4 and set(runs["order"]) == {"FCFS", "SPF", "SQF", "SAF"}
+    assert runs.groupby("trace").size().to_dict() == {"KTH-SP2": 8, "KTH-SP2+batsim": 8}
+    for name in ("KTH-SP2", "KTH-SP2+batsim"):
+        provenance = read_provenance(results / "sweep" / name / "0.runs.parquet")
+        trace = pd.read_parquet(tiny_run / "results" / "simple_policies" / "traces" / f"{name}.parquet")
+        assert provenance["threshold"] == 3 * trace["requested"].max()
     curves = pd.read_parquet(results / "tables" / "curves.parquet")
     assert set(curves["week"]) == set(range(1, 9))
-    for figure in ("KTH-SP2.objectives", "delayed", "categories", "backfilled"):
+    for figure in ("KTH-SP2.objectives", "KTH-SP2+batsim.objectives", "delayed", "categories", "backfilled"):
         assert (results / "plots" / f"{figure}.png").stat().st_size > 10_000
     reproduction = pd.read_csv(tiny_run / "results" / "reproduction.csv")
     thesis = reproduction[reproduction["paper"] == "thesis-ch4"]
     assert set(thesis["table"]) == {"Table 4.3", "Table 4.4", "Section 4.3"}
+    assert set(thesis.loc[thesis["table"] == "Table 4.4", "row"]) == {"KTH-SP2", "KTH-SP2 (Batsim conversion)"}
     assert "Thesis, chapter 4" in (tiny_run / "results" / "reproduction.md").read_text()
 
 

@@ -13,7 +13,6 @@ from simcore.campaign import local_traces as local_logs
 from simcore.campaign.config import campaign_catalogue, one_line_errors
 from simcore.campaign.settings import RUN_ROOTS, Campaign, report_command, run_of
 from simcore.campaign.studies import Study, StudyRegistry
-from simcore.engine.swf import FILTER_MODES
 
 with one_line_errors():
     CATALOGUE_PATH, CATALOGUE = campaign_catalogue(
@@ -24,11 +23,7 @@ MODELS = config.get("models", {})
 # (checked once every study registered) in CAMPAIGN.local_traces.
 LOCAL_TRACES = list(config.get("local_traces") or {})
 # Every log read under another filter mode than its study's (simcore.campaign.layout)
-CONVERTED_TRACES = [
-    layout.converted_trace(trace, mode)
-    for trace in list(CATALOGUE) + LOCAL_TRACES
-    for mode in FILTER_MODES
-]
+CONVERTED_TRACES = layout.converted_traces(list(CATALOGUE) + LOCAL_TRACES)
 
 # Every study's rules, one file each; the Snakefile includes them all, and each registers
 # its study (register_study) before its rules.
