@@ -13,8 +13,8 @@ TABLE3 = {"default": "Table 3", "artifact": "Table 3 (artifact configuration)"}
 
 
 def _published_strategies():
-    """(trace, strategy, published value) of every Table 3 cell, our strategies' names (the
-    paper-text ones and the artifact variants)."""
+    """(trace, published column, period suffix W/D, variant suffix, our strategy's name, published
+    value) of every Table 3 cell, once for the paper-text strategy and once for its artifact variant."""
     for trace, published in BANDIT_TABLE3.items():
         for column, values in zip(BANDIT_TABLE3_COLUMNS, published):
             for suffix, value in zip(("W", "D"), values):
